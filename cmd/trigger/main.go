@@ -1,0 +1,20 @@
+// Command trigger runs trigger tests: it sizes a load spike that pushes a
+// service's queue wait past its clients' timeout, drives it with the clients'
+// real timeout and retry policy, and tells whether the service comes back.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/trigger-test/trigger/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,37 @@
+// Package scenarios decodes and validates trigger-test scenarios written in
+// HCL (schema: DESIGN.md, "Scenario HCL"). Every problem is reported as an
+// hcl.Diagnostic with the file, line and column of the offending source.
+//
+// The types in this package are the resolved scenario: durations are
+// time.Duration, defaults are filled in, and every value has passed the
+// semantic checks. They know nothing of how a scenario is run.
+package scenarios
+
+import "time"
+
+// Scenario is one decoded and validated trigger test.
+type Scenario struct {
+	// File is the path the scenario was read from ("" for in-memory sources).
+	File string
+	// Name is the label of the scenario block.
+	Name string
+	// Description is free text from the scenario block.
+	Description string
+	// MaxDuration is the hard maximum wall time of a run. Zero means the
+	// default: warmup + spike + observe (+ on_trap observe) + 1 minute.
+	MaxDuration time.Duration
+
+	Target     Target
+	Client     Client
+	Layers     []Layer // retry layers believed to sit between client and service, in order
+	Service    Service
+	Load       Load
+	Prometheus *Prometheus // nil when the scenario has no prometheus block
+	Recovery   Recovery
+	OnTrap     *OnTrap // nil when the scenario has no on_trap block
+	Gate       Gate
+
+	// Variables holds the final value of every declared variable after
+	// defaults and --var overrides, rendered as HCL literals (for reports).
+	Variables map[string]string
+}

@@ -1,0 +1,10 @@
+package scenarios
+
+// Target is the service under test (block "target").
+type Target struct {
+	URL        string            // required; http or https
+	Method     string            // default "GET"
+	Headers    map[string]string // sent with every attempt
+	Body       string            // request body, default empty
+	AllowHosts []string          // required; the URL's host must be listed
+}
