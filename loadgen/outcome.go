@@ -1,0 +1,140 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+)
+
+// Outcome is the class of one attempt's result.
+type Outcome uint8
+
+const (
+	// OutcomeOK is a response with a status below 400.
+	OutcomeOK Outcome = iota
+	// OutcomeTimeout is an attempt the client gave up on (its per-attempt
+	// timeout or the overall deadline expired before the whole response arrived).
+	OutcomeTimeout
+	// OutcomeConnect is a failure to connect or a connection that failed
+	// before any response: refused, reset, closed without a response.
+	OutcomeConnect
+	// Outcome5xx is a 5xx response other than 503.
+	Outcome5xx
+	// Outcome429 is a 429 Too Many Requests response.
+	Outcome429
+	// Outcome503 is a 503 Service Unavailable response.
+	Outcome503
+	// OutcomeOther is anything else: 4xx other than 429, malformed responses,
+	// attempts cancelled because the run ended.
+	OutcomeOther
+	// NumOutcomes is the number of outcome classes (array sizes).
+	NumOutcomes
+)
+
+var outcomeNames = [NumOutcomes]string{"ok", "timeout", "connect", "5xx", "429", "503", "other"}
+
+// String returns "ok", "timeout", "connect", "5xx", "429", "503" or "other".
+func (o Outcome) String() string {
+	if o < NumOutcomes {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("outcome(%d)", uint8(o))
+}
+
+// ParseOutcome parses an outcome class name as String prints it.
+func ParseOutcome(s string) (Outcome, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for i, n := range outcomeNames {
+		if n == s {
+			return Outcome(i), nil
+		}
+	}
+	return 0, fmt.Errorf("loadgen: unknown outcome %q (want one of %s)", s, strings.Join(outcomeNames[:], ", "))
+}
+
+// OutcomeSet is a set of outcome classes (a bit per Outcome).
+type OutcomeSet uint16
+
+// NewOutcomeSet returns the set of the given outcomes.
+func NewOutcomeSet(os ...Outcome) OutcomeSet {
+	var s OutcomeSet
+	for _, o := range os {
+		if o < NumOutcomes {
+			s |= 1 << o
+		}
+	}
+	return s
+}
+
+// ParseOutcomeSet parses outcome names (as ParseOutcome) into a set.
+func ParseOutcomeSet(names []string) (OutcomeSet, error) {
+	var s OutcomeSet
+	for _, n := range names {
+		o, err := ParseOutcome(n)
+		if err != nil {
+			return 0, err
+		}
+		s |= NewOutcomeSet(o)
+	}
+	return s, nil
+}
+
+// Has reports whether o is in the set.
+func (s OutcomeSet) Has(o Outcome) bool { return o < NumOutcomes && s&(1<<o) != 0 }
+
+// String lists the set's outcomes, comma-separated.
+func (s OutcomeSet) String() string {
+	var parts []string
+	for o := Outcome(0); o < NumOutcomes; o++ {
+		if s.Has(o) {
+			parts = append(parts, o.String())
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// ClassifyStatus returns the outcome of an HTTP status code.
+func ClassifyStatus(code int) Outcome {
+	switch {
+	case code == http.StatusTooManyRequests:
+		return Outcome429
+	case code == http.StatusServiceUnavailable:
+		return Outcome503
+	case code >= 500:
+		return Outcome5xx
+	case code >= 400:
+		return OutcomeOther
+	}
+	return OutcomeOK
+}
+
+// ClassifyError returns the outcome of an error returned by a round trip or
+// by reading the response body. attemptCtx is the attempt's context: when its
+// deadline has passed the attempt is a timeout whatever error surfaced first.
+func ClassifyError(attemptCtx context.Context, err error) Outcome {
+	if errors.Is(attemptCtx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return OutcomeTimeout
+	}
+	if errors.Is(err, context.Canceled) {
+		return OutcomeOther
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return OutcomeTimeout
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		return OutcomeConnect
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EADDRNOTAVAIL) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return OutcomeConnect
+	}
+	return OutcomeOther
+}
