@@ -1,0 +1,160 @@
+package loadgen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// BackoffKind is how the delay before a retry grows with the retry number.
+type BackoffKind uint8
+
+const (
+	// BackoffNone retries immediately.
+	BackoffNone BackoffKind = iota
+	// BackoffConstant waits Base before every retry.
+	BackoffConstant
+	// BackoffExponential waits Base·2^(n−1) before retry n, capped at Max.
+	BackoffExponential
+)
+
+var backoffNames = []string{"none", "constant", "exponential"}
+
+// String returns "none", "constant" or "exponential".
+func (k BackoffKind) String() string {
+	if int(k) < len(backoffNames) {
+		return backoffNames[k]
+	}
+	return fmt.Sprintf("backoff(%d)", uint8(k))
+}
+
+// ParseBackoffKind parses "none", "constant" or "exponential" (empty means none).
+func ParseBackoffKind(s string) (BackoffKind, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return BackoffNone, nil
+	}
+	for i, n := range backoffNames {
+		if n == s {
+			return BackoffKind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("loadgen: unknown backoff kind %q (want none, constant or exponential)", s)
+}
+
+// Jitter is how a backoff delay is randomised (the AWS Architecture Blog's
+// "Exponential Backoff And Jitter" variants).
+type Jitter uint8
+
+const (
+	// JitterNone uses the backoff delay d as is.
+	JitterNone Jitter = iota
+	// JitterFull draws uniformly in [0, d].
+	JitterFull
+	// JitterEqual draws uniformly in [d/2, d].
+	JitterEqual
+	// JitterDecorrelated draws uniformly in [Base, 3·prev] (prev = the previous
+	// delay, Base for the first retry), capped at Max.
+	JitterDecorrelated
+)
+
+var jitterNames = []string{"none", "full", "equal", "decorrelated"}
+
+// String returns "none", "full", "equal" or "decorrelated".
+func (j Jitter) String() string {
+	if int(j) < len(jitterNames) {
+		return jitterNames[j]
+	}
+	return fmt.Sprintf("jitter(%d)", uint8(j))
+}
+
+// ParseJitter parses "none", "full", "equal" or "decorrelated" (empty means none).
+func ParseJitter(s string) (Jitter, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return JitterNone, nil
+	}
+	for i, n := range jitterNames {
+		if n == s {
+			return Jitter(i), nil
+		}
+	}
+	return 0, fmt.Errorf("loadgen: unknown jitter %q (want none, full, equal or decorrelated)", s)
+}
+
+// Backoff is the delay before a retry. Backoff and jitter delay retries
+// without removing any: they do not change the amplification A (SPEC.md,
+// "Retry debt and amplification").
+type Backoff struct {
+	Kind   BackoffKind
+	Base   time.Duration // constant delay, or the first exponential delay
+	Max    time.Duration // cap on the delay (exponential and decorrelated); 0 = no cap
+	Jitter Jitter
+}
+
+// Nominal returns the delay before retry n (1 = the first retry) before
+// jitter: 0, Base, or Base·2^(n−1) capped at Max.
+func (b Backoff) Nominal(n int) time.Duration {
+	switch b.Kind {
+	case BackoffConstant:
+		return b.Base
+	case BackoffExponential:
+		if n < 1 {
+			n = 1
+		}
+		d := b.Base
+		for i := 1; i < n && d > 0; i++ {
+			if b.Max > 0 && d >= b.Max {
+				break
+			}
+			if d > time.Duration(1<<62)/2 {
+				break
+			}
+			d *= 2
+		}
+		if b.Max > 0 && d > b.Max {
+			d = b.Max
+		}
+		return d
+	}
+	return 0
+}
+
+// Bounds returns the interval [lo, hi] that Delay draws from for retry n
+// (1 = first) after a previous delay prev.
+func (b Backoff) Bounds(n int, prev time.Duration) (lo, hi time.Duration) {
+	if b.Kind == BackoffNone {
+		return 0, 0
+	}
+	d := b.Nominal(n)
+	switch b.Jitter {
+	case JitterFull:
+		return 0, d
+	case JitterEqual:
+		return d / 2, d
+	case JitterDecorrelated:
+		if prev < b.Base {
+			prev = b.Base
+		}
+		lo, hi = b.Base, 3*prev
+		if b.Max > 0 && hi > b.Max {
+			hi = b.Max
+		}
+		if lo > hi {
+			lo = hi
+		}
+		return lo, hi
+	}
+	return d, d
+}
+
+// Delay draws the delay before retry n (1 = first) after a previous delay
+// prev, uniformly within Bounds. rng may be nil only for JitterNone.
+func (b Backoff) Delay(n int, prev time.Duration, rng *rand.Rand) time.Duration {
+	lo, hi := b.Bounds(n, prev)
+	if hi <= lo || b.Jitter == JitterNone {
+		return hi
+	}
+	return lo + time.Duration(rng.Int64N(int64(hi-lo)+1))
+}

@@ -1,0 +1,237 @@
+package loadgen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// TokenBucket is a retry quota like the AWS SDKs' standard retry mode: the
+// bucket starts full, a retry costs tokens (more after a timeout), a
+// successful attempt refunds some; a retry that would overdraw it is refused.
+type TokenBucket struct {
+	Capacity      float64 // tokens when full (AWS: 500)
+	RetryCost     float64 // tokens a retry after an error costs (AWS: 5)
+	TimeoutCost   float64 // tokens a retry after a timeout costs (AWS: 10)
+	SuccessRefund float64 // tokens a successful attempt returns, up to Capacity (AWS: 1)
+}
+
+// RetryPolicy is the configuration of one client population's retries.
+type RetryPolicy struct {
+	MaxRetries int        // R: retries after the first attempt (A = R + 1, SPEC.md)
+	On         OutcomeSet // outcome classes that may be retried
+	// Budget is β: retries ≤ β × first attempts over BudgetWindow
+	// (A = 1 + β, SPEC.md); nil = none.
+	Budget       *float64
+	BudgetWindow time.Duration // sliding window of the budget; 0 = 10 s
+	TokenBucket  *TokenBucket  // nil = none
+	Backoff      Backoff
+	RetryAfter   bool          // honour Retry-After on 429/503 (wins over backoff)
+	Deadline     time.Duration // overall deadline of a logical request; 0 = none
+}
+
+// DefaultBudgetWindow is the budget window used when RetryPolicy.BudgetWindow is 0.
+const DefaultBudgetWindow = 10 * time.Second
+
+// budgetBuckets is the number of buckets the budget window is cut into; see
+// Retrier for why the bucketing can only make the budget stricter.
+const budgetBuckets = 100
+
+// MinRetryRemaining is the least time that must be left before the overall
+// deadline when a retry would be sent; a retry with less is refused ("deadline").
+const MinRetryRemaining = time.Millisecond
+
+// Failure describes a failed attempt of a logical request.
+type Failure struct {
+	Attempt    int           // 1 = first attempt
+	Outcome    Outcome       // class of the failure
+	RetryAfter time.Duration // from the response; 0 = none
+	Started    time.Duration // when the logical request started (for Deadline)
+	PrevDelay  time.Duration // the previous backoff delay (decorrelated jitter)
+}
+
+// Decision is a Retrier's answer to a failure.
+type Decision struct {
+	Retry bool          // send another attempt
+	Delay time.Duration // wait this long before it
+	// Reason is "retry" when Retry is set, otherwise why not: "class" (the
+	// outcome is not retried), "cap" (R reached), "budget", "tokens" or
+	// "deadline" (the retry would start too late).
+	Reason string
+}
+
+// Retrier holds the shared state of a RetryPolicy (budget window, token
+// bucket, jitter source). Every method takes now, the time since the start of
+// the run, so the same code serves the live driver and a simulator with a
+// virtual clock. Safe for concurrent use. A now earlier than one seen before
+// is treated as the latest seen.
+//
+// The budget is checked at every retry decision on the trailing window
+// (now − W, now]: a retry is granted only if the retries granted in it,
+// this one included, are at most β times the first attempts in it. Counts are
+// kept in budgetBuckets buckets of W/budgetBuckets: retries are summed over
+// every bucket that overlaps the window (an over-count) and first attempts
+// over the buckets wholly inside it (an under-count), so bucketing can only
+// refuse more, never grant a retry the exact rule would refuse. In a long
+// failed state the granted ratio is about β·(1 − 1/budgetBuckets).
+type Retrier struct {
+	p RetryPolicy
+
+	mu     sync.Mutex
+	rng    *rand.Rand
+	latest time.Duration
+	// budget window ring: bucket k of absolute bucket number b is at b mod len.
+	width   time.Duration
+	cur     int64
+	firsts  [budgetBuckets + 1]float64
+	retries [budgetBuckets + 1]float64
+	tokens  float64
+}
+
+// NewRetrier returns the retrier of a policy. rng (math/rand/v2) draws
+// jitter; nil means a fixed-seed source.
+func NewRetrier(p RetryPolicy, rng *rand.Rand) *Retrier {
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(1, 2))
+	}
+	if p.BudgetWindow <= 0 {
+		p.BudgetWindow = DefaultBudgetWindow
+	}
+	r := &Retrier{p: p, rng: rng}
+	r.width = p.BudgetWindow / budgetBuckets
+	if r.width <= 0 {
+		r.width = 1
+	}
+	if p.TokenBucket != nil {
+		r.tokens = p.TokenBucket.Capacity
+	}
+	return r
+}
+
+// Validate reports a policy that cannot work: negative caps, costs or delays,
+// a budget outside [0, 1e6].
+func (p RetryPolicy) Validate() error {
+	switch {
+	case p.MaxRetries < 0:
+		return fmt.Errorf("loadgen: retry: negative max retries %d", p.MaxRetries)
+	case p.Budget != nil && (*p.Budget < 0 || *p.Budget > 1e6 || *p.Budget != *p.Budget):
+		return fmt.Errorf("loadgen: retry: invalid budget %v", *p.Budget)
+	case p.BudgetWindow < 0 || p.Deadline < 0:
+		return fmt.Errorf("loadgen: retry: negative budget window or deadline")
+	case p.Backoff.Base < 0 || p.Backoff.Max < 0:
+		return fmt.Errorf("loadgen: retry: negative backoff")
+	case p.Backoff.Kind > BackoffExponential || p.Backoff.Jitter > JitterDecorrelated:
+		return fmt.Errorf("loadgen: retry: unknown backoff kind or jitter")
+	}
+	if tb := p.TokenBucket; tb != nil && (tb.Capacity < 0 || tb.RetryCost < 0 || tb.TimeoutCost < 0 || tb.SuccessRefund < 0) {
+		return fmt.Errorf("loadgen: retry: negative token bucket value")
+	}
+	return nil
+}
+
+// Policy returns the policy the retrier applies (with defaults filled in).
+func (r *Retrier) Policy() RetryPolicy { return r.p }
+
+// advance moves the budget ring to now; the caller holds mu.
+func (r *Retrier) advance(now time.Duration) {
+	if now < r.latest {
+		now = r.latest
+	}
+	r.latest = now
+	b := int64(now / r.width)
+	if b <= r.cur {
+		return
+	}
+	n := b - r.cur
+	if n > int64(len(r.firsts)) {
+		n = int64(len(r.firsts))
+	}
+	for i := int64(1); i <= n; i++ {
+		k := (r.cur + i) % int64(len(r.firsts))
+		r.firsts[k], r.retries[k] = 0, 0
+	}
+	r.cur = b
+}
+
+// FirstAttempt records that a logical request starts (its first attempt).
+func (r *Retrier) FirstAttempt(now time.Duration) {
+	if r.p.Budget == nil {
+		return
+	}
+	r.mu.Lock()
+	r.advance(now)
+	r.firsts[r.cur%int64(len(r.firsts))]++
+	r.mu.Unlock()
+}
+
+// Succeeded records a successful attempt (a token refund).
+func (r *Retrier) Succeeded(now time.Duration) {
+	tb := r.p.TokenBucket
+	if tb == nil {
+		return
+	}
+	r.mu.Lock()
+	r.tokens = min(tb.Capacity, r.tokens+tb.SuccessRefund)
+	r.mu.Unlock()
+}
+
+// Tokens returns the tokens left in the bucket (0 without a token bucket).
+func (r *Retrier) Tokens() float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tokens
+}
+
+// Failed decides whether a failed attempt is retried and after which delay.
+// Checks run in order: class, cap, deadline, budget, tokens; a granted retry
+// is charged to the budget window and the token bucket at now.
+func (r *Retrier) Failed(now time.Duration, f Failure) Decision {
+	p := &r.p
+	if !p.On.Has(f.Outcome) {
+		return Decision{Reason: "class"}
+	}
+	if f.Attempt-1 >= p.MaxRetries {
+		return Decision{Reason: "cap"}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var delay time.Duration
+	if p.RetryAfter && f.RetryAfter > 0 && (f.Outcome == Outcome429 || f.Outcome == Outcome503) {
+		delay = f.RetryAfter
+	} else {
+		delay = p.Backoff.Delay(f.Attempt, f.PrevDelay, r.rng)
+	}
+	if p.Deadline > 0 && now+delay+MinRetryRemaining > f.Started+p.Deadline {
+		return Decision{Delay: delay, Reason: "deadline"}
+	}
+	if p.Budget != nil {
+		r.advance(now)
+		var retries, firsts float64
+		n := int64(len(r.firsts))
+		for i := int64(0); i < n; i++ {
+			retries += r.retries[i]
+		}
+		for i := int64(0); i < n-1; i++ { // the n−1 buckets ending at cur
+			firsts += r.firsts[(r.cur-i+n)%n]
+		}
+		if retries+1 > *p.Budget*firsts {
+			return Decision{Delay: delay, Reason: "budget"}
+		}
+	}
+	var cost float64
+	if tb := p.TokenBucket; tb != nil {
+		cost = tb.RetryCost
+		if f.Outcome == OutcomeTimeout {
+			cost = tb.TimeoutCost
+		}
+		if r.tokens < cost {
+			return Decision{Delay: delay, Reason: "tokens"}
+		}
+	}
+	if p.Budget != nil {
+		r.retries[r.cur%int64(len(r.retries))]++
+	}
+	r.tokens -= cost
+	return Decision{Retry: true, Delay: delay, Reason: "retry"}
+}
