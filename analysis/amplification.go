@@ -1,0 +1,83 @@
+package analysis
+
+import "math"
+
+// RetryLayer is one layer that retries failed attempts on their way to the
+// service: the client itself, a gateway, a service mesh, an SDK.
+type RetryLayer struct {
+	// Name labels the layer in reports ("client", "gateway", ...).
+	Name string `json:"name"`
+	// MaxRetries is R, retries after the first attempt (R = 2: three attempts).
+	MaxRetries int `json:"max_retries"`
+	// RetryProbability is r, the chance a failure is retried, in (0, 1]. Zero
+	// means 1 (every failure is retried while the cap allows).
+	RetryProbability float64 `json:"retry_probability,omitempty"`
+	// HasBudget says whether Budget limits the layer's retries.
+	HasBudget bool `json:"has_budget,omitempty"`
+	// Budget is β: retries per second at most β × first attempts per second.
+	Budget float64 `json:"budget,omitempty"`
+}
+
+// Amplification is the work one first attempt turns into at this layer once
+// every attempt fails (SPEC.md, "Retry debt and amplification"):
+// (1 − r^(R+1))/(1 − r) for a cap R and retry probability r (R + 1 when
+// r = 1), and at most 1 + β under a budget.
+func (l RetryLayer) Amplification() float64 {
+	a := CappedAmplification(l.MaxRetries, l.retryProbability())
+	if l.HasBudget {
+		a = math.Min(a, BudgetAmplification(l.Budget))
+	}
+	return a
+}
+
+func (l RetryLayer) retryProbability() float64 {
+	if l.RetryProbability <= 0 {
+		return 1
+	}
+	return math.Min(l.RetryProbability, 1)
+}
+
+// CappedAmplification is A for a layer that retries a failure with
+// probability r, at most maxRetries times: (1 − r^(R+1))/(1 − r), which is
+// R + 1 when r = 1 (SPEC.md, "Retry debt and amplification").
+func CappedAmplification(maxRetries int, r float64) float64 {
+	if maxRetries <= 0 {
+		return 1
+	}
+	if r >= 1 {
+		return float64(maxRetries + 1)
+	}
+	if r <= 0 {
+		return 1
+	}
+	return (1 - math.Pow(r, float64(maxRetries+1))) / (1 - r)
+}
+
+// BudgetAmplification is A = 1 + β for a retry budget β (retries per second
+// at most β × first attempts per second) when every attempt fails.
+func BudgetAmplification(beta float64) float64 {
+	return 1 + math.Max(beta, 0)
+}
+
+// StackAmplification is the amplification of several retry layers in
+// series: the factors multiply (client ×3 behind gateway ×3 gives 9).
+// An empty stack has A = 1.
+func StackAmplification(layers ...RetryLayer) float64 {
+	a := 1.0
+	for _, l := range layers {
+		a *= l.Amplification()
+	}
+	return a
+}
+
+// TrapThreshold is the utilization 1/A at and above which a triggered
+// service stays failed (SPEC.md, "The trap").
+func TrapThreshold(amplification float64) float64 {
+	return 1 / amplification
+}
+
+// Trapped reports the trap condition A·ρ ≥ 1: after a trigger the failed
+// state is permanent (SPEC.md, "The trap", trap condition).
+func Trapped(amplification, rho float64) bool {
+	return amplification*rho >= 1
+}

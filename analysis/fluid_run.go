@@ -1,0 +1,353 @@
+package analysis
+
+import "math"
+
+// FluidSample is one row of the fluid model's timeline: rates are averages
+// over the interval [TimeS, TimeS + SampleS), the wait is at its end.
+type FluidSample struct {
+	TimeS    float64 `json:"t_s"`        // start of the interval, seconds from the start of the run
+	WaitS    float64 `json:"wait_s"`     // w: backlog / C at the end of the interval, seconds
+	MaxWaitS float64 `json:"max_wait_s"` // the largest w within the interval
+
+	DemandPerS float64 `json:"demand_per_s"` // λ(t): first attempts offered
+	// AttemptsPerS are attempts arriving by attempt number: [0] first
+	// attempts, [i] retry i.
+	AttemptsPerS []float64 `json:"attempts_per_s"`
+	AdmittedPerS float64   `json:"admitted_per_s"` // attempts let into the queue
+	RefusedPerS  float64   `json:"refused_per_s"`  // attempts refused by the admission bound
+	TimeoutsPerS float64   `json:"timeouts_per_s"` // admitted attempts whose client gives up before service
+	// RetriesDroppedPerS are retries the budget did not allow.
+	RetriesDroppedPerS float64 `json:"retries_dropped_per_s"`
+	ServedPerS         float64 `json:"served_per_s"`    // work finished, answered and abandoned
+	AbandonedPerS      float64 `json:"abandoned_per_s"` // served after the client gave up: retry debt
+	// GoodputPerS is first-attempt goodput: first attempts answered in time.
+	GoodputPerS float64 `json:"goodput_per_s"`
+	// FailedRequestsPerS are logical requests that gave up (every attempt failed).
+	FailedRequestsPerS float64 `json:"failed_requests_per_s"`
+}
+
+// FluidResult is what one fluid run shows.
+type FluidResult struct {
+	Verdict Verdict
+	// RecoveryS is seconds from the spike's end until the queue is empty and
+	// no attempt fails afterwards (for no-trigger, until the spike's backlog
+	// drained); +Inf when the run ended failed.
+	RecoveryS float64
+	// ProjectedRecoveryS is, for a run that ended failed, the projection of
+	// RecoveryS from the wait's final slope (+Inf when it is not falling).
+	ProjectedRecoveryS float64
+	// T0S is seconds from the spike's start to the first failed attempt;
+	// NaN when no attempt failed.
+	T0S        float64
+	PeakWaitS  float64 // largest wait, seconds
+	FinalWaitS float64 // wait at the end of the run, seconds
+	// WaitSlope is the wait's trend at the end of the run, seconds per
+	// second (A·ρ − 1 in the failed state).
+	WaitSlope float64
+	// LostWorkS is the first attempts that failed (timed out or refused),
+	// in seconds of baseline demand.
+	LostWorkS float64
+	// FailedRequests counts logical requests that gave up.
+	FailedRequests float64
+	// TimedOut, Refused and Abandoned total attempts that timed out, were
+	// refused, and work served after its client left.
+	TimedOut, Refused, Abandoned float64
+	// AmplificationFailed is A_fail: work arriving at the service per first
+	// attempt while every attempt fails, away from the edges of the failed
+	// window; zero when the run never settled into a failed state.
+	AmplificationFailed float64
+	// SpikeStartS, SpikeEndS and EndS are seconds from the start of the run.
+	SpikeStartS, SpikeEndS, EndS float64
+	Timeline                     []FluidSample
+}
+
+// SimulateFluid runs the fluid model of SPEC.md ("The trap") in delay form:
+// an attempt that finds the wait above τ_out times out, stays in the queue
+// and is served anyway; its retry, when the policy allows one, arrives
+// τ_out plus the backoff later. Refused attempts cost no service and are
+// retried after the backoff alone.
+func SimulateFluid(cfg FluidConfig) (FluidResult, error) {
+	if err := cfg.normalize(); err != nil {
+		return FluidResult{}, err
+	}
+	return newFluidRun(cfg).run(), nil
+}
+
+// fluidRun is the state of one simulation.
+type fluidRun struct {
+	cfg                FluidConfig
+	dt, capacity       float64
+	timeoutSteps       int
+	retryAfterTimeout  []int       // [j]: steps from a timed-out attempt to retry j
+	retryAfterRefusal  []int       // [j]: steps from a refused attempt to retry j
+	due                [][]float64 // [j][slot]: retry j arrivals due, a ring over steps
+	ring               int
+	settle             int // steps for the retry stream to settle after a state change
+	queue              fifo
+	backlog            float64 // work in the queue
+	spikeStep, endStep int
+	res                FluidResult
+}
+
+func newFluidRun(cfg FluidConfig) *fluidRun {
+	r := &fluidRun{cfg: cfg, dt: cfg.StepS, capacity: cfg.CapacityPerS}
+	maxRetries := cfg.Retry.MaxRetries
+	r.timeoutSteps = steps(cfg.TimeoutS, r.dt, 1)
+	r.retryAfterTimeout = make([]int, maxRetries+1)
+	r.retryAfterRefusal = make([]int, maxRetries+1)
+	lag := steps(cfg.RetryLagS, r.dt, 1)
+	longest := 1
+	for j := 1; j <= maxRetries; j++ {
+		b := cfg.Retry.backoff(j)
+		r.retryAfterTimeout[j] = lag + steps(b, r.dt, 0)
+		r.retryAfterRefusal[j] = steps(b, r.dt, 1)
+		longest = max(longest, r.retryAfterTimeout[j], r.retryAfterRefusal[j])
+	}
+	r.ring = longest + 1
+	r.due = make([][]float64, maxRetries+1)
+	for j := 1; j <= maxRetries; j++ {
+		r.due[j] = make([]float64, r.ring)
+	}
+	r.settle = maxRetries*longest + r.timeoutSteps
+	r.spikeStep = int(math.Round(cfg.SpikeStartS / r.dt))
+	r.endStep = int(math.Round(cfg.SpikeEndS / r.dt))
+	r.res = FluidResult{SpikeStartS: cfg.SpikeStartS, SpikeEndS: cfg.SpikeEndS, T0S: math.NaN()}
+	return r
+}
+
+// schedule walks the stages by step: the rate at a step, and whether any
+// stage from the current one on could overload the service by itself.
+type schedule struct {
+	stages    []FluidStage
+	idx       int
+	end       float64
+	calmAfter []bool // [i]: stages i.. all have rate below capacity
+}
+
+func newSchedule(stages []FluidStage, capacity float64) *schedule {
+	s := &schedule{stages: stages, end: stages[0].DurationS, calmAfter: make([]bool, len(stages)+1)}
+	s.calmAfter[len(stages)] = true
+	for i := len(stages) - 1; i >= 0; i-- {
+		s.calmAfter[i] = s.calmAfter[i+1] && stages[i].RatePerS < capacity
+	}
+	return s
+}
+
+func (s *schedule) rateAt(t float64) float64 {
+	for t >= s.end && s.idx < len(s.stages)-1 {
+		s.idx++
+		s.end += s.stages[s.idx].DurationS
+	}
+	return s.stages[s.idx].RatePerS
+}
+
+func (s *schedule) calm() bool { return s.calmAfter[s.idx] }
+
+func (r *fluidRun) run() FluidResult {
+	cfg, dt := r.cfg, r.dt
+	maxRetries := cfg.Retry.MaxRetries
+	total := 0.0
+	for _, s := range cfg.Stages {
+		total += s.DurationS
+	}
+	nSteps := int(math.Ceil(total/dt - 1e-9))
+	sampleSteps := steps(cfg.SampleS, dt, 1)
+	r.res.Timeline = make([]FluidSample, 0, nSteps/sampleSteps+1)
+	sched := newSchedule(cfg.Stages, r.capacity)
+	baseline := cfg.Stages[0].RatePerS
+	bound := cfg.AdmissionBoundS * r.capacity
+	serveStep := r.capacity * dt
+	threshold := cfg.TimeoutS * (1 + 1e-12)
+
+	offered := make([]float64, maxRetries+1)
+	acc := newSampleAccumulator(maxRetries, sampleSteps, dt)
+	fail := newFailWindow(r.settle)
+	var lostFirst float64
+	lastDue, lastBad, firstFail, n := -1, -1, -1, 0
+
+	stage := 0
+	for ; n < nSteps; n++ {
+		first := sched.rateAt((float64(n)+0.5)*dt) * dt
+		if sched.idx != stage {
+			stage = sched.idx
+			fail.edge()
+		}
+		slot := n % r.ring
+		offered[0] = first
+		retries := 0.0
+		for j := 1; j <= maxRetries; j++ {
+			offered[j] = r.due[j][slot]
+			r.due[j][slot] = 0
+			retries += offered[j]
+		}
+		dropped := 0.0
+		if cfg.Retry.HasBudget && retries > 0 {
+			if allow := cfg.Retry.Budget * first; retries > allow {
+				keep := allow / retries
+				for j := 1; j <= maxRetries; j++ {
+					offered[j] *= keep
+				}
+				dropped, retries = retries-allow, allow
+			}
+		}
+		arriving := first + retries
+
+		wait := r.backlog / r.capacity
+		failing := wait > threshold
+		admit := 1.0
+		if bound > 0 && arriving > 0 {
+			room := bound - r.backlog
+			switch {
+			case room <= 0:
+				admit = 0
+			case arriving > room:
+				admit = room / arriving
+			}
+		}
+		admitted := arriving * admit
+		refused := arriving - admitted
+		work := admitted
+		if failing {
+			work *= cfg.InnerAmplification
+		}
+		r.backlog += work
+		r.queue.push(work, failing)
+
+		timedOut, goodput, gaveUp := 0.0, 0.0, dropped
+		for j := 0; j <= maxRetries; j++ {
+			a := offered[j]
+			if a == 0 {
+				continue
+			}
+			in := a * admit
+			out := a - in
+			failed := out
+			if failing {
+				failed += in
+				timedOut += in
+			} else if j == 0 {
+				goodput = in
+			}
+			if j == 0 {
+				lostFirst += failed
+			}
+			if failed == 0 {
+				continue
+			}
+			if j == maxRetries {
+				gaveUp += failed
+				continue
+			}
+			if failing && in > 0 {
+				d := r.retryAfterTimeout[j+1]
+				r.due[j+1][(n+d)%r.ring] += in
+				lastDue = max(lastDue, n+d)
+			}
+			if out > 0 {
+				d := r.retryAfterRefusal[j+1]
+				r.due[j+1][(n+d)%r.ring] += out
+				lastDue = max(lastDue, n+d)
+			}
+		}
+
+		served := math.Min(r.backlog, serveStep)
+		_, abandoned := r.queue.serve(served)
+		r.backlog -= served
+		if r.backlog <= 0 {
+			r.backlog = 0
+			r.queue.clear()
+		}
+
+		if timedOut > 0 || refused > 0 {
+			if firstFail < 0 && n >= r.spikeStep {
+				firstFail = n
+			}
+		}
+		if timedOut > 0 || refused > 0 || r.backlog > 0 {
+			lastBad = n
+		}
+		fail.add(work+refused, first, failing || (admitted == 0 && arriving > 0))
+		r.res.TimedOut += timedOut
+		r.res.Refused += refused
+		r.res.Abandoned += abandoned
+		r.res.FailedRequests += gaveUp
+		acc.add(n, offered, admitted, refused, timedOut, dropped, served, abandoned, goodput, gaveUp, r.backlog/r.capacity)
+		if acc.full() {
+			r.res.Timeline = append(r.res.Timeline, acc.flush())
+		}
+
+		if cfg.StopWhenRecovered && n >= r.endStep && lastBad < n && n >= lastDue && sched.calm() {
+			n++
+			break
+		}
+	}
+	if acc.count > 0 {
+		r.res.Timeline = append(r.res.Timeline, acc.flush())
+	}
+	r.res.EndS = float64(n) * dt
+	r.res.PeakWaitS = acc.peak
+	r.res.FinalWaitS = r.backlog / r.capacity
+	r.res.AmplificationFailed = fail.ratio()
+	if baseline > 0 {
+		r.res.LostWorkS = lostFirst / baseline
+	}
+	r.judge(firstFail, lastBad, lastDue, n, sched)
+	return r.res
+}
+
+// judge sets the verdict, the recovery time and the projection.
+func (r *fluidRun) judge(firstFail, lastBad, lastDue, n int, sched *schedule) {
+	res := &r.res
+	dt := r.dt
+	if firstFail >= 0 {
+		res.T0S = float64(firstFail)*dt - res.SpikeStartS
+	}
+	res.WaitSlope = r.finalSlope()
+	recoveredAt := float64(lastBad+1) * dt
+	clean := lastBad < n-1 && lastDue < n
+	switch {
+	case firstFail < 0:
+		res.Verdict = VerdictNoTrigger
+		res.RecoveryS = math.Max(0, recoveredAt-res.SpikeEndS)
+		if !clean {
+			res.RecoveryS = math.Inf(1)
+		}
+		res.ProjectedRecoveryS = res.RecoveryS
+	case clean:
+		res.Verdict = VerdictRecovered
+		res.RecoveryS = math.Max(0, recoveredAt-res.SpikeEndS)
+		res.ProjectedRecoveryS = res.RecoveryS
+	default:
+		res.RecoveryS = math.Inf(1)
+		rho := sched.stages[sched.idx].RatePerS / r.capacity
+		res.ProjectedRecoveryS = ProjectRecovery(res.EndS-res.SpikeEndS, res.FinalWaitS, res.WaitSlope, r.cfg.TimeoutS, rho)
+		if res.WaitSlope >= -1e-9 {
+			res.Verdict = VerdictTrapped
+		} else {
+			res.Verdict = VerdictMetastable
+		}
+	}
+}
+
+// finalSlope is the wait's slope, seconds per second, over the last quarter
+// of the time after the spike (at least a few retry cycles when available).
+func (r *fluidRun) finalSlope() float64 {
+	tl := r.res.Timeline
+	if len(tl) < 2 {
+		return 0
+	}
+	last := tl[len(tl)-1]
+	end := last.TimeS + r.cfg.SampleS
+	window := math.Max(0.25*(end-r.res.SpikeEndS), 2*float64(r.settle)*r.dt)
+	from := math.Max(r.res.SpikeEndS, end-window)
+	for _, s := range tl {
+		if s.TimeS+r.cfg.SampleS >= from {
+			span := end - (s.TimeS + r.cfg.SampleS)
+			if span <= 0 {
+				return 0
+			}
+			return (last.WaitS - s.WaitS) / span
+		}
+	}
+	return 0
+}

@@ -1,0 +1,53 @@
+package analysis
+
+import "math"
+
+// Verdict is the answer of a trigger test, from a model or a real run
+// (DESIGN.md, "Verdicts and the result document").
+type Verdict string
+
+// The four verdicts.
+const (
+	// VerdictNoTrigger: the spike never pushed waits past the timeout (nor
+	// made the service refuse work). Inconclusive, never a pass.
+	VerdictNoTrigger Verdict = "no-trigger"
+	// VerdictRecovered: the service came back within the budget and horizon.
+	VerdictRecovered Verdict = "recovered"
+	// VerdictMetastable: still recovering at the horizon, or slower than the
+	// recovery budget; a projected recovery time goes with it.
+	VerdictMetastable Verdict = "metastable"
+	// VerdictTrapped: the evidence says A_fail·ρ ≥ 1; the service stays failed.
+	VerdictTrapped Verdict = "trapped"
+)
+
+// ApplyBudget turns a recovery slower than the budget into metastable: a
+// recovery that takes longer than the team can afford is operationally a
+// failure (SPEC.md, critical slowing). budgetS ≤ 0 means no budget.
+func ApplyBudget(v Verdict, recoveryS, budgetS float64) Verdict {
+	if v == VerdictRecovered && budgetS > 0 && recoveryS > budgetS {
+		return VerdictMetastable
+	}
+	return v
+}
+
+// ProjectRecovery projects the recovery time, in seconds from the spike's
+// end, of a service still failing elapsedS seconds after the spike ended
+// with wait waitS falling at slopeS seconds per second (negative): the wait
+// falls to τ_out at that slope, then to zero at 1 − ρ (SPEC.md, phases).
+// It returns +Inf when the wait is not falling.
+func ProjectRecovery(elapsedS, waitS, slope, timeoutS, rho float64) float64 {
+	if slope >= 0 {
+		return math.Inf(1)
+	}
+	rest := 0.0
+	if waitS > timeoutS {
+		rest = (waitS - timeoutS) / -slope
+		waitS = timeoutS
+	}
+	if rho < 1 {
+		rest += waitS / (1 - rho)
+	} else {
+		return math.Inf(1)
+	}
+	return elapsedS + rest
+}
