@@ -1,0 +1,81 @@
+// Command specimen serves the staging-service specimen on loopback until
+// SIGINT or SIGTERM. Settings come from an HCL file (-config), then from
+// flags, which win. See README.md beside this file.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/trigger-test/trigger/examples/specimen/specimen"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+}
+
+// run parses args, starts the specimen and serves until ctx is done.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	cfg, addr, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	s, err := specimen.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		_ = s.Close()
+		return fmt.Errorf("specimen: listen: %w", err)
+	}
+	c := s.Config()
+	fmt.Fprintf(stderr, "specimen: serving http://%s/work (%d pods × %g/s, %s, queue %s)\n",
+		ln.Addr(), c.Pods, c.PodRate, c.ServiceTime, c.QueueMode)
+	return s.Serve(ctx, ln)
+}
+
+// parseFlags reads -config first, then applies the flags that were set.
+func parseFlags(args []string, stderr io.Writer) (specimen.Config, string, error) {
+	fs := flag.NewFlagSet("specimen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		d      = specimen.DefaultConfig()
+		config = fs.String("config", "", "HCL config file (flags given too win over it)")
+		addr   = fs.String("addr", "127.0.0.1:8080", "listen address")
+		f      = flagValues{}
+	)
+	f.define(fs, d)
+	if err := fs.Parse(args); err != nil {
+		return d, "", err
+	}
+	if fs.NArg() > 0 {
+		return d, "", fmt.Errorf("specimen: unexpected argument %q", fs.Arg(0))
+	}
+	cfg := specimen.Config{}
+	if *config != "" {
+		var err error
+		if cfg, err = specimen.LoadConfigFile(*config, cfg); err != nil {
+			return cfg, "", err
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	f.apply(&cfg, set)
+	return cfg, *addr, nil
+}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/trigger-test/trigger/examples/specimen/specimen"
+)
+
+func TestParseFlags(t *testing.T) {
+	// Flags win over the file; the file's other settings stay.
+	c, addr, err := parseFlags([]string{"-config", "specimen.hcl", "-pod-rate", "50", "-gateway-retries", "1",
+		"-admission-bound", "500ms", "-autoscale", "-scale-signal", "paired", "-addr", "127.0.0.1:0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr != "127.0.0.1:0" || c.PodRate != 50 || c.Pods != 1 || !c.Gateway.Enabled || c.Gateway.Retries != 1 ||
+		c.AdmissionBound != 500*time.Millisecond || !c.Autoscaler.Enabled || c.Autoscaler.Signal != specimen.SignalPaired {
+		t.Fatalf("config %+v", c)
+	}
+	// No flags, no file: the zero Config (System A defaults applied by New).
+	c, _, err = parseFlags(nil, io.Discard)
+	if err != nil || c.Gateway.Enabled || c.AdmissionBound != 0 || c.Pods != 0 {
+		t.Fatalf("bare config %+v, %v", c, err)
+	}
+	if _, _, err := parseFlags([]string{"extra"}, io.Discard); err == nil {
+		t.Fatal("stray argument accepted")
+	}
+}

@@ -1,0 +1,347 @@
+package specimen
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Distribution is the law of one request's service time at a pod.
+type Distribution string
+
+// Service-time distributions.
+const (
+	// Deterministic serves every request in exactly 1/c seconds.
+	Deterministic Distribution = "deterministic"
+	// Exponential draws service times with mean 1/c seconds.
+	Exponential Distribution = "exponential"
+)
+
+// QueueMode says where requests wait for a pod.
+type QueueMode string
+
+// Queue modes.
+const (
+	// PerPod gives every pod its own queue behind a balancer.
+	PerPod QueueMode = "per_pod"
+	// Shared puts every pod behind one queue (M/G/N).
+	Shared QueueMode = "shared"
+)
+
+// Balancer picks the pod queue of a new request in PerPod mode.
+type Balancer string
+
+// Balancers.
+const (
+	// RoundRobin cycles over the ready pods.
+	RoundRobin Balancer = "round_robin"
+	// LeastLoaded picks the ready pod with the least queued and in-service work.
+	LeastLoaded Balancer = "least_loaded"
+)
+
+// Discipline is the order in which a queue hands requests to its pod.
+type Discipline string
+
+// Queue disciplines.
+const (
+	// FIFO serves the oldest request first (the default, System A).
+	FIFO Discipline = "fifo"
+	// LIFO serves the newest request first.
+	LIFO Discipline = "lifo"
+	// AdaptiveLIFO serves FIFO while the queue drains and LIFO while it has
+	// been non-empty for longer than CoDelInterval (Facebook's "Fail at Scale").
+	AdaptiveLIFO Discipline = "adaptive_lifo"
+)
+
+// Signal is what the autoscaler measures.
+type Signal string
+
+// Autoscaler signals.
+const (
+	// SignalCPU is the pods' busy fraction (from their virtual clocks).
+	SignalCPU Signal = "cpu"
+	// SignalIngress counts every attempt arriving at the pods.
+	SignalIngress Signal = "ingress"
+	// SignalFirstAttempts counts attempts with X-Attempt: 1 (or no header).
+	SignalFirstAttempts Signal = "first_attempts"
+	// SignalPaired takes the larger of the first_attempts and ingress
+	// recommendations (SPEC "Autoscalers and limits": pairing signals).
+	SignalPaired Signal = "paired"
+)
+
+// Config is every setting of the specimen. Its zero value is a valid System A
+// service: one pod at 100 requests/s, deterministic service time, FIFO queues,
+// abandoned work served, no defences, no gateway, no autoscaler. Durations
+// are wall-clock time.
+type Config struct {
+	// Pods is N, the pods ready at start (default 1).
+	Pods int
+	// PodRate is c, the requests per second one pod completes when busy
+	// (default 100). The service capacity is C = c·N (SPEC "Symbols").
+	PodRate float64
+	// ServiceTime is the law of the service time (default Deterministic).
+	ServiceTime Distribution
+	// QueueMode is PerPod (default) or Shared.
+	QueueMode QueueMode
+	// Balancer picks a pod in PerPod mode (default RoundRobin).
+	Balancer Balancer
+	// MaxQueue is the hard maximum of requests waiting in the whole service
+	// (pod queues and the limit's waiting room together); overflow is
+	// refused with 503, reason queue_full (default 100,000).
+	MaxQueue int
+	// Seed seeds the exponential service times (0 is a valid seed).
+	Seed uint64
+
+	// AdmissionBound is b: admit a request only if its queue then holds at
+	// most b seconds of that queue's current capacity of work; refused
+	// requests get 503 with Retry-After and cost no service time
+	// (SPEC "Admission bound"). Zero disables it.
+	AdmissionBound time.Duration
+	// RetryAfter is the Retry-After sent with admission refusals, rounded up
+	// to whole seconds, at least 1 (default 1 s).
+	RetryAfter time.Duration
+	// DeadlinePropagation drops, before serving it, a request whose
+	// X-Deadline-Ms (milliseconds the client will still wait, counted from
+	// arrival) has passed: reason deadline, no service time.
+	DeadlinePropagation bool
+	// CancelOnDisconnect removes a request from its queue, or stops serving
+	// it, as soon as its client has gone: reason disconnect.
+	CancelOnDisconnect bool
+	// Discipline is FIFO (default), LIFO or AdaptiveLIFO.
+	Discipline Discipline
+	// CoDel drops requests that waited too long before service (reason
+	// codel): CoDelInterval normally, CoDelTarget once the queue has not been
+	// empty for CoDelInterval (the standing-queue test of CoDel).
+	CoDel bool
+	// CoDelTarget is the longest wait under a standing queue (default 5 ms).
+	CoDelTarget time.Duration
+	// CoDelInterval is the longest wait otherwise, and the length of
+	// non-emptiness that marks a standing queue (default 100 ms).
+	CoDelInterval time.Duration
+	// Limit is the active-slot limit: the most requests inside the pods
+	// (queued at a pod or in service) at once; zero disables it.
+	Limit int
+	// LimitQueue is the most requests waiting for a slot; more are refused
+	// at once with LimitStatus, reason limit (default 0: no waiting room).
+	LimitQueue int
+	// LimitStatus is the HTTP status of a limit refusal, 429 or 503
+	// (default 503).
+	LimitStatus int
+
+	// Gateway is the retrying layer in front of the pods.
+	Gateway GatewayConfig
+	// Autoscaler is the replica controller.
+	Autoscaler AutoscalerConfig
+}
+
+// GatewayConfig is the in-process gateway in front of the pods: the hidden
+// retry layer (SPEC "Retry debt and amplification": layers multiply).
+type GatewayConfig struct {
+	// Enabled puts the gateway in front of the pods on "/work".
+	Enabled bool
+	// Retries is R_g, upstream retries after the first try (default 0).
+	Retries int
+	// TryTimeout is the gateway's own timeout of one upstream try
+	// (default 300 ms). The specimen cannot know the clients' timeout; keep
+	// (Retries+1)·TryTimeout below it to see every try of every attempt.
+	TryTimeout time.Duration
+	// RetryOn5xx also retries upstream 5xx answers (refusals); by default
+	// only upstream timeouts are retried.
+	RetryOn5xx bool
+	// CancelOnClientGone stops retrying, and abandons the upstream try in
+	// flight, when the gateway's own client disconnects. Off by default: many
+	// real gateways do not notice, and keep making all Retries+1 tries.
+	CancelOnClientGone bool
+	// MaxInFlight bounds the client requests the gateway holds at once;
+	// more are answered 503 at once (default 50,000).
+	MaxInFlight int
+}
+
+// AutoscalerConfig is a horizontal autoscaler with a dead time
+// (SPEC "Autoscalers and limits"). Defaults are time-compressed: seconds
+// where a Kubernetes HPA has tens of seconds.
+type AutoscalerConfig struct {
+	// Enabled runs the control loop.
+	Enabled bool
+	// Signal is what it measures (default SignalCPU).
+	Signal Signal
+	// Target is u*, the target utilization in (0, 1] (default 0.5).
+	Target float64
+	// SyncPeriod is the time between decisions (default 1 s).
+	SyncPeriod time.Duration
+	// MetricWindow is the window of the rates it reads (default 5 s).
+	MetricWindow time.Duration
+	// Tolerance ignores recommendations within this fraction of the target
+	// ratio, as the HPA does (default 0.1).
+	Tolerance float64
+	// ScaleUpFactor bounds one scale-up: desired ≤ max(ceil(current·factor),
+	// current+1) (default 2).
+	ScaleUpFactor float64
+	// DeadTime is τ, from ordering a pod to its first served request
+	// (default 5 s).
+	DeadTime time.Duration
+	// DownscaleStabilization is the window over which the largest
+	// recommendation wins when scaling down (default 30 s).
+	DownscaleStabilization time.Duration
+	// MinReplicas is the floor (default Pods).
+	MinReplicas int
+	// MaxReplicas is the ceiling M (default 10·Pods).
+	MaxReplicas int
+}
+
+// DefaultConfig returns the zero Config with every default filled in: a
+// System A service of one pod at 100 requests/s.
+func DefaultConfig() Config {
+	var c Config
+	c.applyDefaults()
+	return c
+}
+
+// applyDefaults fills zero fields with their documented defaults.
+func (c *Config) applyDefaults() {
+	if c.Pods == 0 {
+		c.Pods = 1
+	}
+	if c.PodRate == 0 {
+		c.PodRate = 100
+	}
+	if c.ServiceTime == "" {
+		c.ServiceTime = Deterministic
+	}
+	if c.QueueMode == "" {
+		c.QueueMode = PerPod
+	}
+	if c.Balancer == "" {
+		c.Balancer = RoundRobin
+	}
+	if c.MaxQueue == 0 {
+		c.MaxQueue = 100_000
+	}
+	if c.RetryAfter == 0 {
+		c.RetryAfter = time.Second
+	}
+	if c.Discipline == "" {
+		c.Discipline = FIFO
+	}
+	if c.CoDelTarget == 0 {
+		c.CoDelTarget = 5 * time.Millisecond
+	}
+	if c.CoDelInterval == 0 {
+		c.CoDelInterval = 100 * time.Millisecond
+	}
+	if c.LimitStatus == 0 {
+		c.LimitStatus = 503
+	}
+	g := &c.Gateway
+	if g.TryTimeout == 0 {
+		g.TryTimeout = 300 * time.Millisecond
+	}
+	if g.MaxInFlight == 0 {
+		g.MaxInFlight = 50_000
+	}
+	a := &c.Autoscaler
+	if a.Signal == "" {
+		a.Signal = SignalCPU
+	}
+	if a.Target == 0 {
+		a.Target = 0.5
+	}
+	if a.SyncPeriod == 0 {
+		a.SyncPeriod = time.Second
+	}
+	if a.MetricWindow == 0 {
+		a.MetricWindow = 5 * time.Second
+	}
+	if a.Tolerance == 0 {
+		a.Tolerance = 0.1
+	}
+	if a.ScaleUpFactor == 0 {
+		a.ScaleUpFactor = 2
+	}
+	if a.DeadTime == 0 {
+		a.DeadTime = 5 * time.Second
+	}
+	if a.DownscaleStabilization == 0 {
+		a.DownscaleStabilization = 30 * time.Second
+	}
+	if a.MinReplicas == 0 {
+		a.MinReplicas = c.Pods
+	}
+	if a.MaxReplicas == 0 {
+		a.MaxReplicas = 10 * c.Pods
+	}
+}
+
+// ErrConfig is wrapped by every validation error of New.
+var ErrConfig = errors.New("specimen: invalid config")
+
+// validate checks a Config whose defaults have been applied.
+func (c *Config) validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case c.Pods < 0:
+		return bad("pods %d < 0", c.Pods)
+	case !(c.PodRate > 0) || c.PodRate > 1e6:
+		return bad("pod_rate %v not in (0, 1e6]", c.PodRate)
+	case c.ServiceTime != Deterministic && c.ServiceTime != Exponential:
+		return bad("service_time %q: want deterministic or exponential", c.ServiceTime)
+	case c.QueueMode != PerPod && c.QueueMode != Shared:
+		return bad("queue %q: want per_pod or shared", c.QueueMode)
+	case c.Balancer != RoundRobin && c.Balancer != LeastLoaded:
+		return bad("balancer %q: want round_robin or least_loaded", c.Balancer)
+	case c.MaxQueue < 1:
+		return bad("max_queue %d < 1", c.MaxQueue)
+	case c.AdmissionBound < 0:
+		return bad("admission_bound %v < 0", c.AdmissionBound)
+	case c.RetryAfter < 0:
+		return bad("retry_after %v < 0", c.RetryAfter)
+	case c.Discipline != FIFO && c.Discipline != LIFO && c.Discipline != AdaptiveLIFO:
+		return bad("discipline %q: want fifo, lifo or adaptive_lifo", c.Discipline)
+	case c.CoDelTarget < 0 || c.CoDelInterval < 0:
+		return bad("codel durations must be positive")
+	case c.Limit < 0 || c.LimitQueue < 0:
+		return bad("limit %d and limit_queue %d must be ≥ 0", c.Limit, c.LimitQueue)
+	case c.LimitStatus != 429 && c.LimitStatus != 503:
+		return bad("limit_status %d: want 429 or 503", c.LimitStatus)
+	}
+	g := c.Gateway
+	switch {
+	case g.Retries < 0 || g.Retries > 100:
+		return bad("gateway retries %d not in [0, 100]", g.Retries)
+	case g.TryTimeout < 0:
+		return bad("gateway try_timeout %v < 0", g.TryTimeout)
+	case g.MaxInFlight < 1:
+		return bad("gateway max_in_flight %d < 1", g.MaxInFlight)
+	}
+	a := c.Autoscaler
+	switch {
+	case a.Signal != SignalCPU && a.Signal != SignalIngress && a.Signal != SignalFirstAttempts && a.Signal != SignalPaired:
+		return bad("autoscaler signal %q: want cpu, ingress, first_attempts or paired", a.Signal)
+	case !(a.Target > 0 && a.Target <= 1):
+		return bad("autoscaler target %v not in (0, 1]", a.Target)
+	case a.SyncPeriod < time.Millisecond:
+		return bad("autoscaler sync_period %v < 1ms", a.SyncPeriod)
+	case a.MetricWindow < a.SyncPeriod && a.MetricWindow < time.Second:
+		return bad("autoscaler metric_window %v too short", a.MetricWindow)
+	case a.MetricWindow > time.Hour || a.DownscaleStabilization > time.Hour:
+		return bad("autoscaler windows longer than 1h")
+	case a.Tolerance < 0 || a.Tolerance >= 1:
+		return bad("autoscaler tolerance %v not in [0, 1)", a.Tolerance)
+	case a.ScaleUpFactor < 1:
+		return bad("autoscaler scale_up_factor %v < 1", a.ScaleUpFactor)
+	case a.DeadTime < 0 || a.DownscaleStabilization < 0:
+		return bad("autoscaler durations must be ≥ 0")
+	case a.MinReplicas < 0 || a.MaxReplicas < 1 || a.MinReplicas > a.MaxReplicas:
+		return bad("autoscaler replicas min %d max %d", a.MinReplicas, a.MaxReplicas)
+	case a.MaxReplicas > 10_000:
+		return bad("autoscaler max_replicas %d > 10000", a.MaxReplicas)
+	case a.Enabled && (c.Pods < a.MinReplicas || c.Pods > a.MaxReplicas):
+		return bad("pods %d outside [min_replicas %d, max_replicas %d]", c.Pods, a.MinReplicas, a.MaxReplicas)
+	}
+	if c.Pods > 10_000 {
+		return bad("pods %d > 10000", c.Pods)
+	}
+	return nil
+}

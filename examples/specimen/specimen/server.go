@@ -1,0 +1,253 @@
+// Package specimen is a staging-service specimen whose overload behaviour is
+// configurable, so that each mechanism of SPEC.md can be produced on purpose:
+// a service that keeps serving abandoned work (System A, the default), one
+// that defends itself (admission bound, deadline propagation, cancellation,
+// LIFO/CoDel, an active-slot limit), a hidden retrying gateway, and an
+// autoscaler with a dead time. Capacity is modelled by waiting, so a small
+// machine models any rate exactly.
+//
+// Endpoints: "/work" (the service, through the gateway when it is enabled),
+// "/metrics" (Prometheus, names specimen_*), "/healthz" (cheap, lock-free).
+package specimen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Server is one specimen: its pods, gateway, autoscaler and HTTP handlers.
+// New starts the pods and the control loop; Close (or the end of Serve)
+// stops every goroutine it started.
+type Server struct {
+	cfg     Config
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	c       counters
+	svc     *service
+	gw      *gateway // nil without a gateway
+	reg     *prometheus.Registry
+	busy    atomicFloat // specimen_busy_ratio, set by the control loop
+	handler http.Handler
+
+	closeOnce sync.Once
+}
+
+// New validates cfg (zero fields take their defaults, see Config), starts
+// the pods and the control loop (sampling, autoscaler), and returns the
+// server. Call Close, or Serve until its context ends, to stop them.
+func New(cfg Config) (*Server, error) {
+	cfg.applyDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, reg: prometheus.NewRegistry()}
+	wait := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "specimen_queue_wait_seconds",
+		Help:    "Time from arrival at the service to the start of service, seconds.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 25, 50, 100, 250},
+	})
+	s.svc = newService(ctx, &s.wg, cfg, &s.c, wait)
+	if cfg.Gateway.Enabled {
+		s.gw = &gateway{cfg: cfg.Gateway, svc: s.svc}
+	}
+	s.register(wait)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/work", s.serveWork)
+	mux.Handle("/metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", s.serveHealth)
+	s.handler = mux
+	ctl := newControl(s)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctl.run(ctx)
+	}()
+	return s, nil
+}
+
+// Config returns the configuration in force, defaults applied.
+func (s *Server) Config() Config { return s.cfg }
+
+// Handler returns the HTTP handler: "/work", "/metrics", "/healthz".
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Registry returns the Prometheus registry of the specimen_* metrics.
+func (s *Server) Registry() *prometheus.Registry { return s.reg }
+
+// Close stops the pods, the gateway's waits and the control loop, and
+// waits for them. Requests still queued are answered 503. Idempotent.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+	})
+	return nil
+}
+
+// Serve serves HTTP on ln until ctx is done, then shuts the HTTP server
+// down (at most 2 s for requests in flight) and calls Close. It returns nil
+// after a shutdown through ctx, or the error that stopped serving.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	s.cancel() // queued requests are answered 503 at once
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if serr := hs.Shutdown(sctx); serr != nil {
+		_ = hs.Close()
+	}
+	if err == nil {
+		err = <-errc
+	}
+	_ = s.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("specimen: serve: %w", err)
+	}
+	return nil
+}
+
+// serveHealth answers without touching any queue or lock of the load path.
+func (s *Server) serveHealth(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if s.svc.readyCount.Load() == 0 {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "no pod ready\n")
+		return
+	}
+	_, _ = io.WriteString(w, "ok\n")
+}
+
+// serveWork is "/work": through the gateway when it is on, else straight to
+// the pods. The response is 200 "ok" when served in time.
+func (s *Server) serveWork(w http.ResponseWriter, r *http.Request) {
+	now := time.Now()
+	deadline := deadlineOf(r.Header, now)
+	cancelable := s.cfg.CancelOnDisconnect
+	var res result
+	if s.gw != nil {
+		var outcome int
+		res, outcome = s.gw.do(s.ctx, r.Context().Done(), r.Header.Get(HeaderAttempt), deadline, cancelable)
+		s.c.gwRequests[outcome].Add(1)
+	} else {
+		it := newItem(ClassifyAttempt(r.Header.Get(HeaderAttempt), r.Header.Get(HeaderGatewayAttempt)), now, cancelable)
+		it.deadline = deadline
+		if ref := s.svc.submit(it); ref != nil {
+			res = *ref
+		} else {
+			select {
+			case res = <-it.done:
+			case <-r.Context().Done():
+				s.svc.clientGone(it) // System A: it stays queued and is served anyway
+				return
+			case <-s.ctx.Done():
+				res = result{status: 503, reason: "shutdown"}
+			}
+		}
+	}
+	s.write(w, res)
+}
+
+func (s *Server) write(w http.ResponseWriter, res result) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	if res.status == 200 {
+		_, _ = io.WriteString(w, "ok\n")
+		return
+	}
+	h.Set(HeaderReason, res.reason)
+	if res.reason == reasonAdmission {
+		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds(s.cfg.RetryAfter)))
+	}
+	w.WriteHeader(res.status)
+	_, _ = io.WriteString(w, res.reason+"\n")
+}
+
+// retryAfterSeconds rounds d up to whole seconds, at least 1.
+func retryAfterSeconds(d time.Duration) int {
+	n := int((d + time.Second - 1) / time.Second)
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+// Stats is a snapshot of cumulative counters, for tests and the demo.
+type Stats struct {
+	// Ingress counts attempts arriving at the pods by kind (after the gateway).
+	IngressFirst, IngressRetry, IngressTracer uint64
+	// Answered counts requests served while their client was still there.
+	Answered uint64
+	// Abandoned counts requests served after their client had gone: retry debt.
+	Abandoned uint64
+	// Rejected counts refusals by reason: admission, deadline, disconnect,
+	// codel, limit, queue_full (every reason present, zero or not).
+	Rejected map[string]uint64
+	// QueueDepth is the number of requests waiting now (waiting room included).
+	QueueDepth int64
+	// InService is the number of requests being served now.
+	InService int64
+	// PodsReady and PodsDesired are the replica counts now.
+	PodsReady, PodsDesired int64
+	// BusySeconds is the pods' total busy time, seconds (virtual clocks).
+	BusySeconds float64
+	// GatewayRequests counts client requests at the gateway by outcome;
+	// GatewayUpstream counts its upstream tries.
+	GatewayRequests map[string]uint64
+	GatewayUpstream uint64
+}
+
+// Ingress returns every attempt that arrived at the pods.
+func (st Stats) Ingress() uint64 { return st.IngressFirst + st.IngressRetry + st.IngressTracer }
+
+// Stats returns the counters now.
+func (s *Server) Stats() Stats {
+	st := Stats{
+		IngressFirst:    s.c.ingress[KindFirst].Load(),
+		IngressRetry:    s.c.ingress[KindRetry].Load(),
+		IngressTracer:   s.c.ingress[KindTracer].Load(),
+		Answered:        s.c.answered.Load(),
+		Abandoned:       s.c.abandoned.Load(),
+		Rejected:        make(map[string]uint64, len(reasons)),
+		QueueDepth:      s.svc.queued.Load(),
+		InService:       s.svc.inService.Load(),
+		PodsReady:       s.svc.readyCount.Load(),
+		PodsDesired:     s.svc.desired.Load(),
+		BusySeconds:     time.Duration(s.c.busyNanos.Load()).Seconds(),
+		GatewayRequests: make(map[string]uint64, numGatewayOutcomes),
+		GatewayUpstream: s.c.gwUpstream.Load(),
+	}
+	for i, r := range reasons {
+		st.Rejected[r] = s.c.rejected[i].Load()
+	}
+	for i, o := range gatewayOutcomes {
+		st.GatewayRequests[o] = s.c.gwRequests[i].Load()
+	}
+	return st
+}
