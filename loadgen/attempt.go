@@ -1,0 +1,206 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxDrain is how much of a response body an attempt reads; the rest is
+// discarded by closing the connection.
+const maxDrain = 1 << 20
+
+// logical is the state of one logical request between its attempts.
+type logical struct {
+	id        uint64
+	attempt   int           // number of the attempt to send (1 = first)
+	started   time.Duration // when the first attempt was sent
+	planned   time.Duration // planned time of the first attempt, or due time of a retry
+	prevDelay time.Duration // the previous backoff delay
+}
+
+// run sends the attempts of one logical request while it holds an attempt
+// slot: the first attempt, and retries without delay; a retry with a delay
+// goes to the retry queue and the goroutine ends.
+func (d *Driver) run(ctx context.Context, lr logical) {
+	defer d.attempts.Done()
+	for {
+		now := d.now()
+		if lr.attempt == 1 {
+			lr.started = now
+			d.met.planned.Inc()
+			d.met.lag.Observe(max(now-lr.planned, 0).Seconds())
+		}
+		k := kindRetry
+		if lr.attempt == 1 {
+			k = kindFirst
+		}
+		d.met.sent[k].Inc()
+		d.rec.sent(now, lr.planned, lr.attempt)
+		o, retryAfter := d.do(ctx, lr, now, d.cfg.Timeout, strconv.Itoa(lr.attempt))
+		end := d.now()
+		took := end - now
+		d.inFlight.Add(-1)
+		d.met.attempts[k][o].Inc()
+		d.met.duration[k].Observe(took.Seconds())
+
+		if o == OutcomeOK {
+			d.retrier.Succeeded(end)
+			d.rec.done(end, lr.attempt, o, took, true, true)
+			d.met.requests[0].Inc()
+			d.end()
+			return
+		}
+		var dec Decision
+		if ctx.Err() == nil {
+			dec = d.retrier.Failed(end, Failure{Attempt: lr.attempt, Outcome: o, RetryAfter: retryAfter, Started: lr.started, PrevDelay: lr.prevDelay})
+		}
+		if !dec.Retry {
+			d.rec.done(end, lr.attempt, o, took, true, false)
+			d.met.requests[1].Inc()
+			d.end()
+			return
+		}
+		d.rec.done(end, lr.attempt, o, took, false, false)
+		lr.attempt++
+		lr.prevDelay = dec.Delay
+		lr.planned = end + dec.Delay
+		if dec.Delay > 0 {
+			if !d.rq.push(lr) {
+				d.refuseRetry(end)
+			}
+			return
+		}
+		if !d.acquire() {
+			d.refuseRetry(end)
+			return
+		}
+	}
+}
+
+// refuseRetry ends a logical request whose granted retry found no slot.
+func (d *Driver) refuseRetry(now time.Duration) {
+	d.rec.add(now, func(s *Second) { s.RetryRefused++; s.Failed++ })
+	d.met.refused.Inc()
+	d.met.requests[1].Inc()
+	d.end()
+}
+
+// startRetry sends a retry whose backoff has elapsed, if a slot is free.
+func (d *Driver) startRetry(ctx context.Context, lr logical) {
+	if ctx.Err() != nil {
+		d.rec.add(d.now(), func(s *Second) { s.Failed++ })
+		d.met.requests[1].Inc()
+		d.end()
+		return
+	}
+	if !d.acquire() {
+		d.refuseRetry(d.now())
+		return
+	}
+	d.attempts.Add(1)
+	go d.run(ctx, lr)
+}
+
+// trace sends tracer n: one attempt, X-Attempt 0, the tracer timeout, no retries.
+func (d *Driver) trace(ctx context.Context, n uint64) {
+	defer d.attempts.Done()
+	now := d.now()
+	d.rec.add(now, func(s *Second) { s.TracerSent++ })
+	d.met.sent[kindTracer].Inc()
+	o, _ := d.do(ctx, logical{id: n, attempt: 0}, now, d.cfg.Tracers.Timeout, "0")
+	end := d.now()
+	d.rec.tracerDone(end, o, end-now)
+	d.met.attempts[kindTracer][o].Inc()
+	d.met.duration[kindTracer].Observe((end - now).Seconds())
+	if o == OutcomeOK || o == Outcome5xx || o == Outcome429 || o == Outcome503 {
+		d.met.wait.Observe((end - now).Seconds())
+	}
+}
+
+// do sends one attempt sent at now and classifies it. The attempt's timeout
+// is timeout, or less when the overall deadline of the logical request is
+// closer; X-Deadline-Ms carries it.
+func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration, attemptHdr string) (Outcome, time.Duration) {
+	if dl := d.cfg.Retry.Deadline; dl > 0 && lr.attempt > 0 {
+		timeout = min(timeout, lr.started+dl-now)
+	}
+	if timeout <= 0 {
+		return OutcomeTimeout, 0
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := d.newRequest(actx, lr, timeout, attemptHdr)
+	if err != nil {
+		return OutcomeOther, 0
+	}
+	resp, err := d.rt.RoundTrip(req)
+	if err != nil {
+		return ClassifyError(actx, err), 0
+	}
+	o := ClassifyStatus(resp.StatusCode)
+	var ra time.Duration
+	if o == Outcome429 || o == Outcome503 {
+		ra = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	resp.Body.Close()
+	if err != nil {
+		o = ClassifyError(actx, err)
+	}
+	return o, ra
+}
+
+// newRequest builds one attempt's request with the tracking headers.
+func (d *Driver) newRequest(ctx context.Context, lr logical, timeout time.Duration, attemptHdr string) (*http.Request, error) {
+	var body io.Reader
+	if d.cfg.Request.Body != nil {
+		body = bytes.NewReader(d.cfg.Request.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, d.cfg.Request.Method, d.cfg.Request.URL, body)
+	if err != nil {
+		return nil, err
+	}
+	h := make(http.Header, len(d.cfg.Request.Header)+3)
+	for k, v := range d.cfg.Request.Header {
+		h[k] = v
+	}
+	if host := h.Get("Host"); host != "" {
+		req.Host = host
+		delete(h, "Host")
+	}
+	id := d.idPrefix + strconv.FormatUint(lr.id, 10)
+	if lr.attempt == 0 {
+		id = d.idPrefix + "t" + strconv.FormatUint(lr.id, 10)
+	}
+	h["X-Request-Id"] = []string{id}
+	h["X-Attempt"] = []string{attemptHdr}
+	h["X-Deadline-Ms"] = []string{strconv.FormatInt(int64(timeout/time.Millisecond), 10)}
+	req.Header = h
+	return req, nil
+}
+
+// ParseRetryAfter parses a Retry-After header value: delay-seconds or an
+// HTTP date (relative to now). It returns 0 for an empty, malformed or past value.
+func ParseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 || secs > 1e6 {
+			return 0
+		}
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}

@@ -1,0 +1,105 @@
+package loadgen
+
+import (
+	"context"
+	"time"
+)
+
+// dispatch walks the schedule with absolute deadlines: it sleeps on one timer
+// until each planned time (start + offset), never chaining sleeps, so timer
+// error does not accumulate. When it is behind it sends at once; a planned
+// time more than MaxLag in the past is dropped. It returns when the schedule
+// has ended or ctx is done.
+func (d *Driver) dispatch(ctx context.Context) {
+	sched := NewSchedule(d.cfg.Stages, d.cfg.Arrivals, d.cfg.Seed)
+	var offset time.Duration
+	var pend *replanReq
+	replans := uint64(0)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	at, ok := sched.Next()
+	for {
+		if r := d.replanP.Swap(nil); r != nil {
+			pend = r
+		}
+		if pend != nil && (!ok || offset+at >= pend.at) {
+			replans++
+			sched = NewSchedule(pend.stages, d.cfg.Arrivals, d.cfg.Seed+replans*0x9e3779b97f4a7c15)
+			offset, pend = pend.at, nil
+			at, ok = sched.Next()
+			continue
+		}
+		if !ok || ctx.Err() != nil {
+			return
+		}
+		planned := offset + at
+		if wait := planned - d.now(); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-d.replanC:
+				timer.Stop()
+				continue // re-examine the same planned time against the replan
+			case <-ctx.Done():
+				return
+			}
+		}
+		d.first(ctx, planned)
+		at, ok = sched.Next()
+	}
+}
+
+// first sends, drops or refuses the first attempt planned at planned.
+func (d *Driver) first(ctx context.Context, planned time.Duration) {
+	now := d.now()
+	if now-planned > d.cfg.MaxLag {
+		d.rec.add(now, func(s *Second) { s.Planned++; s.Dropped++ })
+		d.met.planned.Inc()
+		d.met.dropped.Inc()
+		return
+	}
+	if !d.acquire() {
+		d.rec.add(now, func(s *Second) { s.Planned++; s.Refused++ })
+		d.met.planned.Inc()
+		d.met.refused.Inc()
+		return
+	}
+	d.pending.Add(1)
+	d.retrier.FirstAttempt(now)
+	d.attempts.Add(1)
+	go d.run(ctx, logical{id: d.seq.Add(1), attempt: 1, planned: planned})
+}
+
+// tracers sends wait tracers evenly at Tracers.Rate from the start until the
+// schedule has ended (schedDone) or ctx is done.
+func (d *Driver) tracers(ctx context.Context, schedDone <-chan struct{}) {
+	gap := time.Duration(float64(time.Second) / d.cfg.Tracers.Rate)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for n := int64(0); ; n++ {
+		planned := time.Duration(n) * gap
+		if wait := planned - d.now(); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-schedDone:
+				return
+			case <-ctx.Done():
+				return
+			}
+		} else if d.now()-planned > d.cfg.MaxLag {
+			continue // skip tracers the driver is too late for
+		}
+		select {
+		case <-schedDone:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		d.attempts.Add(1)
+		go d.trace(ctx, uint64(n))
+	}
+}

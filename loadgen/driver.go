@@ -1,0 +1,292 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Request is what every attempt sends.
+type Request struct {
+	Method string      // default GET
+	URL    string      // http or https
+	Header http.Header // sent with every attempt, plus X-Request-Id, X-Attempt, X-Deadline-Ms; "Host" sets the Host header
+	Body   []byte      // nil for none
+}
+
+// Tracers configures wait tracers: a low-rate stream of probe attempts with a
+// long timeout and no retries, tagged X-Attempt: 0, whose latency measures
+// the queue wait even while every normal attempt times out.
+type Tracers struct {
+	Rate    float64       // probes per second, evenly spaced; 0 means DefaultTracerRate
+	Timeout time.Duration // probe patience; 0 means DefaultTracerTimeout
+}
+
+// Defaults of Config and Tracers.
+const (
+	DefaultMaxInFlight   = 20000            // Config.MaxInFlight
+	DefaultMaxLag        = time.Second      // Config.MaxLag
+	DefaultTracerRate    = 2.0              // Tracers.Rate, per second
+	DefaultTracerTimeout = 60 * time.Second // Tracers.Timeout
+)
+
+// Config configures a Driver.
+type Config struct {
+	Request  Request
+	Stages   []Stage  // first-attempt rate schedule
+	Arrivals Arrivals // Poisson or Uniform
+	Seed     uint64   // seeds the schedule and the jitter
+	Timeout  time.Duration
+	Retry    RetryPolicy
+	// MaxInFlight bounds concurrent attempts (tracers excluded); a first
+	// attempt or retry due while it is reached is refused and counted. It
+	// also bounds the retries waiting for their backoff. 0 means
+	// DefaultMaxInFlight.
+	MaxInFlight int
+	Tracers     *Tracers // nil = no tracers
+	// MaxLag is the catch-up bound: a first attempt whose planned time is
+	// more than MaxLag in the past when the dispatcher reaches it is dropped
+	// and counted (k6's dropped_iterations); those within it are sent at
+	// once. 0 means DefaultMaxLag (1 s): long enough to ride out a GC pause or
+	// a descheduled process without losing arrivals, short enough that a
+	// burst of catch-up is at most one second of demand.
+	MaxLag     time.Duration
+	Transport  http.RoundTripper     // optional; default NewTransport(DefaultTransportOptions())
+	Registerer prometheus.Registerer // optional; where the trigger_* collectors are also registered
+}
+
+// Driver sends first attempts on an open-model schedule, retries them by a
+// RetryPolicy, sends wait tracers, and accounts for every attempt. A Driver
+// runs once.
+type Driver struct {
+	cfg     Config
+	rt      http.RoundTripper
+	retrier *Retrier
+	rec     *recorder
+	met     *metrics
+	rq      *retryQueue
+
+	ran      atomic.Bool  // Run was called
+	started  atomic.Bool  // start is set (published by this atomic)
+	start    time.Time    // when Run started (monotonic)
+	inFlight atomic.Int64 // attempts in flight (tracers excluded)
+	pending  atomic.Int64 // logical requests not ended
+	idle     chan struct{}
+	replanP  atomic.Pointer[replanReq]
+	replanC  chan struct{}
+	seq      atomic.Uint64
+	idPrefix string
+	attempts sync.WaitGroup // attempt and tracer goroutines
+}
+
+type replanReq struct {
+	at     time.Duration
+	stages []Stage
+}
+
+// NewDriver validates cfg, fills its defaults and returns a driver.
+func NewDriver(cfg Config) (*Driver, error) {
+	if cfg.Request.Method == "" {
+		cfg.Request.Method = http.MethodGet
+	}
+	u, err := url.Parse(cfg.Request.URL)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: request url: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("loadgen: request url %q: want http(s)://host/...", cfg.Request.URL)
+	}
+	if cfg.Timeout <= 0 {
+		return nil, errors.New("loadgen: timeout must be positive")
+	}
+	if err := ValidateStages(cfg.Stages); err != nil {
+		return nil, err
+	}
+	if err := cfg.Retry.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxInFlight < 0 || cfg.MaxLag < 0 {
+		return nil, errors.New("loadgen: negative max in flight or max lag")
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.MaxLag == 0 {
+		cfg.MaxLag = DefaultMaxLag
+	}
+	if t := cfg.Tracers; t != nil {
+		tc := *t
+		if tc.Rate < 0 || tc.Timeout < 0 {
+			return nil, errors.New("loadgen: negative tracer rate or timeout")
+		}
+		if tc.Rate == 0 {
+			tc.Rate = DefaultTracerRate
+		}
+		if tc.Timeout == 0 {
+			tc.Timeout = DefaultTracerTimeout
+		}
+		cfg.Tracers = &tc
+	}
+	cfg.Stages = append([]Stage(nil), cfg.Stages...)
+	d := &Driver{
+		cfg:      cfg,
+		rt:       cfg.Transport,
+		idle:     make(chan struct{}, 1),
+		replanC:  make(chan struct{}, 1),
+		idPrefix: fmt.Sprintf("%08x-", rand.Uint32()),
+	}
+	if d.rt == nil {
+		d.rt = NewTransport(DefaultTransportOptions())
+	}
+	d.retrier = NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))
+	d.rec = newRecorder(func() (int64, int64) { return d.pending.Load(), d.inFlight.Load() })
+	d.rq = newRetryQueue(cfg.MaxInFlight)
+	d.met, err = newMetrics(
+		func() float64 { return float64(d.inFlight.Load()) },
+		func() float64 { return float64(d.pending.Load()) },
+		cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Retrier returns the driver's retrier (shared by all its logical requests).
+func (d *Driver) Retrier() *Retrier { return d.retrier }
+
+// now returns the time since Run started (0 before).
+func (d *Driver) now() time.Duration {
+	if !d.started.Load() {
+		return 0
+	}
+	return time.Since(d.start)
+}
+
+// Elapsed returns the time since Run started (0 before it).
+func (d *Driver) Elapsed() time.Duration { return d.now() }
+
+// Run drives the schedule from now; returns when the schedule has ended and
+// every logical request has finished (retries included), or when ctx is done
+// (then in-flight attempts are cancelled, counted with outcome "other", their
+// logical requests and queued retries counted as failed, and Run returns
+// ctx's error). In-flight tracers are cancelled once the last logical request
+// has ended. When Run returns, the last partial second is in the timeline.
+func (d *Driver) Run(ctx context.Context) error {
+	if !d.ran.CompareAndSwap(false, true) {
+		return errors.New("loadgen: a driver runs once")
+	}
+	d.start = time.Now()
+	d.started.Store(true)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tracerCtx, stopTracers := context.WithCancel(runCtx)
+	defer stopTracers()
+	stopBg := make(chan struct{})
+	schedDone := make(chan struct{})
+	var bg sync.WaitGroup
+	bg.Go(func() { d.dispatch(runCtx); close(schedDone) })
+	bg.Go(func() { d.rq.loop(runCtx, stopBg, d) })
+	bg.Go(func() { d.tick(stopBg) })
+	if d.cfg.Tracers != nil {
+		bg.Go(func() { d.tracers(tracerCtx, schedDone) })
+	}
+
+	select {
+	case <-schedDone:
+	case <-ctx.Done():
+	}
+	for ctx.Err() == nil && d.pending.Load() > 0 {
+		select {
+		case <-d.idle:
+		case <-ctx.Done():
+		}
+	}
+	stopTracers()
+	if ctx.Err() != nil {
+		cancel()
+	}
+	<-schedDone
+	close(stopBg)
+	bg.Wait()
+	d.attempts.Wait()
+	d.rec.flush(d.now())
+	return ctx.Err()
+}
+
+// Replan replaces the rest of the schedule, from the moment of the call, by
+// stages (used by the runner to drop demand to zero when a service is
+// trapped): first attempts planned from then on follow the new stages, whose
+// times count from the call. A Replan after the schedule has ended has no
+// effect; of several calls before the dispatcher reacts, the last wins.
+func (d *Driver) Replan(stages []Stage) {
+	d.replanP.Store(&replanReq{at: d.now(), stages: append([]Stage(nil), stages...)})
+	select {
+	case d.replanC <- struct{}{}:
+	default:
+	}
+}
+
+// Timeline returns a copy of every completed second so far.
+func (d *Driver) Timeline() []Second {
+	if d.started.Load() {
+		d.rec.roll(d.now())
+	}
+	return d.rec.timeline()
+}
+
+// Live returns the second in progress (partial counts) — for progress lines.
+func (d *Driver) Live() Second { return d.rec.live(d.now()) }
+
+// Totals returns the counts of the run so far and its whole-run summaries.
+func (d *Driver) Totals() Totals { return d.rec.totals() }
+
+// Handler serves the driver's trigger_* metrics in Prometheus exposition format.
+func (d *Driver) Handler() http.Handler { return d.met.handler() }
+
+// tick seals each second shortly after it ends, until stop is closed.
+func (d *Driver) tick(stop <-chan struct{}) {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	for {
+		now := d.now()
+		t.Reset(time.Second - now%time.Second + time.Millisecond)
+		select {
+		case <-t.C:
+			d.rec.roll(d.now())
+		case <-stop:
+			return
+		}
+	}
+}
+
+// acquire takes an attempt slot if fewer than MaxInFlight are in flight.
+func (d *Driver) acquire() bool {
+	max := int64(d.cfg.MaxInFlight)
+	for {
+		n := d.inFlight.Load()
+		if n >= max {
+			return false
+		}
+		if d.inFlight.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// end ends a logical request.
+func (d *Driver) end() {
+	if d.pending.Add(-1) == 0 {
+		select {
+		case d.idle <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -1,0 +1,250 @@
+package loadgen
+
+import (
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// MaxTracked is the highest attempt number counted on its own in
+// Second.AttemptsByNumber; the last bucket counts it and every later one.
+const MaxTracked = 8
+
+// Summary is a latency-like distribution over one second or one run, in
+// seconds. Percentiles come from an HDR histogram with 3 significant digits
+// between 1 µs and 1 h (values outside are clamped).
+type Summary struct {
+	Count int64   // number of values
+	Mean  float64 // seconds
+	P50   float64 // seconds
+	P90   float64 // seconds
+	P99   float64 // seconds
+	Max   float64 // seconds
+}
+
+// Second is what happened in one second of a run. Events are counted in the
+// second they happen: a send when it is sent, an outcome when the attempt
+// completes, a logical result when the request ends.
+type Second struct {
+	Index   int   // seconds since Run started: this second is [Index, Index+1) s
+	Planned int64 // first attempts whose planned time was reached
+	Sent    int64 // first attempts sent
+	Dropped int64 // first attempts planned but dropped: later than Config.MaxLag
+	Refused int64 // first attempts refused because MaxInFlight attempts were in flight
+	Retries int64 // retry attempts sent
+	// RetryRefused counts retries granted by the policy but refused because
+	// MaxInFlight attempts were in flight (or the retry queue was full); their
+	// logical requests fail.
+	RetryRefused int64
+	// AttemptsByNumber counts attempts sent by attempt number: index 1 is the
+	// first attempt, index MaxTracked counts MaxTracked and above; index 0 is unused.
+	AttemptsByNumber [MaxTracked + 1]int64
+	FirstOutcomes    [NumOutcomes]int64 // completed first attempts by outcome
+	RetryOutcomes    [NumOutcomes]int64 // completed retry attempts by outcome
+	Succeeded        int64              // logical requests that ended with a success
+	Failed           int64              // logical requests that ended without one (after all attempts allowed)
+	Pending          int64              // logical requests not yet ended, at the end of the second
+	InFlight         int64              // attempts in flight (tracers excluded), at the end of the second
+	TracerSent       int64              // tracer probes sent
+	TracerOutcomes   [NumOutcomes]int64 // completed tracers by outcome
+	TracerTimeouts   int64              // tracers that timed out (their wait exceeded Tracers.Timeout)
+	TracerWait       Summary            // latency of tracers that completed with a response, seconds
+	Lag              Summary            // dispatch lag of first attempts sent: actual − planned send time, seconds
+	Latency          Summary            // duration of completed first and retry attempts, seconds
+}
+
+// Attempts returns the attempts sent in the second (first attempts and retries).
+func (s *Second) Attempts() int64 { return s.Sent + s.Retries }
+
+// Completed returns the attempts completed in the second (all outcomes).
+func (s *Second) Completed() int64 {
+	var n int64
+	for o := range NumOutcomes {
+		n += s.FirstOutcomes[o] + s.RetryOutcomes[o]
+	}
+	return n
+}
+
+// Totals are the counts of a whole run and its distributions.
+type Totals struct {
+	Second // counts summed over the run; Index is the number of seconds; Pending and InFlight are the latest
+}
+
+// hist is an HDR histogram of durations recorded in microseconds.
+type hist struct{ h *hdrhistogram.Histogram }
+
+const histMaxMicros = int64(time.Hour / time.Microsecond)
+
+func newHist() hist { return hist{hdrhistogram.New(1, histMaxMicros, 3)} }
+
+func (h hist) record(d time.Duration) {
+	us := int64(d / time.Microsecond)
+	us = min(max(us, 1), histMaxMicros)
+	_ = h.h.RecordValue(us) // in range by construction
+}
+
+func (h hist) summary() Summary {
+	if h.h.TotalCount() == 0 {
+		return Summary{}
+	}
+	s := func(us int64) float64 { return float64(us) / 1e6 }
+	return Summary{
+		Count: h.h.TotalCount(),
+		Mean:  h.h.Mean() / 1e6,
+		P50:   s(h.h.ValueAtQuantile(50)),
+		P90:   s(h.h.ValueAtQuantile(90)),
+		P99:   s(h.h.ValueAtQuantile(99)),
+		Max:   s(h.h.Max()),
+	}
+}
+
+// recorder accumulates the per-second timeline and the run totals. All
+// methods are safe for concurrent use; memory is bounded by the number of
+// seconds (one Second each) plus six histograms.
+type recorder struct {
+	mu     sync.Mutex
+	cur    Second
+	sealed []Second
+	total  Second
+	// per-second and run-wide histograms
+	lag, lat, wait          hist
+	runLag, runLat, runWait hist
+	gauges                  func() (pending, inFlight int64)
+}
+
+func newRecorder(gauges func() (pending, inFlight int64)) *recorder {
+	return &recorder{
+		lag: newHist(), lat: newHist(), wait: newHist(),
+		runLag: newHist(), runLat: newHist(), runWait: newHist(),
+		gauges: gauges,
+	}
+}
+
+// rollLocked seals every second before the one that contains now.
+func (r *recorder) rollLocked(now time.Duration) {
+	idx := int(now / time.Second)
+	for r.cur.Index < idx {
+		r.cur.Pending, r.cur.InFlight = r.gauges()
+		r.cur.Lag, r.cur.Latency, r.cur.TracerWait = r.lag.summary(), r.lat.summary(), r.wait.summary()
+		r.sealed = append(r.sealed, r.cur)
+		r.lag.h.Reset()
+		r.lat.h.Reset()
+		r.wait.h.Reset()
+		r.cur = Second{Index: r.cur.Index + 1}
+	}
+}
+
+// flush seals every second up to the one that contains now, partial or not.
+func (r *recorder) flush(now time.Duration) {
+	r.mu.Lock()
+	r.rollLocked(now)
+	r.rollLocked(time.Duration(r.cur.Index+1) * time.Second)
+	r.mu.Unlock()
+}
+
+// roll seals every second before now.
+func (r *recorder) roll(now time.Duration) {
+	r.mu.Lock()
+	r.rollLocked(now)
+	r.mu.Unlock()
+}
+
+// add applies f to the current second and to the totals, at now.
+func (r *recorder) add(now time.Duration, f func(s *Second)) {
+	r.mu.Lock()
+	r.rollLocked(now)
+	f(&r.cur)
+	f(&r.total)
+	r.mu.Unlock()
+}
+
+// sent records an attempt sent at now (number n ≥ 1); for a first attempt
+// planned is its planned time and the lag is recorded.
+func (r *recorder) sent(now, planned time.Duration, n int) {
+	r.mu.Lock()
+	r.rollLocked(now)
+	for _, s := range []*Second{&r.cur, &r.total} {
+		if n == 1 {
+			s.Planned++
+			s.Sent++
+		} else {
+			s.Retries++
+		}
+		s.AttemptsByNumber[min(n, MaxTracked)]++
+	}
+	if n == 1 {
+		lag := max(now-planned, 0)
+		r.lag.record(lag)
+		r.runLag.record(lag)
+	}
+	r.mu.Unlock()
+}
+
+// done records a completed attempt (number n ≥ 1) and, when ended, the end
+// of its logical request.
+func (r *recorder) done(now time.Duration, n int, o Outcome, took time.Duration, ended, ok bool) {
+	r.mu.Lock()
+	r.rollLocked(now)
+	for _, s := range []*Second{&r.cur, &r.total} {
+		if n == 1 {
+			s.FirstOutcomes[o]++
+		} else {
+			s.RetryOutcomes[o]++
+		}
+		if ended && ok {
+			s.Succeeded++
+		} else if ended {
+			s.Failed++
+		}
+	}
+	r.lat.record(took)
+	r.runLat.record(took)
+	r.mu.Unlock()
+}
+
+// tracerDone records a completed tracer.
+func (r *recorder) tracerDone(now time.Duration, o Outcome, took time.Duration) {
+	r.mu.Lock()
+	r.rollLocked(now)
+	for _, s := range []*Second{&r.cur, &r.total} {
+		s.TracerOutcomes[o]++
+		if o == OutcomeTimeout {
+			s.TracerTimeouts++
+		}
+	}
+	if o != OutcomeTimeout && o != OutcomeConnect && o != OutcomeOther {
+		r.wait.record(took)
+		r.runWait.record(took)
+	}
+	r.mu.Unlock()
+}
+
+// timeline returns a copy of the sealed seconds.
+func (r *recorder) timeline() []Second {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Second(nil), r.sealed...)
+}
+
+// live returns the second in progress with partial counts and summaries.
+func (r *recorder) live(now time.Duration) Second {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rollLocked(now)
+	s := r.cur
+	s.Pending, s.InFlight = r.gauges()
+	s.Lag, s.Latency, s.TracerWait = r.lag.summary(), r.lat.summary(), r.wait.summary()
+	return s
+}
+
+// totals returns the run totals.
+func (r *recorder) totals() Totals {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.total
+	t.Index = r.cur.Index
+	t.Pending, t.InFlight = r.gauges()
+	t.Lag, t.Latency, t.TracerWait = r.runLag.summary(), r.runLat.summary(), r.runWait.summary()
+	return Totals{t}
+}

@@ -1,0 +1,93 @@
+package loadgen
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// TransportOptions tunes the transport NewTransport builds.
+type TransportOptions struct {
+	// MaxIdleConnsPerHost is how many idle keep-alive connections are kept per
+	// target; 0 means 4096. Above the number in flight at the base rate is wasted.
+	MaxIdleConnsPerHost int
+	// Linger0 sets SO_LINGER to 0 on every connection, so a connection that
+	// is closed (after a timed-out attempt, typically) is reset at once and
+	// leaves no TIME_WAIT socket holding its port for 60 s. On by default in
+	// DefaultTransportOptions; see the package doc, "Timeout storms".
+	Linger0 bool
+	// SourceAddrs, when above 1 and the target is an IPv4 loopback address,
+	// spreads connections round-robin over that many source addresses
+	// 127.0.1.1, 127.0.1.2, … (at most 254), multiplying the ephemeral ports
+	// available to one target.
+	SourceAddrs int
+	// HTTP2 lets the transport negotiate HTTP/2 over TLS (h2 multiplexes
+	// attempts and cancels one with a stream reset, not a new connection).
+	HTTP2 bool
+	// DialTimeout bounds a connect; 0 means 10 s (the attempt's context
+	// bounds it too).
+	DialTimeout time.Duration
+}
+
+// DefaultTransportOptions are the settings the driver uses when
+// Config.Transport is nil: SO_LINGER 0, one source address, HTTP/1.1.
+func DefaultTransportOptions() TransportOptions {
+	return TransportOptions{Linger0: true}
+}
+
+// NewTransport returns an http.Transport tuned for load generation: no
+// proxy, no compression, a large idle pool per host, no limit on
+// connections per host (MaxInFlight bounds them), and the options above.
+func NewTransport(o TransportOptions) *http.Transport {
+	if o.MaxIdleConnsPerHost <= 0 {
+		o.MaxIdleConnsPerHost = 4096
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 10 * time.Second
+	}
+	d := &dialer{linger0: o.Linger0}
+	d.base = net.Dialer{Timeout: o.DialTimeout, KeepAlive: -1, Control: d.control}
+	if n := min(o.SourceAddrs, 254); n > 1 {
+		d.sources = make([]*net.Dialer, n)
+		for i := range d.sources {
+			nd := d.base
+			nd.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(i+1))}
+			d.sources[i] = &nd
+		}
+	}
+	return &http.Transport{
+		Proxy:                 nil,
+		DialContext:           d.dialContext,
+		ForceAttemptHTTP2:     o.HTTP2,
+		MaxIdleConns:          0, // no global limit
+		MaxIdleConnsPerHost:   o.MaxIdleConnsPerHost,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: 0,
+		DisableCompression:    true,
+		WriteBufferSize:       4 << 10,
+		ReadBufferSize:        4 << 10,
+	}
+}
+
+// dialer dials with the transport options' socket settings.
+type dialer struct {
+	base    net.Dialer
+	sources []*net.Dialer
+	next    atomic.Uint32
+	linger0 bool
+}
+
+func (d *dialer) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if len(d.sources) > 0 && (network == "tcp" || network == "tcp4") {
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			if ip := net.ParseIP(host); ip != nil && ip.To4() != nil && ip.IsLoopback() {
+				i := d.next.Add(1) % uint32(len(d.sources))
+				return d.sources[i].DialContext(ctx, "tcp4", addr)
+			}
+		}
+	}
+	return d.base.DialContext(ctx, network, addr)
+}
