@@ -133,12 +133,23 @@ func newSchedule(stages []FluidStage, capacity float64) *schedule {
 	return s
 }
 
-func (s *schedule) rateAt(t float64) float64 {
-	for t >= s.end && s.idx < len(s.stages)-1 {
+// demandIn returns the first attempts that arrive in [from, to): the exact
+// integral of the piecewise-constant rate, so stage boundaries need not
+// fall on steps. Calls must move forward in time.
+func (s *schedule) demandIn(from, to float64) float64 {
+	total := 0.0
+	for {
+		last := s.idx == len(s.stages)-1
+		if to <= s.end || last {
+			return total + (to-from)*s.stages[s.idx].RatePerS
+		}
+		if from < s.end {
+			total += (s.end - from) * s.stages[s.idx].RatePerS
+			from = s.end
+		}
 		s.idx++
 		s.end += s.stages[s.idx].DurationS
 	}
-	return s.stages[s.idx].RatePerS
 }
 
 func (s *schedule) calm() bool { return s.calmAfter[s.idx] }
@@ -167,7 +178,7 @@ func (r *fluidRun) run() FluidResult {
 
 	stage := 0
 	for ; n < nSteps; n++ {
-		first := sched.rateAt((float64(n)+0.5)*dt) * dt
+		first := sched.demandIn(float64(n)*dt, float64(n+1)*dt)
 		if sched.idx != stage {
 			stage = sched.idx
 			fail.edge()

@@ -1,0 +1,171 @@
+package analysis
+
+import "math"
+
+// Document is the result document that plan (predicted), simulate
+// (modelled) and run (measured) all produce (DESIGN.md, "Verdicts and the
+// result document"). JSON keys are snake_case with units in the name;
+// values that are unknown or infinite are null.
+type Document struct {
+	// Kind is "plan", "simulate" or "run".
+	Kind string `json:"kind"`
+	// Model names the model for simulate ("fluid", "request").
+	Model         string               `json:"model,omitempty"`
+	Scenario      ScenarioSection      `json:"scenario"`
+	Trigger       TriggerCheck         `json:"trigger"`
+	Amplification AmplificationSection `json:"amplification"`
+	Prediction    Prediction           `json:"prediction"`
+	Observation   *Observation         `json:"observation"`
+	Verdict       Verdict              `json:"verdict"`
+	// RecoveryS is seconds from the spike's end until the service recovered;
+	// null when it did not.
+	RecoveryS *float64   `json:"recovery_s"`
+	Gate      GateResult `json:"gate"`
+	// Timeline is the model's timeline (simulate only; a run writes its
+	// timeline to timeline.csv).
+	Timeline []FluidSample `json:"timeline,omitempty"`
+}
+
+// ScenarioSection restates the scenario's model inputs.
+type ScenarioSection struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	File        string `json:"file,omitempty"`
+	// DemandPerS is λ, baseline first attempts per second.
+	DemandPerS float64 `json:"demand_per_s"`
+	// CapacityPerS is C, work per second when busy.
+	CapacityPerS float64 `json:"capacity_per_s"`
+	// Utilization is ρ = λ/C.
+	Utilization float64 `json:"utilization"`
+	// Multiplier is k; SpikeS is Δ.
+	Multiplier float64 `json:"multiplier"`
+	SpikeS     float64 `json:"spike_s"`
+	WarmupS    float64 `json:"warmup_s"`
+	ObserveS   float64 `json:"observe_s"`
+	// TimeoutS is τ_out.
+	TimeoutS float64 `json:"timeout_s"`
+	// AdmissionBoundS is b; omitted when there is none.
+	AdmissionBoundS float64           `json:"admission_bound_s,omitempty"`
+	Variables       map[string]string `json:"variables,omitempty"`
+}
+
+// LayerFactor is one retry layer's share of the amplification.
+type LayerFactor struct {
+	RetryLayer
+	Amplification float64 `json:"amplification"`
+}
+
+// AmplificationSection is what each layer contributes to A and, after a
+// run, what the service really saw.
+type AmplificationSection struct {
+	// Client is the clients' own amplification.
+	Client float64 `json:"client"`
+	// Layers lists every retry layer, the client first.
+	Layers []LayerFactor `json:"layers"`
+	// Predicted is the product of every layer's factor.
+	Predicted float64 `json:"predicted"`
+	// Measured is A_fail, ingress per first attempt in the failed window.
+	Measured *float64 `json:"measured"`
+	// Hidden is Measured / Client: retries by layers the clients do not see.
+	Hidden *float64 `json:"hidden"`
+}
+
+// Prediction is what the closed forms of SPEC.md say will happen.
+type Prediction struct {
+	Verdict Verdict `json:"verdict"`
+	// RecoveryS is the full closed-form recovery time (null when trapped or
+	// unknown); RecoveryWithRetryLagS corrects it for the retries' lag.
+	RecoveryS             *float64 `json:"recovery_s"`
+	RecoveryWithRetryLagS *float64 `json:"recovery_with_retry_lag_s,omitempty"`
+	// TrapThreshold is 1/A: the utilization at and above which a triggered
+	// service stays failed.
+	TrapThreshold float64 `json:"trap_threshold"`
+	// AmplifiedUtilization is A·ρ; at or above 1 the service is trapped.
+	AmplifiedUtilization float64 `json:"amplified_utilization"`
+	// PeakWaitS is the wait at the spike's end.
+	PeakWaitS float64 `json:"peak_wait_s"`
+	// MinMultiplier and MinSpikeS are the smallest k (for this Δ) and Δ (for
+	// this k) that trigger; null when none does.
+	MinMultiplier *float64 `json:"min_multiplier"`
+	MinSpikeS     *float64 `json:"min_spike_s"`
+	// AdmissionBound, Scaler and Ceiling appear when the scenario describes them.
+	AdmissionBound *AdmissionPrediction `json:"admission_bound,omitempty"`
+	Scaler         *ScalerPrediction    `json:"scaler,omitempty"`
+	Ceiling        *CeilingPrediction   `json:"ceiling,omitempty"`
+	// Recommendations are plain-words advice for the scenario's author.
+	Recommendations []string `json:"recommendations"`
+}
+
+// AdmissionPrediction is the admission-bound check (SPEC.md, admission bound).
+type AdmissionPrediction struct {
+	BoundS   float64 `json:"bound_s"`
+	TimeoutS float64 `json:"timeout_s"`
+	// Holds is b < τ_out: no debt can form.
+	Holds bool `json:"holds"`
+}
+
+// ScalerPrediction applies the scaler rules (SPEC.md, autoscalers).
+type ScalerPrediction struct {
+	Signal ScalerSignal `json:"signal"`
+	Target float64      `json:"target"`
+	// DeadTimeS is τ; TriggersWithinDeadTime says whether the spike, cut to
+	// the dead time, is still a trigger (before the first new pod).
+	DeadTimeS              float64 `json:"dead_time_s,omitempty"`
+	TriggersWithinDeadTime bool    `json:"triggers_within_dead_time"`
+	ScalerVerdict
+}
+
+// CeilingPrediction is the replica-ceiling check (SPEC.md, ceiling).
+type CeilingPrediction struct {
+	MaxReplicas int `json:"max_replicas"`
+	// Escapes is M > M*: at its ceiling the service can drain the debt.
+	Escapes bool `json:"escapes"`
+	// DrainPerS is c·(M − M*), the rate the debt drains at the ceiling.
+	DrainPerS float64 `json:"drain_per_s"`
+	// Band is the safe band, when the scalability peak is known.
+	Band             *CeilingBand `json:"band,omitempty"`
+	CeilingFloorPods float64      `json:"floor_pods"`
+}
+
+// Observation is what a model run or a real run showed. Fields a source
+// does not know are null.
+type Observation struct {
+	// Source is "fluid", "request" or "run".
+	Source string `json:"source"`
+	// T0S is seconds from the spike's start to the first failed attempt.
+	T0S        *float64 `json:"t0_s"`
+	PeakWaitS  *float64 `json:"peak_wait_s"`
+	FinalWaitS *float64 `json:"final_wait_s"`
+	// WaitSlope is the wait's final trend, seconds per second (A·ρ − 1 when failed).
+	WaitSlope *float64 `json:"wait_slope"`
+	// ProjectedRecoveryS projects the recovery of a service still failing.
+	ProjectedRecoveryS *float64 `json:"projected_recovery_s"`
+	// LostWorkS is first attempts that failed, in seconds of baseline demand.
+	LostWorkS *float64 `json:"lost_work_s"`
+	// TimedOut, Refused, Abandoned and FailedRequests are totals over the run.
+	TimedOut       *float64 `json:"timed_out_total"`
+	Refused        *float64 `json:"refused_total"`
+	Abandoned      *float64 `json:"abandoned_total"`
+	FailedRequests *float64 `json:"failed_requests_total"`
+	// AmplificationFailed is A_fail in the failed window.
+	AmplificationFailed *float64 `json:"amplification_failed"`
+	// EndS is the length of the run in seconds.
+	EndS float64 `json:"end_s"`
+}
+
+// Num returns a pointer to x, or nil when x is NaN or infinite, for the
+// nullable numbers of the result document.
+func Num(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// Value reads a nullable number back: NaN for nil.
+func Value(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}

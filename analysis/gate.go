@@ -1,0 +1,103 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+)
+
+// GateSpec is the release gate of a scenario (DESIGN.md, gate block).
+type GateSpec struct {
+	// MaxRecoveryS is the recovery budget in seconds; zero means none.
+	MaxRecoveryS float64 `json:"max_recovery_s,omitempty"`
+	// AllowTrap lets a trapped verdict pass the gate.
+	AllowTrap bool `json:"allow_trap"`
+	// MaxAmplification fails the gate when the amplification exceeds it;
+	// zero means none.
+	MaxAmplification float64 `json:"max_amplification,omitempty"`
+}
+
+// GateCriterion is one criterion of the gate and how it went; each becomes
+// one JUnit test case.
+type GateCriterion struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail"`
+}
+
+// GateResult is the `gate` section of the result document.
+type GateResult struct {
+	Passed   bool            `json:"passed"`
+	Failures []string        `json:"failures"`
+	Criteria []GateCriterion `json:"criteria"`
+}
+
+// EvaluateGate judges a verdict against the gate (SPEC.md, "What a trigger
+// test measures", item 5). recoveryS is the measured or predicted recovery
+// time (+Inf or NaN when none), projectedS the projection for a metastable
+// verdict, and amplification the measured A_fail (NaN when unknown).
+// A no-trigger verdict never passes: the test was inconclusive.
+func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplification float64) GateResult {
+	var g GateResult
+	add := func(name string, passed bool, detail string) {
+		g.Criteria = append(g.Criteria, GateCriterion{name, passed, detail})
+		if !passed {
+			g.Failures = append(g.Failures, detail)
+		}
+	}
+	if verdict == VerdictNoTrigger {
+		add("trigger", false, "no trigger: the spike never pushed waits past the client timeout, so the test says nothing")
+	} else {
+		add("trigger", true, "the spike pushed waits past the client timeout")
+	}
+	switch {
+	case verdict == VerdictTrapped && !spec.AllowTrap:
+		add("trap", false, "trapped: the service stayed failed after demand returned to normal (A_fail·ρ ≥ 1)")
+	case verdict == VerdictTrapped:
+		add("trap", true, "trapped, and the gate allows a trap")
+	case verdict != VerdictNoTrigger:
+		add("trap", true, "not trapped")
+	}
+	if spec.MaxRecoveryS > 0 && (verdict == VerdictRecovered || verdict == VerdictMetastable) {
+		budget := spec.MaxRecoveryS
+		switch {
+		case verdict == VerdictRecovered && recoveryS <= budget:
+			add("recovery", true, fmt.Sprintf("recovered in %s, within the budget of %s", FormatSeconds(recoveryS), FormatSeconds(budget)))
+		case math.IsInf(projectedS, 0) || math.IsNaN(projectedS):
+			add("recovery", false, fmt.Sprintf("not recovered within the budget of %s", FormatSeconds(budget)))
+		default:
+			took := recoveryS
+			if verdict == VerdictMetastable || math.IsInf(took, 0) || math.IsNaN(took) {
+				took = projectedS
+			}
+			add("recovery", false, fmt.Sprintf("recovery takes %s (projected or measured), over the budget of %s", FormatSeconds(took), FormatSeconds(budget)))
+		}
+	}
+	if spec.MaxAmplification > 0 && !math.IsNaN(amplification) {
+		ok := amplification <= spec.MaxAmplification
+		detail := fmt.Sprintf("amplification %.2f, at most %.2f allowed", amplification, spec.MaxAmplification)
+		if !ok {
+			detail = fmt.Sprintf("amplification %.2f exceeds the maximum of %.2f", amplification, spec.MaxAmplification)
+		}
+		add("amplification", ok, detail)
+	}
+	g.Passed = len(g.Failures) == 0
+	if g.Failures == nil {
+		g.Failures = []string{}
+	}
+	return g
+}
+
+// FormatSeconds renders a duration in seconds for people: "67.3 s",
+// "4 min 12 s", "2 h 05 min", "never".
+func FormatSeconds(s float64) string {
+	switch {
+	case math.IsInf(s, 1) || math.IsNaN(s):
+		return "never"
+	case s < 120:
+		return fmt.Sprintf("%.1f s", s)
+	case s < 7200:
+		return fmt.Sprintf("%d min %02d s", int(s)/60, int(s)%60)
+	default:
+		return fmt.Sprintf("%d h %02d min", int(s)/3600, int(s)%3600/60)
+	}
+}

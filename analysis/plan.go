@@ -1,0 +1,280 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+)
+
+// PlanInputs is a scenario reduced to the model's numbers.
+type PlanInputs struct {
+	Scenario ScenarioSection // name, file, λ, C, k, Δ, τ_out, ... (Utilization is computed)
+	// Layers are the retry layers, the client first.
+	Layers []RetryLayer
+	// ClientBackoffS[i] is the clients' mean delay before retry i+1, seconds.
+	ClientBackoffS []float64
+	// PodRatePerS is c; MaxReplicas is M; ScalabilityPeak is N_max (zero: unknown).
+	PodRatePerS     float64
+	MaxReplicas     int
+	ScalabilityPeak int
+	// Scaler describes the autoscaler; nil for a fixed capacity.
+	Scaler *ScalerInputs
+	Gate   GateSpec
+}
+
+// ScalerInputs is an autoscaler as the scenario describes it.
+type ScalerInputs struct {
+	Signal    ScalerSignal
+	Target    float64 // u*
+	DeadTimeS float64 // τ
+}
+
+// amplification returns the client's factor, the per-layer factors and
+// their product.
+func (in PlanInputs) amplification() AmplificationSection {
+	s := AmplificationSection{Client: 1, Predicted: 1, Layers: []LayerFactor{}}
+	for i, l := range in.Layers {
+		f := l.Amplification()
+		if i == 0 {
+			s.Client = f
+		}
+		s.Layers = append(s.Layers, LayerFactor{l, f})
+		s.Predicted *= f
+	}
+	return s
+}
+
+// Plan predicts a trigger test from the closed forms of SPEC.md: is the
+// spike a trigger, is the service vulnerable (A·ρ ≥ 1), how long should it
+// take to come back, and what would make the test or the service better.
+// The result is the document `trigger plan` prints.
+func Plan(in PlanInputs) Document {
+	sc := in.Scenario
+	if sc.CapacityPerS > 0 {
+		sc.Utilization = sc.DemandPerS / sc.CapacityPerS
+	}
+	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, sc.TimeoutS
+	amp := in.amplification()
+	a := amp.Predicted
+	trig := CheckTrigger(k, rho, spike, tau)
+
+	p := Prediction{
+		TrapThreshold:        TrapThreshold(a),
+		AmplifiedUtilization: a * rho,
+		PeakWaitS:            PeakWait(a, rho, k, spike, tau),
+		MinMultiplier:        Num(MinMultiplier(rho, spike, tau)),
+		MinSpikeS:            Num(MinSpike(k, rho, tau)),
+		Recommendations:      []string{},
+	}
+	recovery := math.Inf(1)
+	switch {
+	case !trig.Valid:
+		p.Verdict = VerdictNoTrigger
+		recovery = RecoveryTime(a, rho, k, spike, tau)
+	case sc.AdmissionBoundS > 0:
+		// The queue, and so the wait, never exceeds b; from there the wait
+		// falls at 1 − A·ρ while above τ_out (debt forms only if b ≥ τ_out).
+		start := math.Min(p.PeakWaitS, sc.AdmissionBoundS)
+		p.PeakWaitS = start
+		if AdmissionBoundHolds(sc.AdmissionBoundS, tau) {
+			recovery = start / (1 - rho)
+		} else if !Trapped(a, rho) {
+			recovery = ProjectRecovery(0, start, a*rho-1, tau, rho)
+		}
+	case !Trapped(a, rho):
+		recovery = RecoveryTime(a, rho, k, spike, tau)
+		if len(in.Layers) == 1 && !in.Layers[0].HasBudget && in.Layers[0].retryProbability() == 1 && len(in.ClientBackoffS) == 0 {
+			p.RecoveryWithRetryLagS = Num(RecoveryTimeWithRetryLag(in.Layers[0].MaxRetries, rho, k, spike, tau))
+		}
+	}
+	if trig.Valid {
+		p.Verdict = VerdictRecovered
+		if math.IsInf(recovery, 1) {
+			p.Verdict = VerdictTrapped
+		}
+	}
+	if sc.AdmissionBoundS > 0 {
+		p.AdmissionBound = &AdmissionPrediction{sc.AdmissionBoundS, tau, AdmissionBoundHolds(sc.AdmissionBoundS, tau)}
+	}
+	if in.Scaler != nil {
+		v := ScalerEscape(in.Scaler.Signal, in.Scaler.Target, a)
+		sp := &ScalerPrediction{Signal: in.Scaler.Signal, Target: in.Scaler.Target, DeadTimeS: in.Scaler.DeadTimeS, ScalerVerdict: v}
+		sp.TriggersWithinDeadTime = in.Scaler.DeadTimeS > 0 && CheckTrigger(k, rho, math.Min(spike, in.Scaler.DeadTimeS), tau).Valid
+		p.Scaler = sp
+		if trig.Valid && p.AdmissionBound == nil {
+			// With an autoscaler the capacity is not fixed: the rules decide,
+			// and the closed-form time no longer applies.
+			recovery = math.NaN()
+			p.Verdict = VerdictRecovered
+			if !v.Escapes {
+				p.Verdict, recovery = VerdictTrapped, math.Inf(1)
+			}
+		}
+	}
+	if in.MaxReplicas > 0 && in.PodRatePerS > 0 {
+		floor := CeilingFloor(a, sc.DemandPerS, in.PodRatePerS)
+		cp := &CeilingPrediction{MaxReplicas: in.MaxReplicas, CeilingFloorPods: floor, Escapes: float64(in.MaxReplicas) > floor,
+			DrainPerS: CeilingDrainRate(in.PodRatePerS, in.MaxReplicas, floor)}
+		if in.ScalabilityPeak > 0 {
+			band := SafeCeilingBand(a, sc.DemandPerS, in.PodRatePerS, in.ScalabilityPeak)
+			cp.Band = &band
+		}
+		p.Ceiling = cp
+		if trig.Valid && !cp.Escapes && p.AdmissionBound == nil {
+			p.Verdict, recovery = VerdictTrapped, math.Inf(1)
+		}
+	}
+	p.RecoveryS = Num(recovery)
+	if p.Verdict == VerdictRecovered && !math.IsNaN(recovery) {
+		p.Verdict = ApplyBudget(p.Verdict, recovery, in.Gate.MaxRecoveryS)
+	}
+	p.Recommendations = recommend(in, sc, trig, p, amp)
+
+	return Document{
+		Kind:          "plan",
+		Scenario:      sc,
+		Trigger:       trig,
+		Amplification: amp,
+		Prediction:    p,
+		Verdict:       p.Verdict,
+		RecoveryS:     p.RecoveryS,
+		Gate:          EvaluateGate(in.Gate, p.Verdict, recovery, recovery, a),
+	}
+}
+
+// recommend puts the prediction into plain words for the scenario's author.
+func recommend(in PlanInputs, sc ScenarioSection, trig TriggerCheck, p Prediction, amp AmplificationSection) []string {
+	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, sc.TimeoutS
+	a := amp.Predicted
+	var out []string
+	// Suggested sizes aim at twice the timeout, so that a capacity
+	// underestimated by a fair margin still leaves a trigger.
+	kFor := math.Ceil((1+2*tau/spike)/rho*10) / 10
+	switch {
+	case !trig.Valid && k*rho <= 1:
+		out = append(out, fmt.Sprintf("this spike cannot trigger: k·ρ = %.2f ≤ 1, so the wait never grows, however long the spike; use k ≥ %s for Δ = %s",
+			k*rho, trimFloat(kFor), FormatSeconds(spike)))
+	case !trig.Valid:
+		dFor := math.Ceil(2 * tau / (k*rho - 1))
+		out = append(out, fmt.Sprintf("this spike cannot trigger: (k·ρ − 1)·Δ = %.2f s ≤ τ_out = %s; use k ≥ %s or Δ ≥ %s",
+			trig.OverloadS, FormatSeconds(tau), trimFloat(kFor), FormatSeconds(dFor)))
+	case trig.Margin < 1.5:
+		// The trigger holds while the true capacity is below k·λ/(1 + τ/Δ).
+		slack := k*rho/(1+tau/spike) - 1
+		out = append(out, fmt.Sprintf("the trigger margin is only %.2f: if the real capacity is more than %.0f %% above %.0f/s the spike will not trigger; consider k ≥ %s",
+			trig.Margin, 100*slack, sc.CapacityPerS, trimFloat(kFor)))
+	}
+	switch {
+	case a*rho >= 1 && p.AdmissionBound == nil:
+		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1: once triggered the service stays failed. To escape, lower A below 1/ρ = %.2f (fewer retries, a retry budget β < %.2f), raise capacity above A·λ = %.0f/s, or refuse work at the door with an admission bound b < τ_out",
+			a*rho, 1/rho, math.Max(0, 1/rho-1), a*sc.DemandPerS))
+	case a*rho >= 0.8 && trig.Valid:
+		out = append(out, fmt.Sprintf("A·ρ = %.2f is close to 1: recovery time grows as 1/(1 − A·ρ) (critical slowing), so a little more load or one more retry layer traps the service", a*rho))
+	}
+	if p.AdmissionBound != nil && !p.AdmissionBound.Holds {
+		out = append(out, fmt.Sprintf("the admission bound b = %s is not below τ_out = %s: admitted work can still outlive its client and build debt; use b < τ_out",
+			FormatSeconds(p.AdmissionBound.BoundS), FormatSeconds(tau)))
+	}
+	if p.Verdict == VerdictMetastable && p.RecoveryS != nil {
+		out = append(out, fmt.Sprintf("predicted recovery %s exceeds the budget of %s: the gate would fail", FormatSeconds(*p.RecoveryS), FormatSeconds(in.Gate.MaxRecoveryS)))
+	}
+	if len(amp.Layers) > 1 {
+		out = append(out, fmt.Sprintf("clients see A = %s but the layers behind them make it %s at the service: the run measures A_fail to check",
+			trimFloat(amp.Client), trimFloat(a)))
+	}
+	if s := p.Scaler; s != nil {
+		out = append(out, "autoscaler: "+s.Reason)
+	}
+	if c := p.Ceiling; c != nil && !c.Escapes {
+		out = append(out, fmt.Sprintf("the replica ceiling %d is at or below M* = A·λ/c = %.1f: at its ceiling the failed service still cannot drain the debt", c.MaxReplicas, c.CeilingFloorPods))
+	}
+	if c := p.Ceiling; c != nil && c.Band != nil && c.Band.Empty {
+		out = append(out, fmt.Sprintf("no safe replica ceiling exists: M* = %.1f is not below 0.8·N_max = %.1f", c.Band.FloorPods, c.Band.TopPods))
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// trimFloat prints a number without trailing zeros: 6, 4.4, 0.25.
+func trimFloat(x float64) string {
+	s := fmt.Sprintf("%.2f", x)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// SimulatePlan runs the fluid model over the scenario's warmup, spike and
+// observation, and returns the plan's document with the model's
+// observation, verdict and timeline (`trigger simulate --model fluid`).
+func SimulatePlan(in PlanInputs, stepS, sampleS float64) (Document, error) {
+	doc := Plan(in)
+	sc := doc.Scenario
+	retry := FluidRetry{BackoffS: in.ClientBackoffS}
+	inner := 1.0
+	for i, l := range in.Layers {
+		if i == 0 {
+			retry.MaxRetries, retry.HasBudget, retry.Budget = l.MaxRetries, l.HasBudget, l.Budget
+			if r := l.retryProbability(); r < 1 {
+				// The fluid model retries every failure it may; a retry
+				// probability becomes the budget that gives the same A.
+				beta := CappedAmplification(l.MaxRetries, r) - 1
+				if retry.HasBudget {
+					beta = math.Min(beta, retry.Budget)
+				}
+				retry.HasBudget, retry.Budget = true, beta
+			}
+			continue
+		}
+		inner *= l.Amplification()
+	}
+	res, err := SimulateFluid(FluidConfig{
+		Stages:             SpikeSchedule(sc.DemandPerS, sc.Multiplier, sc.WarmupS, sc.SpikeS, sc.ObserveS),
+		CapacityPerS:       sc.CapacityPerS,
+		TimeoutS:           sc.TimeoutS,
+		Retry:              retry,
+		InnerAmplification: inner,
+		AdmissionBoundS:    sc.AdmissionBoundS,
+		StepS:              stepS,
+		SampleS:            sampleS,
+	})
+	if err != nil {
+		return doc, err
+	}
+	doc.Kind, doc.Model = "simulate", "fluid"
+	doc.Verdict = ApplyBudget(res.Verdict, res.RecoveryS, in.Gate.MaxRecoveryS)
+	doc.RecoveryS = Num(res.RecoveryS)
+	doc.Observation = &Observation{
+		Source:              "fluid",
+		T0S:                 Num(res.T0S),
+		PeakWaitS:           Num(res.PeakWaitS),
+		FinalWaitS:          Num(res.FinalWaitS),
+		WaitSlope:           Num(res.WaitSlope),
+		ProjectedRecoveryS:  Num(res.ProjectedRecoveryS),
+		LostWorkS:           Num(res.LostWorkS),
+		TimedOut:            Num(res.TimedOut),
+		Refused:             Num(res.Refused),
+		Abandoned:           Num(res.Abandoned),
+		FailedRequests:      Num(res.FailedRequests),
+		AmplificationFailed: nonZero(res.AmplificationFailed),
+		EndS:                res.EndS,
+	}
+	doc.Amplification.Measured = doc.Observation.AmplificationFailed
+	if doc.Amplification.Measured != nil && doc.Amplification.Client > 0 {
+		doc.Amplification.Hidden = Num(*doc.Amplification.Measured / doc.Amplification.Client)
+	}
+	doc.Gate = EvaluateGate(in.Gate, doc.Verdict, res.RecoveryS, res.ProjectedRecoveryS, Value(doc.Amplification.Measured))
+	doc.Timeline = res.Timeline
+	return doc, nil
+}
+
+func nonZero(x float64) *float64 {
+	if x == 0 {
+		return nil
+	}
+	return Num(x)
+}
