@@ -2,12 +2,17 @@ package loadgen
 
 import (
 	"context"
+	"runtime"
 	"time"
 )
 
+// fineWindow is the last stretch before a planned time that the dispatcher
+// sleeps with preciseSleep instead of a runtime timer.
+const fineWindow = 2 * time.Millisecond
+
 // dispatch walks the schedule with absolute deadlines: it sleeps on one timer
-// until each planned time (start + offset), never chaining sleeps, so timer
-// error does not accumulate. When it is behind it sends at once; a planned
+// until fineWindow before each planned time (start + offset), then precisely
+// to it, never chaining sleeps, so timer error does not accumulate. When it is behind it sends at once; a planned
 // time more than MaxLag in the past is dropped. It returns when the schedule
 // has ended or ctx is done.
 func (d *Driver) dispatch(ctx context.Context) {
@@ -34,8 +39,9 @@ func (d *Driver) dispatch(ctx context.Context) {
 			return
 		}
 		planned := offset + at
-		if wait := planned - d.now(); wait > 0 {
-			timer.Reset(wait)
+		wait := planned - d.now()
+		if wait > fineWindow {
+			timer.Reset(wait - fineWindow)
 			select {
 			case <-timer.C:
 			case <-d.replanC:
@@ -43,6 +49,16 @@ func (d *Driver) dispatch(ctx context.Context) {
 				continue // re-examine the same planned time against the replan
 			case <-ctx.Done():
 				return
+			}
+			wait = planned - d.now()
+		}
+		if wait > 0 {
+			// Let the attempts just spawned (queued on this P) run first:
+			// nanosleep holds the P, and the runtime may take up to 10 ms to
+			// hand it to them.
+			runtime.Gosched()
+			if wait = planned - d.now(); wait > 0 {
+				preciseSleep(wait)
 			}
 		}
 		d.first(ctx, planned)

@@ -69,6 +69,19 @@ func (s *Second) Completed() int64 {
 // Totals are the counts of a whole run and its distributions.
 type Totals struct {
 	Second // counts summed over the run; Index is the number of seconds; Pending and InFlight are the latest
+	// FirstSent and LastSent are when the first and the last first attempt
+	// were sent (since Run started); the achieved rate is
+	// Sent / (LastSent − FirstSent), as vegeta computes its "rate".
+	FirstSent, LastSent time.Duration
+}
+
+// AchievedRate returns first attempts sent per second over the span of
+// their sends (0 with fewer than two).
+func (t Totals) AchievedRate() float64 {
+	if t.Sent < 2 || t.LastSent <= t.FirstSent {
+		return 0
+	}
+	return float64(t.Sent) / (t.LastSent - t.FirstSent).Seconds()
 }
 
 // hist is an HDR histogram of durations recorded in microseconds.
@@ -110,6 +123,7 @@ type recorder struct {
 	// per-second and run-wide histograms
 	lag, lat, wait          hist
 	runLag, runLat, runWait hist
+	firstSent, lastSent     time.Duration
 	gauges                  func() (pending, inFlight int64)
 }
 
@@ -174,6 +188,10 @@ func (r *recorder) sent(now, planned time.Duration, n int) {
 		s.AttemptsByNumber[min(n, MaxTracked)]++
 	}
 	if n == 1 {
+		if r.total.Sent == 1 {
+			r.firstSent = now
+		}
+		r.lastSent = max(r.lastSent, now)
 		lag := max(now-planned, 0)
 		r.lag.record(lag)
 		r.runLag.record(lag)
@@ -246,5 +264,5 @@ func (r *recorder) totals() Totals {
 	t.Index = r.cur.Index
 	t.Pending, t.InFlight = r.gauges()
 	t.Lag, t.Latency, t.TracerWait = r.runLag.summary(), r.runLat.summary(), r.runWait.summary()
-	return Totals{t}
+	return Totals{Second: t, FirstSent: r.firstSent, LastSent: r.lastSent}
 }

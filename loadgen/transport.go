@@ -23,12 +23,22 @@ type TransportOptions struct {
 	// 127.0.1.1, 127.0.1.2, … (at most 254), multiplying the ephemeral ports
 	// available to one target.
 	SourceAddrs int
-	// HTTP2 lets the transport negotiate HTTP/2 over TLS (h2 multiplexes
-	// attempts and cancels one with a stream reset, not a new connection).
+	// HTTP2 speaks HTTP/2 only: h2 over TLS for https:// targets and
+	// unencrypted HTTP/2 with prior knowledge (h2c) for http:// targets, so
+	// the target must speak it. HTTP/2 multiplexes attempts on a few
+	// connections and abandons a timed-out attempt with a stream reset
+	// instead of closing its connection: a timeout storm costs no new
+	// connections and far less memory per attempt in flight.
 	HTTP2 bool
 	// DialTimeout bounds a connect; 0 means 10 s (the attempt's context
 	// bounds it too).
 	DialTimeout time.Duration
+	// BufferSize is the size of each connection's read and write buffers,
+	// bytes; 0 means 1 KiB. net/http's default (4 KiB each) is most of the
+	// memory of an idle or waiting HTTP/1.1 connection; request headers and
+	// response heads of a probe fit in 1 KiB, longer lines are read in pieces
+	// and bodies bypass the buffer.
+	BufferSize int
 }
 
 // DefaultTransportOptions are the settings the driver uses when
@@ -47,6 +57,9 @@ func NewTransport(o TransportOptions) *http.Transport {
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = 10 * time.Second
 	}
+	if o.BufferSize <= 0 {
+		o.BufferSize = 1 << 10
+	}
 	d := &dialer{linger0: o.Linger0}
 	d.base = net.Dialer{Timeout: o.DialTimeout, KeepAlive: -1, Control: d.control}
 	if n := min(o.SourceAddrs, 254); n > 1 {
@@ -57,19 +70,25 @@ func NewTransport(o TransportOptions) *http.Transport {
 			d.sources[i] = &nd
 		}
 	}
-	return &http.Transport{
+	t := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           d.dialContext,
-		ForceAttemptHTTP2:     o.HTTP2,
 		MaxIdleConns:          0, // no global limit
 		MaxIdleConnsPerHost:   o.MaxIdleConnsPerHost,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: 0,
 		DisableCompression:    true,
-		WriteBufferSize:       4 << 10,
-		ReadBufferSize:        4 << 10,
+		WriteBufferSize:       o.BufferSize,
+		ReadBufferSize:        o.BufferSize,
 	}
+	if o.HTTP2 {
+		var p http.Protocols
+		p.SetHTTP2(true)
+		p.SetUnencryptedHTTP2(true)
+		t.Protocols = &p
+	}
+	return t
 }
 
 // dialer dials with the transport options' socket settings.
