@@ -3,6 +3,7 @@ package specimen
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 	"time"
 )
 
@@ -98,20 +99,18 @@ func (p *pod) run(deadTime time.Duration) {
 func (p *pod) serve(it *item, now time.Time) bool {
 	s := p.svc
 	s.inService.Add(1)
-	defer func() {
+	idle := sync.OnceFunc(func() { // before answering: backlog() must not count it
 		p.q.busy.Add(-1)
 		s.inService.Add(-1)
-	}()
+	})
+	defer idle()
 	if it.gone != nil && it.state.Load() == stateGone {
 		// CancelOnDisconnect: the client left before service began.
 		s.c.reject(reasonDisconnect)
 		s.releaseSlot(it)
 		return true
 	}
-	start := now
-	if p.busyUntil.After(start) {
-		start = p.busyUntil
-	}
+	start := serviceStart(p.busyUntil, it.enq)
 	st := p.serviceTime()
 	p.busyUntil = start.Add(st)
 	s.wait.Observe(start.Sub(it.arrived).Seconds())
@@ -134,10 +133,24 @@ func (p *pod) serve(it *item, now time.Time) bool {
 	}
 	s.c.busyNanos.Add(int64(st))
 	s.releaseSlot(it)
-	if it.finish(result{status: 200}) {
+	if it.state.CompareAndSwap(stateWaiting, stateDone) {
 		s.c.answered.Add(1)
+		idle()
+		it.done <- result{status: 200}
 	} else {
 		s.c.abandoned.Add(1)
 	}
 	return true
+}
+
+// serviceStart is when the pod starts an item on its virtual clock: as soon
+// as both the pod (busyUntil) and the item (queued at enq) were there. A
+// continuously busy pod thus starts each item exactly when the previous one
+// ended, whatever the timer overshoot: next = max(busy_until, enq) + s.
+// It is never after the present, so the modelled capacity c is exact.
+func serviceStart(busyUntil, enq time.Time) time.Time {
+	if busyUntil.After(enq) {
+		return busyUntil
+	}
+	return enq
 }

@@ -217,3 +217,50 @@ func TestDeadlineDropsCostNothing(t *testing.T) {
 		}
 	})
 }
+
+func TestServiceStart(t *testing.T) {
+	cases := []struct {
+		name           string
+		busyUntil, enq int // ms
+		want           int // ms
+	}{
+		// Busy pod, item waiting: start when the previous one ended, even if
+		// the timer woke the pod late (overshoot does not accumulate).
+		{"busy", 100, 50, 100},
+		// Idle pod: start when the item arrived.
+		{"idle", 100, 150, 150},
+		// Fresh pod.
+		{"fresh", 0, 10, 10},
+	}
+	for _, c := range cases {
+		if got := serviceStart(at(c.busyUntil), at(c.enq)); !got.Equal(at(c.want)) {
+			t.Errorf("%s: start %v, want %v", c.name, got.Sub(t0), at(c.want).Sub(t0))
+		}
+	}
+}
+
+// TestOvershootDoesNotAccumulate serves on the real clock, whose timers
+// overshoot, and checks the pod's virtual clock: 100 requests of 2 ms queued
+// at once end 200 ms after the first began, not 100 overshoots later.
+func TestOvershootDoesNotAccumulate(t *testing.T) {
+	s, err := New(Config{PodRate: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	items := make([]*item, 0, 100)
+	for range 100 {
+		it := newItem(KindFirst, time.Now(), false)
+		if res := s.svc.submit(it); res != nil {
+			t.Fatal(res)
+		}
+		items = append(items, it)
+	}
+	<-items[99].done
+	// On the virtual clock the last one ended exactly 100 service times
+	// after the first began, however late each timer fired.
+	p := (*s.svc.readyList.Load())[0]
+	if got := p.busyUntil.Sub(items[0].enq); got != 200*time.Millisecond {
+		t.Fatalf("virtual clock advanced %v, want 200ms", got)
+	}
+}
