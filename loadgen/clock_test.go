@@ -45,12 +45,21 @@ func hang(r *http.Request) (*http.Response, error) {
 	return nil, r.Context().Err()
 }
 
-func runBubble(t *testing.T, cfg Config) *Driver {
+// newBubbleDriver returns a driver whose dispatcher sleeps on the (fake)
+// runtime clock only.
+func newBubbleDriver(t *testing.T, cfg Config) *Driver {
 	t.Helper()
 	d, err := NewDriver(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.precise = false
+	return d
+}
+
+func runBubble(t *testing.T, cfg Config) *Driver {
+	t.Helper()
+	d := newBubbleDriver(t, cfg)
 	if err := d.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -157,11 +166,8 @@ func TestClockReplan(t *testing.T) {
 	// 151) are kept, then 10/s for 1 s from the call (10 more).
 	synctest.Test(t, func(t *testing.T) {
 		rt := newFakeRT(func(r *http.Request) (*http.Response, error) { return status(200) })
-		d, err := NewDriver(Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(time.Minute, 100)},
+		d := newBubbleDriver(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(time.Minute, 100)},
 			Arrivals: Uniform, Timeout: time.Second, Transport: rt})
-		if err != nil {
-			t.Fatal(err)
-		}
 		done := make(chan error)
 		go func() { done <- d.Run(context.Background()) }()
 		time.Sleep(1505 * time.Millisecond)

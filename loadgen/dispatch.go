@@ -52,13 +52,22 @@ func (d *Driver) dispatch(ctx context.Context) {
 			}
 			wait = planned - d.now()
 		}
-		if wait > 0 {
+		if wait > 0 && d.precise {
 			// Let the attempts just spawned (queued on this P) run first:
 			// nanosleep holds the P, and the runtime may take up to 10 ms to
 			// hand it to them.
 			runtime.Gosched()
 			if wait = planned - d.now(); wait > 0 {
 				preciseSleep(wait)
+			}
+			wait = planned - d.now()
+		}
+		if wait > 0 { // no precise sleep, or it woke early: the runtime timer
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				return
 			}
 		}
 		d.first(ctx, planned)

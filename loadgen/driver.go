@@ -85,6 +85,7 @@ type Driver struct {
 	seq      atomic.Uint64
 	idPrefix string
 	attempts sync.WaitGroup // attempt and tracer goroutines
+	precise  bool           // the dispatcher's last stretch uses preciseSleep (tests with a fake clock turn it off)
 }
 
 type replanReq struct {
@@ -142,6 +143,7 @@ func NewDriver(cfg Config) (*Driver, error) {
 		idle:     make(chan struct{}, 1),
 		replanC:  make(chan struct{}, 1),
 		idPrefix: fmt.Sprintf("%08x-", rand.Uint32()),
+		precise:  true,
 	}
 	if d.rt == nil {
 		d.rt = NewTransport(DefaultTransportOptions())
