@@ -25,7 +25,7 @@ type Scenario struct {
 	Client     Client
 	Layers     []Layer // retry layers believed to sit between client and service, in order
 	Service    Service
-	Load       Load
+	Load       LoadProfile
 	Prometheus *Prometheus // nil when the scenario has no prometheus block
 	Recovery   Recovery
 	OnTrap     *OnTrap // nil when the scenario has no on_trap block
@@ -34,4 +34,9 @@ type Scenario struct {
 	// Variables holds the final value of every declared variable after
 	// defaults and --var overrides, rendered as HCL literals (for reports).
 	Variables map[string]string
+
+	// Warnings holds problems that do not make the scenario invalid (for
+	// example scrape targets given with a remote Prometheus), rendered like
+	// errors with Warnings.Render; nil when there are none.
+	Warnings *Error
 }

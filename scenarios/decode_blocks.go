@@ -1,0 +1,209 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Decoding of each block into its resolved type, with the defaults of
+// defaults.go. Only types, durations and presence are checked here; the
+// semantic checks are in validate*.go.
+
+func (d *decoder) decodeTarget(blk *hcl.Block) Target {
+	b := d.open("target", "target", blk.Body, blk.DefRange, targetSchema)
+	t := Target{
+		URL:        b.str("url", ""),
+		Method:     b.str("method", DefaultMethod),
+		Headers:    b.strMap("headers"),
+		Body:       b.str("body", ""),
+		AllowHosts: b.strList("allow_hosts", nil),
+	}
+	b.require("url", `the URL every attempt is sent to, e.g. url = "http://127.0.0.1:8080/work".`)
+	b.require("allow_hosts", `the hosts a run may send load to, a guard against pointing a destructive test at the wrong place, e.g. allow_hosts = ["127.0.0.1", "localhost"].`)
+	return t
+}
+
+func (d *decoder) decodeClient(blk *hcl.Block) Client {
+	b := d.open("client", "client", blk.Body, blk.DefRange, clientSchema)
+	c := Client{
+		Timeout:     b.duration("timeout", 0),
+		Arrivals:    b.str("arrivals", DefaultArrivals),
+		MaxInFlight: b.integer("max_in_flight", DefaultMaxInFlight),
+		Deadline:    b.duration("deadline", 0),
+		// Without a retry block the client does not retry; the policy
+		// fields still hold their defaults.
+		Retry: Retry{
+			On:           append([]string(nil), defaultRetryOn...),
+			BudgetWindow: DefaultBudgetWindow,
+			RetryAfter:   true,
+			Backoff:      Backoff{Kind: "none", Max: DefaultBackoffMax, Jitter: "none"},
+		},
+	}
+	b.require("timeout", `τ_out, the patience of one attempt, e.g. timeout = "1s".`)
+	if rb := b.one("retry", false, ""); rb != nil {
+		c.Retry = d.decodeRetry(rb)
+	}
+	if tb := b.one("tracers", false, ""); tb != nil {
+		t := d.open("tracers", "client.tracers", tb.Body, tb.DefRange, tracersSchema)
+		c.Tracers = &Tracers{
+			Rate:    t.num("rate", DefaultTracerRate),
+			Timeout: t.duration("timeout", DefaultTracerTimeout),
+		}
+	}
+	return c
+}
+
+func (d *decoder) decodeRetry(blk *hcl.Block) Retry {
+	b := d.open("retry", "client.retry", blk.Body, blk.DefRange, retrySchema)
+	r := Retry{
+		MaxRetries:   b.integer("max_retries", 0),
+		On:           b.strList("on", append([]string(nil), defaultRetryOn...)),
+		Budget:       b.optNum("budget"),
+		BudgetWindow: b.duration("budget_window", DefaultBudgetWindow),
+		RetryAfter:   b.boolean("retry_after", true),
+	}
+	if tb := b.one("token_bucket", false, ""); tb != nil {
+		t := d.open("token_bucket", "client.retry.token_bucket", tb.Body, tb.DefRange, tokenBucketSchema)
+		r.TokenBucket = &TokenBucket{
+			Capacity:      t.num("capacity", DefaultBucketCapacity),
+			RetryCost:     t.num("retry_cost", DefaultRetryCost),
+			TimeoutCost:   t.num("timeout_cost", DefaultTimeoutCost),
+			SuccessRefund: t.num("success_refund", DefaultSuccessRefund),
+		}
+	}
+	r.Backoff = Backoff{Kind: "none", Max: DefaultBackoffMax, Jitter: "none"}
+	if bb := b.one("backoff", false, ""); bb != nil {
+		k := d.open("backoff", "client.retry.backoff", bb.Body, bb.DefRange, backoffSchema)
+		r.Backoff.Kind = k.str("kind", "none")
+		base := time.Duration(0)
+		if r.Backoff.Kind != "none" {
+			base = DefaultBackoffBase
+		}
+		r.Backoff.Base = k.duration("base", base)
+		r.Backoff.Max = k.duration("max", DefaultBackoffMax)
+		r.Backoff.Jitter = k.str("jitter", "none")
+	}
+	return r
+}
+
+func (d *decoder) decodeLayer(i int, blk *hcl.Block) Layer {
+	b := d.open("layer", fmt.Sprintf("layer[%d]", i), blk.Body, blk.DefRange, layerSchema)
+	d.src.elems[fmt.Sprintf("layer[%d].name", i)] = blk.LabelRanges[0]
+	return Layer{
+		Name:             blk.Labels[0],
+		MaxRetries:       b.integer("max_retries", 0),
+		Budget:           b.optNum("budget"),
+		RetryProbability: b.num("retry_probability", DefaultRetryProbability),
+		Timeout:          b.duration("timeout", 0),
+	}
+}
+
+func (d *decoder) decodeService(blk *hcl.Block) Service {
+	b := d.open("service", "service", blk.Body, blk.DefRange, serviceSchema)
+	s := Service{
+		Capacity:        b.num("capacity", 0),
+		Pods:            b.integer("pods", 0),
+		PodRate:         b.num("pod_rate", 0),
+		AdmissionBound:  b.duration("admission_bound", 0),
+		MaxReplicas:     b.integer("max_replicas", 0),
+		ScalabilityPeak: b.integer("scalability_peak", 0),
+	}
+	if ab := b.one("autoscaler", false, ""); ab != nil {
+		a := d.open("autoscaler", "service.autoscaler", ab.Body, ab.DefRange, autoscalerSchema)
+		s.Autoscaler = &Autoscaler{
+			Signal:   a.str("signal", ""),
+			Target:   a.num("target", 0),
+			DeadTime: a.duration("dead_time", 0),
+		}
+		a.require("signal", `what the scaler measures: one of `+quoteList(scalerSignals)+`.`)
+		a.require("target", `u*, the target utilization in (0, 1], e.g. target = 0.5.`)
+		a.require("dead_time", `τ, from ordering a pod to its first served request, e.g. dead_time = "60s".`)
+	}
+	return s
+}
+
+func (d *decoder) decodeLoad(blk *hcl.Block) LoadProfile {
+	b := d.open("load", "load", blk.Body, blk.DefRange, loadSchema)
+	l := LoadProfile{
+		Baseline: b.num("baseline", 0),
+		Warmup:   b.duration("warmup", DefaultWarmup),
+		Observe:  b.duration("observe", DefaultObserve),
+	}
+	b.require("baseline", `λ, the first attempts per second at baseline, e.g. baseline = 50.`)
+	if sb := b.one("spike", true, `the overload, e.g. spike { multiplier = 5  duration = "10s" }.`); sb != nil {
+		s := d.open("spike", "load.spike", sb.Body, sb.DefRange, spikeSchema)
+		l.Spike = Spike{
+			Multiplier: s.num("multiplier", 0),
+			Duration:   s.duration("duration", 0),
+		}
+		s.require("multiplier", `k, demand during the spike as a multiple of baseline, e.g. multiplier = 5.`)
+		s.require("duration", `Δ, how long the spike lasts, e.g. duration = "10s".`)
+	}
+	return l
+}
+
+func (d *decoder) decodePrometheus(blk *hcl.Block) *Prometheus {
+	b := d.open("prometheus", "prometheus", blk.Body, blk.DefRange, prometheusSchema)
+	p := &Prometheus{
+		Address:        b.str("address", embeddedAddress),
+		Scrape:         b.strList("scrape", nil),
+		ScrapeInterval: b.duration("scrape_interval", DefaultScrapeInterval),
+		Timeout:        b.duration("timeout", DefaultQueryTimeout),
+		Ingress:        b.str("ingress", ""),
+		FirstAttempts:  b.str("first_attempts", ""),
+		Served:         b.str("served", ""),
+		Abandoned:      b.str("abandoned", ""),
+		Wait:           b.str("wait", ""),
+		Pods:           b.str("pods", ""),
+	}
+	if ab := b.one("auth", false, ""); ab != nil {
+		a := d.open("auth", "prometheus.auth", ab.Body, ab.DefRange, authSchema)
+		p.Auth = &PrometheusAuth{
+			BearerTokenEnv: a.str("bearer_token_env", ""),
+			UsernameEnv:    a.str("username_env", ""),
+			PasswordEnv:    a.str("password_env", ""),
+		}
+	}
+	if tb := b.one("tls", false, ""); tb != nil {
+		t := d.open("tls", "prometheus.tls", tb.Body, tb.DefRange, tlsSchema)
+		p.TLS = &PrometheusTLS{
+			CAFile:             t.str("ca_file", ""),
+			CertFile:           t.str("cert_file", ""),
+			KeyFile:            t.str("key_file", ""),
+			ServerName:         t.str("server_name", ""),
+			InsecureSkipVerify: t.boolean("insecure_skip_verify", false),
+		}
+	}
+	return p
+}
+
+func (d *decoder) decodeRecovery(blk *hcl.Block) Recovery {
+	b := d.open("recovery", "recovery", blk.Body, blk.DefRange, recoverySchema)
+	return Recovery{
+		SuccessRatio: b.num("success_ratio", DefaultSuccessRatio),
+		Hold:         b.duration("hold", DefaultHold),
+	}
+}
+
+func (d *decoder) decodeOnTrap(blk *hcl.Block) *OnTrap {
+	b := d.open("on_trap", "on_trap", blk.Body, blk.DefRange, onTrapSchema)
+	t := &OnTrap{
+		Action:  b.str("action", ""),
+		Rate:    b.num("rate", 0),
+		Command: b.strList("command", nil),
+		Observe: b.duration("observe", DefaultTrapObserve),
+	}
+	b.require("action", `what to do once the service is judged trapped: one of `+quoteList(onTrapActions)+`.`)
+	return t
+}
+
+func (d *decoder) decodeGate(blk *hcl.Block) Gate {
+	b := d.open("gate", "gate", blk.Body, blk.DefRange, gateSchema)
+	return Gate{
+		MaxRecovery:      b.duration("max_recovery", 0),
+		AllowTrap:        b.boolean("allow_trap", false),
+		MaxAmplification: b.num("max_amplification", 0),
+	}
+}

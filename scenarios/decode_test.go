@@ -1,0 +1,401 @@
+package scenarios
+
+import (
+	"errors"
+	"io/fs"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// specimenPrometheus is the prometheus block every shipped scenario shares.
+func specimenPrometheus() Prometheus {
+	return Prometheus{
+		Address:        "embedded",
+		Scrape:         []string{"http://127.0.0.1:8080/metrics"},
+		ScrapeInterval: time.Second,
+		Timeout:        10 * time.Second,
+		Ingress:        "sum(rate(specimen_ingress_total[5s]))",
+		FirstAttempts:  `sum(rate(specimen_ingress_total{kind="first"}[5s]))`,
+		Served:         "sum(rate(specimen_served_total[5s]))",
+		Abandoned:      `sum(rate(specimen_served_total{result="abandoned"}[5s]))`,
+	}
+}
+
+// TestShippedScenarios loads each scenario shipped in this directory and
+// spot-checks the values its comments promise, defaults included.
+func TestShippedScenarios(t *testing.T) {
+	tests := []struct {
+		file  string
+		check func(t *testing.T, s *Scenario)
+	}{
+		// ρ = 0.25, A = 3: recovers in about 67 s.
+		{"recovers.hcl", func(t *testing.T, s *Scenario) {
+			eq(t, "name", s.Name, "recovers")
+			eq(t, "capacity", s.Service.Capacity, 200.0)
+			eq(t, "baseline", s.Load.Baseline, 50.0)
+			eq(t, "max_retries", s.Client.Retry.MaxRetries, 2)
+			eq(t, "on", s.Client.Retry.On, []string{"timeout"})
+			eq(t, "spike", s.Load.Spike, Spike{Multiplier: 5, Duration: 10 * time.Second})
+			eq(t, "warmup", s.Load.Warmup, 20*time.Second)
+			eq(t, "observe", s.Load.Observe, 3*time.Minute)
+			eq(t, "max_recovery", s.Gate.MaxRecovery, 2*time.Minute)
+			eq(t, "allow_trap", s.Gate.AllowTrap, false)
+			// defaults
+			eq(t, "arrivals", s.Client.Arrivals, "poisson")
+			eq(t, "max_in_flight", s.Client.MaxInFlight, 20000)
+			eq(t, "budget", s.Client.Retry.Budget, (*float64)(nil))
+			eq(t, "retry_after", s.Client.Retry.RetryAfter, true)
+			eq(t, "backoff", s.Client.Retry.Backoff, Backoff{Kind: "none", Max: 10 * time.Second, Jitter: "none"})
+			eq(t, "recovery", s.Recovery, Recovery{SuccessRatio: 0.99, Hold: 10 * time.Second})
+			eq(t, "on_trap", s.OnTrap, (*OnTrap)(nil))
+		}},
+		// ρ = 0.4, A·ρ = 1.2: trapped; drops demand once judged trapped.
+		{"trapped.hcl", func(t *testing.T, s *Scenario) {
+			eq(t, "baseline", s.Load.Baseline, 80.0)
+			eq(t, "capacity", s.Service.Capacity, 200.0)
+			eq(t, "max_retries", s.Client.Retry.MaxRetries, 2)
+			eq(t, "spike", s.Load.Spike, Spike{Multiplier: 5, Duration: 10 * time.Second})
+			eq(t, "allow_trap", s.Gate.AllowTrap, false)
+			eq(t, "on_trap", s.OnTrap, &OnTrap{Action: "drop", Observe: time.Minute})
+			eq(t, "method default", s.Target.Method, "GET")
+		}},
+		// k·ρ = 0.75: no spike length can trigger.
+		{"no-trigger.hcl", func(t *testing.T, s *Scenario) {
+			eq(t, "multiplier", s.Load.Spike.Multiplier, 3.0)
+			eq(t, "k·ρ", s.Load.Spike.Multiplier*s.Load.Baseline/s.Service.Capacity, 0.75)
+			eq(t, "warmup default", s.Load.Warmup, 20*time.Second)
+			eq(t, "observe default", s.Load.Observe, 3*time.Minute)
+		}},
+		// Client budget 0.2 behind a gateway retrying twice; variables.
+		{"gateway-budget.hcl", func(t *testing.T, s *Scenario) {
+			eq(t, "budget", s.Client.Retry.Budget, ptr(0.2))
+			eq(t, "layers", s.Layers, []Layer{{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 300 * time.Millisecond}})
+			eq(t, "tracers", s.Client.Tracers, &Tracers{Rate: 2, Timeout: time.Minute})
+			eq(t, "baseline from var", s.Load.Baseline, 50.0)
+			eq(t, "multiplier from var", s.Load.Spike.Multiplier, 5.0)
+			eq(t, "variables", s.Variables, map[string]string{"baseline": "50", "multiplier": "5"})
+			eq(t, "backoff", s.Client.Retry.Backoff, Backoff{Kind: "exponential", Base: 50 * time.Millisecond, Max: time.Second, Jitter: "full"})
+			eq(t, "headers", s.Target.Headers, map[string]string{"X-Test": "trigger"})
+			eq(t, "on_trap", s.OnTrap, &OnTrap{Action: "rate", Rate: 10, Observe: 2 * time.Minute})
+			eq(t, "gate", s.Gate, Gate{MaxRecovery: 4 * time.Minute, MaxAmplification: 4})
+			eq(t, "max_duration", s.MaxDuration, 10*time.Minute)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			s, err := Load(tt.file, nil)
+			if err != nil {
+				var e *Error
+				if errors.As(err, &e) {
+					var b strings.Builder
+					_ = e.Render(&b, 100, false)
+					t.Fatalf("Load: %v\n%s", err, b.String())
+				}
+				t.Fatalf("Load: %v", err)
+			}
+			if s.Warnings != nil {
+				t.Errorf("warnings: %v", s.Warnings)
+			}
+			eq(t, "file", s.File, tt.file)
+			eq(t, "url", s.Target.URL, "http://127.0.0.1:8080/work")
+			eq(t, "allow_hosts", s.Target.AllowHosts, []string{"127.0.0.1", "localhost"})
+			eq(t, "timeout", s.Client.Timeout, time.Second)
+			if s.Prometheus == nil {
+				t.Fatal("no prometheus block")
+			}
+			want := specimenPrometheus()
+			if tt.file == "gateway-budget.hcl" {
+				want.Wait, want.Pods = "max(specimen_queue_wait_estimate_seconds)", "sum(specimen_pods_ready)"
+			}
+			eq(t, "prometheus", *s.Prometheus, want)
+			tt.check(t, s)
+		})
+	}
+}
+
+// TestDecodeEveryAttribute decodes testdata/good/all.hcl, which sets every
+// attribute of the schema to a value other than its default.
+func TestDecodeEveryAttribute(t *testing.T) {
+	s, err := Load("testdata/good/all.hcl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Scenario{
+		File:        "testdata/good/all.hcl",
+		Name:        "all",
+		Description: "every attribute",
+		MaxDuration: 15 * time.Minute,
+		Target: Target{
+			URL:        "https://localhost:8443/api?x=1",
+			Method:     "POST",
+			Headers:    map[string]string{"X-Test": "trigger", "Authorization": "none"},
+			Body:       `{"k": 1}`,
+			AllowHosts: []string{"127.0.0.1", "localhost"},
+		},
+		Client: Client{
+			Timeout: 750 * time.Millisecond, Arrivals: "uniform", MaxInFlight: 5000, Deadline: 3 * time.Second,
+			Retry: Retry{
+				MaxRetries: 4, On: []string{"timeout", "429", "503", "other"}, Budget: ptr(0.1),
+				BudgetWindow: 30 * time.Second, RetryAfter: false,
+				TokenBucket: &TokenBucket{Capacity: 100, RetryCost: 2, TimeoutCost: 4, SuccessRefund: 0.5},
+				Backoff:     Backoff{Kind: "constant", Base: 20 * time.Millisecond, Max: 2 * time.Second, Jitter: "decorrelated"},
+			},
+			Tracers: &Tracers{Rate: 0.5, Timeout: 30 * time.Second},
+		},
+		Layers: []Layer{
+			{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 250 * time.Millisecond},
+			{Name: "mesh", Budget: ptr(0.25), RetryProbability: 0.5},
+		},
+		Service: Service{
+			Capacity: 102, Pods: 4, PodRate: 25.5, AdmissionBound: 400 * time.Millisecond,
+			MaxReplicas: 12, ScalabilityPeak: 20,
+			Autoscaler: &Autoscaler{Signal: "paired", Target: 0.6, DeadTime: 45 * time.Second},
+		},
+		Load: LoadProfile{Baseline: 40, Warmup: 5 * time.Second, Observe: 90 * time.Second,
+			Spike: Spike{Multiplier: 4.5, Duration: 8 * time.Second}},
+		Prometheus: &Prometheus{
+			Address: "https://prom.internal:9090", ScrapeInterval: 2 * time.Second, Timeout: 5 * time.Second,
+			Ingress: "i", FirstAttempts: "f", Served: "s", Abandoned: "a", Wait: "w", Pods: "p",
+			Auth: &PrometheusAuth{UsernameEnv: "U", PasswordEnv: "P"},
+			TLS:  &PrometheusTLS{CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem", ServerName: "prom", InsecureSkipVerify: true},
+		},
+		Recovery: Recovery{SuccessRatio: 0.95, Hold: 20 * time.Second},
+		OnTrap:   &OnTrap{Action: "command", Command: []string{"kubectl", "rollout", "restart", "deploy/api"}, Observe: 3 * time.Minute},
+		Gate:     Gate{MaxRecovery: 90 * time.Second, AllowTrap: true, MaxAmplification: 6},
+		Variables: map[string]string{
+			"rate":  "40",
+			"hosts": `["127.0.0.1", "localhost"]`,
+		},
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("decoded\n%+v\nwant\n%+v", s, want)
+	}
+}
+
+// minimal is the smallest valid scenario; tests append to it.
+const minimal = `
+scenario "min" {}
+target {
+  url         = "http://127.0.0.1:8080/"
+  allow_hosts = ["127.0.0.1"]
+}
+client { timeout = "1s" }
+load {
+  baseline = 10
+  spike {
+    multiplier = 2
+    duration   = "5s"
+  }
+}
+`
+
+// TestDefaults checks every default documented on the resolved types.
+func TestDefaults(t *testing.T) {
+	src := strings.Replace(minimal+"service { capacity = 100 }\n", `client { timeout = "1s" }`, `client {
+  timeout = "1s"
+  retry {
+    backoff { kind = "exponential" }
+    token_bucket {}
+  }
+  tracers {}
+}
+layer "x" {}
+prometheus {
+  scrape  = ["http://127.0.0.1:8080/metrics"]
+  ingress = "q"
+}
+on_trap { action = "drop" }`, 1)
+	s, err := Parse("min.hcl", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Client
+	eq(t, "method", s.Target.Method, "GET")
+	eq(t, "arrivals", c.Arrivals, "poisson")
+	eq(t, "max_in_flight", c.MaxInFlight, 20000)
+	eq(t, "deadline", c.Deadline, time.Duration(0))
+	eq(t, "max_retries", c.Retry.MaxRetries, 0)
+	eq(t, "on", c.Retry.On, []string{"timeout", "connect", "5xx"})
+	eq(t, "budget_window", c.Retry.BudgetWindow, 10*time.Second)
+	eq(t, "retry_after", c.Retry.RetryAfter, true)
+	eq(t, "token_bucket", c.Retry.TokenBucket, &TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1})
+	eq(t, "backoff", c.Retry.Backoff, Backoff{Kind: "exponential", Base: 100 * time.Millisecond, Max: 10 * time.Second, Jitter: "none"})
+	eq(t, "tracers", c.Tracers, &Tracers{Rate: 2, Timeout: 60 * time.Second})
+	eq(t, "layer", s.Layers, []Layer{{Name: "x", RetryProbability: 1}})
+	eq(t, "warmup", s.Load.Warmup, 20*time.Second)
+	eq(t, "observe", s.Load.Observe, 3*time.Minute)
+	eq(t, "prometheus", *s.Prometheus, Prometheus{Address: "embedded", Scrape: []string{"http://127.0.0.1:8080/metrics"},
+		ScrapeInterval: time.Second, Timeout: 10 * time.Second, Ingress: "q"})
+	eq(t, "recovery", s.Recovery, Recovery{SuccessRatio: 0.99, Hold: 10 * time.Second})
+	eq(t, "on_trap", s.OnTrap, &OnTrap{Action: "drop", Observe: 2 * time.Minute})
+	eq(t, "gate", s.Gate, Gate{})
+	eq(t, "max_duration", s.MaxDuration, time.Duration(0))
+	eq(t, "file", s.File, "")
+
+	// Without a retry or backoff block: no retries, backoff none.
+	s, err = Parse("min.hcl", []byte(minimal+"service { capacity = 100 }\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "no retry block", s.Client.Retry, Retry{On: []string{"timeout", "connect", "5xx"}, BudgetWindow: 10 * time.Second,
+		RetryAfter: true, Backoff: Backoff{Kind: "none", Max: 10 * time.Second, Jitter: "none"}})
+	eq(t, "no prometheus block", s.Prometheus, (*Prometheus)(nil))
+	eq(t, "no layers", s.Layers, []Layer(nil))
+}
+
+// TestServiceCapacity covers the ways of giving the service's capacity.
+func TestServiceCapacity(t *testing.T) {
+	tests := []struct {
+		name    string
+		service string
+		want    Service // zero when an error is expected
+		err     string  // summary of the expected error
+	}{
+		// Capacity alone.
+		{"capacity", "capacity = 200", Service{Capacity: 200}, ""},
+		// Pods and pod_rate: capacity is their product.
+		{"pods and rate", "pods = 4\npod_rate = 50", Service{Capacity: 200, Pods: 4, PodRate: 50}, ""},
+		// All three, consistent.
+		{"consistent", "capacity = 200\npods = 4\npod_rate = 50", Service{Capacity: 200, Pods: 4, PodRate: 50}, ""},
+		// Capacity and pods: the pod rate follows.
+		{"capacity and pods", "capacity = 150\npods = 3", Service{Capacity: 150, Pods: 3, PodRate: 50}, ""},
+		// Capacity and pod_rate: the pod count follows when whole.
+		{"capacity and rate", "capacity = 150\npod_rate = 50", Service{Capacity: 150, Pods: 3, PodRate: 50}, ""},
+		// Capacity and pod_rate that is not a whole number of pods.
+		{"fractional pods", "capacity = 160\npod_rate = 50", Service{}, "Inconsistent capacity"},
+		// All three, inconsistent.
+		{"inconsistent", "capacity = 150\npods = 4\npod_rate = 50", Service{}, "Inconsistent capacity"},
+		// Nothing.
+		{"neither", "max_replicas = 3", Service{}, "Missing service capacity"},
+		// Pod rate without pods.
+		{"rate only", "pod_rate = 50", Service{}, "Incomplete service capacity"},
+		// Zero capacity.
+		{"zero", "capacity = 0", Service{}, "Value out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("s.hcl", []byte(minimal+"service {\n"+tt.service+"\n}\n"), nil)
+			if tt.err != "" {
+				assertSummary(t, err, tt.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			eq(t, "service", s.Service, tt.want)
+		})
+	}
+}
+
+// TestLoadErrors: a file that cannot be read is a wrapped os error, not an
+// *Error; an invalid one is an *Error whose Error() names file:line:col.
+func TestLoadErrors(t *testing.T) {
+	_, err := Load("testdata/does-not-exist.hcl", nil)
+	var e *Error
+	if !errors.Is(err, fs.ErrNotExist) || errors.As(err, &e) {
+		t.Errorf("missing file: err = %v, want a wrapped fs.ErrNotExist", err)
+	}
+	_, err = Load("testdata/bad/on-trap-rate.hcl", nil)
+	if !errors.As(err, &e) {
+		t.Fatalf("bad file: err = %v, want *Error", err)
+	}
+	want := "testdata/bad/on-trap-rate.hcl: 1 problem; first: testdata/bad/on-trap-rate.hcl:25:1: Missing rate"
+	eq(t, "Error()", e.Error(), want)
+}
+
+// TestWarningsOnly: a valid scenario with warnings returns them in
+// Scenario.Warnings, rendered like errors.
+func TestWarningsOnly(t *testing.T) {
+	src := minimal + `
+service { capacity = 100 }
+prometheus {
+  address = "http://127.0.0.1:9090"
+  scrape  = ["http://127.0.0.1:8080/metrics"]
+  ingress = "q"
+}`
+	s, err := Parse("w.hcl", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Warnings == nil || len(s.Warnings.Diagnostics) != 1 {
+		t.Fatalf("warnings = %v, want one", s.Warnings)
+	}
+	eq(t, "Error()", s.Warnings.Error(), "w.hcl: 1 warning; first: w.hcl:19:13: Scrape targets ignored")
+	var b strings.Builder
+	if err := s.Warnings.Render(&b, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Warning: Scrape targets ignored") || !strings.Contains(b.String(), `scrape  = ["http://127.0.0.1:8080/metrics"]`) {
+		t.Errorf("rendered warning:\n%s", b.String())
+	}
+}
+
+// assertSummary fails unless err is an *Error with an error diagnostic
+// whose summary is summary.
+func assertSummary(t *testing.T, err error, summary string) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v, want *Error with %q", err, summary)
+	}
+	var got []string
+	for _, d := range e.Diagnostics {
+		if d.Summary == summary {
+			return
+		}
+		got = append(got, d.Summary)
+	}
+	t.Errorf("no %q among %q", summary, got)
+}
+
+func eq[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %+v, want %+v", what, got, want)
+	}
+}
+
+// TestHugeNumbers: numbers beyond float64 are rejected before anything
+// prints them in decimal, which would take minutes for 1e100000000 (found
+// while fuzzing). A regression shows up as a test timeout.
+func TestHugeNumbers(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		vars map[string]string
+	}{
+		// An integer attribute.
+		{"integer", strings.Replace(minimal, `client { timeout = "1s" }`, "client {\n timeout = \"1s\"\n max_in_flight = 1e100000000\n}", 1), nil},
+		// A duration: conversion to string would print it.
+		{"duration", strings.Replace(minimal, `timeout = "1s"`, "timeout = 1e100000000", 1), nil},
+		// Inside a template.
+		{"template", strings.Replace(minimal, `timeout = "1s"`, `timeout = "${1e100000000}s"`, 1), nil},
+		// A tiny one.
+		{"tiny", strings.Replace(minimal, "baseline = 10", "baseline = 1e-100000000", 1), nil},
+		// A variable default.
+		{"default", "variable \"x\" { default = 1e100000000 }\n" + minimal, nil},
+		// An override.
+		{"override", "variable \"x\" { default = 1 }\n" + minimal, map[string]string{"x": "1e100000000"}},
+		// An override parsed as HCL.
+		{"override list", "variable \"x\" { default = [1] }\n" + minimal, map[string]string{"x": "[1e100000000]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("h.hcl", []byte(tt.src+"service { capacity = 1 }\n"), tt.vars)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			for _, d := range e.Diagnostics {
+				if strings.Contains(d.Detail, "1e308") {
+					return
+				}
+			}
+			t.Errorf("no diagnostic about the range of numbers: %v", e.Diagnostics)
+		})
+	}
+}

@@ -1,0 +1,48 @@
+package scenarios
+
+import "time"
+
+// Defaults filled in for attributes a scenario leaves out; each is the
+// default documented on the field of the resolved type.
+const (
+	// DefaultMethod is target.method.
+	DefaultMethod = "GET"
+	// DefaultArrivals is client.arrivals.
+	DefaultArrivals = "poisson"
+	// DefaultMaxInFlight is client.max_in_flight, in concurrent attempts.
+	DefaultMaxInFlight = 20000
+	// DefaultBudgetWindow is client.retry.budget_window.
+	DefaultBudgetWindow = 10 * time.Second
+	// DefaultBackoffBase is client.retry.backoff.base when kind is not "none".
+	DefaultBackoffBase = 100 * time.Millisecond
+	// DefaultBackoffMax is client.retry.backoff.max.
+	DefaultBackoffMax = 10 * time.Second
+	// DefaultBucketCapacity is client.retry.token_bucket.capacity, in tokens.
+	DefaultBucketCapacity = 500
+	// DefaultRetryCost is client.retry.token_bucket.retry_cost, in tokens.
+	DefaultRetryCost = 5
+	// DefaultTimeoutCost is client.retry.token_bucket.timeout_cost, in tokens.
+	DefaultTimeoutCost = 10
+	// DefaultSuccessRefund is client.retry.token_bucket.success_refund, in tokens.
+	DefaultSuccessRefund = 1
+	// DefaultTracerRate is client.tracers.rate, in probes per second.
+	DefaultTracerRate = 2
+	// DefaultTracerTimeout is client.tracers.timeout.
+	DefaultTracerTimeout = 60 * time.Second
+	// DefaultRetryProbability is layer.retry_probability.
+	DefaultRetryProbability = 1
+	// DefaultWarmup is load.warmup.
+	DefaultWarmup = 20 * time.Second
+	// DefaultObserve is load.observe.
+	DefaultObserve = 3 * time.Minute
+	// DefaultScrapeInterval is prometheus.scrape_interval (embedded mode).
+	DefaultScrapeInterval = time.Second
+	// DefaultQueryTimeout is prometheus.timeout, per query.
+	DefaultQueryTimeout = 10 * time.Second
+	// DefaultSuccessRatio is recovery.success_ratio.
+	DefaultSuccessRatio = 0.99
+	// DefaultHold is recovery.hold.
+	DefaultHold = 10 * time.Second
+	// DefaultTrapObserve is on_trap.observe.
+	DefaultTrapObserve = 2 * time.Minute
+)

@@ -1,0 +1,1 @@
+# An empty scenario: every required block is reported missing.

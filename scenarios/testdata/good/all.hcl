@@ -1,0 +1,126 @@
+# Every block and attribute of the schema, each with a value that differs
+# from its default, so the decode test sees each one arrive.
+variable "rate" {
+  default     = 40
+  description = "baseline"
+}
+
+variable "hosts" {
+  default = ["127.0.0.1", "localhost"]
+}
+
+scenario "all" {
+  description  = "every attribute"
+  max_duration = "15m"
+}
+
+target {
+  url         = "https://localhost:8443/api?x=1"
+  method      = "POST"
+  headers     = { "X-Test" = "trigger", Authorization = "none" }
+  body        = "{\"k\": 1}"
+  allow_hosts = var.hosts
+}
+
+client {
+  timeout       = "750ms"
+  arrivals      = "uniform"
+  max_in_flight = 5000
+  deadline      = "3s"
+  retry {
+    max_retries   = 4
+    on            = ["timeout", "429", "503", "other"]
+    budget        = 0.1
+    budget_window = "30s"
+    retry_after   = false
+    token_bucket {
+      capacity       = 100
+      retry_cost     = 2
+      timeout_cost   = 4
+      success_refund = 0.5
+    }
+    backoff {
+      kind   = "constant"
+      base   = "20ms"
+      max    = "2s"
+      jitter = "decorrelated"
+    }
+  }
+  tracers {
+    rate    = 0.5
+    timeout = "30s"
+  }
+}
+
+layer "gateway" {
+  max_retries       = 2
+  timeout           = "250ms"
+}
+
+layer "mesh" {
+  budget            = 0.25
+  retry_probability = 0.5
+}
+
+service {
+  pods             = 4
+  pod_rate         = 25.5
+  admission_bound  = "400ms"
+  max_replicas     = 12
+  scalability_peak = 20
+  autoscaler {
+    signal    = "paired"
+    target    = 0.6
+    dead_time = "45s"
+  }
+}
+
+load {
+  baseline = var.rate
+  warmup   = "5s"
+  observe  = "90s"
+  spike {
+    multiplier = 4.5
+    duration   = "8s"
+  }
+}
+
+prometheus {
+  address         = "https://prom.internal:9090"
+  scrape_interval = "2s"
+  timeout         = "5s"
+  ingress         = "i"
+  first_attempts  = "f"
+  served          = "s"
+  abandoned       = "a"
+  wait            = "w"
+  pods            = "p"
+  auth {
+    username_env = "U"
+    password_env = "P"
+  }
+  tls {
+    ca_file              = "ca.pem"
+    cert_file            = "c.pem"
+    key_file             = "k.pem"
+    server_name          = "prom"
+    insecure_skip_verify = true
+  }
+}
+
+recovery {
+  success_ratio = 0.95
+  hold          = "20s"
+}
+
+on_trap {
+  action  = "command"
+  command = ["kubectl", "rollout", "restart", "deploy/api"]
+  observe = "3m"
+}
+
+gate {
+  max_recovery      = "90s"
+  allow_trap        = true
+  max_amplification = 6
+}

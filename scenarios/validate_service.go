@@ -1,0 +1,184 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+)
+
+func (v *validator) service() {
+	if !v.present("service") {
+		return
+	}
+	s := &v.s.Service
+	src := v.d.src
+	hasC, hasN, hasc := src.has("service.capacity"), src.has("service.pods"), src.has("service.pod_rate")
+	okC, okN, okc := src.ok("service.capacity"), src.ok("service.pods"), src.ok("service.pod_rate")
+
+	v.errorf(hasC && s.Capacity <= 0, "service.capacity", "Value out of range",
+		"capacity is C, the requests per second the service finishes when busy, and must be greater than zero. Got %g.", s.Capacity)
+	v.errorf(hasN && s.Pods <= 0, "service.pods", "Value out of range",
+		"pods is N, the replicas at baseline, and must be at least 1. Got %d.", s.Pods)
+	v.errorf(hasc && s.PodRate <= 0, "service.pod_rate", "Value out of range",
+		"pod_rate is c, the requests per second one pod finishes, and must be greater than zero. Got %g.", s.PodRate)
+	validC, validN, validc := hasC && okC && s.Capacity > 0, hasN && okN && s.Pods > 0, hasc && okc && s.PodRate > 0
+
+	switch {
+	case !hasC && !hasN && !hasc:
+		v.errorf(okC && okN && okc, "service", "Missing service capacity",
+			"Give the service's capacity: capacity = C in requests per second, or pods = N and pod_rate = c (C = N × c).")
+	case !hasC && hasN != hasc:
+		missing, given := "pod_rate", "service.pods"
+		if hasc {
+			missing, given = "pods", "service.pod_rate"
+		}
+		v.errorf(true, given, "Incomplete service capacity",
+			"pods and pod_rate go together (C = pods × pod_rate): add %s, or give capacity instead.", missing)
+	case !hasC && validN && validc:
+		s.Capacity = float64(s.Pods) * s.PodRate
+	case validC && validN && validc:
+		product := float64(s.Pods) * s.PodRate
+		v.errorf(math.Abs(s.Capacity-product) > 1e-9*math.Max(s.Capacity, product), "service.capacity", "Inconsistent capacity",
+			"capacity = %g but pods × pod_rate = %d × %g = %g. Give capacity alone, pods and pod_rate alone, or values that agree.",
+			s.Capacity, s.Pods, s.PodRate, product)
+	case validC && validN && !hasc:
+		s.PodRate = s.Capacity / float64(s.Pods)
+	case validC && validc && !hasN:
+		n := s.Capacity / s.PodRate
+		if r := math.Round(n); math.Abs(n-r) <= 1e-9*n && r >= 1 && r <= math.MaxInt32 {
+			s.Pods = int(r)
+		} else {
+			v.errorf(true, "service.capacity", "Inconsistent capacity",
+				"capacity = %g is not a whole number of pods of pod_rate = %g (%g pods). Give pods as well, or drop pod_rate.", s.Capacity, s.PodRate, n)
+		}
+	}
+
+	v.nonNegDur(s.AdmissionBound, "service.admission_bound", "admission_bound",
+		"b, the most work the queue may hold in seconds of capacity (0: no bound)")
+	v.errorf(s.MaxReplicas < 0, "service.max_replicas", "Value out of range", "max_replicas is the replica ceiling M and must not be negative (0: unknown). Got %d.", s.MaxReplicas)
+	v.errorf(s.ScalabilityPeak < 0, "service.scalability_peak", "Value out of range", "scalability_peak is N_max and must not be negative (0: unknown). Got %d.", s.ScalabilityPeak)
+	v.errorf(s.MaxReplicas > 0 && s.Pods > 0 && s.MaxReplicas < s.Pods, "service.max_replicas", "Ceiling below baseline",
+		"max_replicas = %d is below pods = %d: the service could not even run its baseline replicas.", s.MaxReplicas, s.Pods)
+
+	if a := s.Autoscaler; a != nil && v.present("service.autoscaler") {
+		const p = "service.autoscaler."
+		if src.has(p + "signal") {
+			v.oneOf(p+"signal", "autoscaler signal", a.Signal, scalerSignals)
+		}
+		if src.has(p + "target") {
+			v.fraction(a.Target, true, p+"target", "target", "u*, the utilization the scaler aims for")
+		}
+		v.nonNegDur(a.DeadTime, p+"dead_time", "dead_time", "τ, from ordering a pod to its first served request")
+	}
+}
+
+func (v *validator) load() {
+	if !v.present("load") {
+		return
+	}
+	l := &v.s.Load
+	if v.d.src.has("load.baseline") {
+		v.errorf(l.Baseline <= 0, "load.baseline", "Value out of range",
+			"baseline is λ, first attempts per second, and must be greater than zero. Got %g.", l.Baseline)
+	}
+	v.nonNegDur(l.Warmup, "load.warmup", "warmup", "the time at baseline before the spike")
+	v.positiveDur(l.Observe, "load.observe", "observe", "the horizon after the spike ends")
+	if !v.present("load.spike") {
+		return
+	}
+	if v.d.src.has("load.spike.multiplier") {
+		v.errorf(l.Spike.Multiplier <= 1, "load.spike.multiplier", "Value out of range",
+			"multiplier is k, the spike's demand as a multiple of baseline, and must be greater than 1: a spike of k ≤ 1 is no overload. Got %g.", l.Spike.Multiplier)
+	}
+	if v.d.src.has("load.spike.duration") {
+		v.positiveDur(l.Spike.Duration, "load.spike.duration", "duration", "Δ, the spike's length")
+	}
+}
+
+func (v *validator) prometheus() {
+	p := v.s.Prometheus
+	if p == nil || !v.present("prometheus") {
+		return
+	}
+	embedded := p.Address == embeddedAddress
+	addrOK := v.d.src.ok("prometheus.address")
+	if !embedded {
+		u, err := url.Parse(p.Address)
+		bad := err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == ""
+		addrOK = addrOK && !bad
+		v.errorf(bad, "prometheus.address", "Invalid Prometheus address",
+			"address is %q for the in-process Prometheus, or the base URL of a Prometheus HTTP API such as \"http://prometheus:9090\"; %q is neither.%s",
+			embeddedAddress, p.Address, didYouMean(p.Address, []string{embeddedAddress}))
+	}
+	if addrOK {
+		v.warnf(!embedded && len(p.Scrape) > 0, "prometheus.scrape", "Scrape targets ignored",
+			"scrape is used only with address = %q; a remote Prometheus at %q scrapes on its own schedule.", embeddedAddress, p.Address)
+		v.warnf(embedded && len(p.Scrape) == 0, "prometheus", "Nothing to scrape",
+			"The embedded Prometheus has no scrape targets, so every query will be empty. Add scrape = [\"http://HOST:PORT/metrics\"].")
+		v.warnf(embedded && p.TLS != nil, "prometheus.tls", "TLS settings ignored",
+			"tls applies to a remote Prometheus; the embedded one is in-process.")
+	}
+	for i, s := range p.Scrape {
+		u, err := url.Parse(s)
+		v.errorf(err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "", fmt.Sprintf("prometheus.scrape[%d]", i),
+			"Invalid scrape target", "%q is not an http(s) URL of a /metrics endpoint, such as \"http://127.0.0.1:8080/metrics\".", s)
+	}
+	v.positiveDur(p.ScrapeInterval, "prometheus.scrape_interval", "scrape_interval", "how often the embedded Prometheus scrapes")
+	v.positiveDur(p.Timeout, "prometheus.timeout", "timeout", "the limit on one query")
+	v.warnf(strings.TrimSpace(p.Ingress) == "", "prometheus", "No ingress query",
+		"Without ingress (attempts per second arriving at the service) a run cannot measure A_fail, the amplification the service really suffers.")
+	if a := p.Auth; a != nil && v.present("prometheus.auth") {
+		v.errorf(a.BearerTokenEnv != "" && (a.UsernameEnv != "" || a.PasswordEnv != ""), "prometheus.auth.bearer_token_env",
+			"Conflicting credentials", "Give either bearer_token_env or username_env and password_env, not both.")
+		v.errorf(a.BearerTokenEnv == "" && (a.UsernameEnv == "") != (a.PasswordEnv == ""), "prometheus.auth", "Incomplete credentials",
+			"Basic authentication needs both username_env and password_env.")
+	}
+}
+
+func (v *validator) recovery() {
+	if !v.present("recovery") {
+		return
+	}
+	r := &v.s.Recovery
+	v.fraction(r.SuccessRatio, true, "recovery.success_ratio", "success_ratio", "the first-attempt success ratio that counts as recovered")
+	v.nonNegDur(r.Hold, "recovery.hold", "hold", "how long the ratio must hold")
+}
+
+func (v *validator) onTrap() {
+	t := v.s.OnTrap
+	if t == nil || !v.present("on_trap") {
+		return
+	}
+	src := v.d.src
+	if src.has("on_trap.action") {
+		v.oneOf("on_trap.action", "on_trap action", t.Action, onTrapActions)
+	}
+	v.errorf(t.Rate < 0, "on_trap.rate", "Value out of range", "rate is first attempts per second after the action and must not be negative. Got %g.", t.Rate)
+	switch t.Action {
+	case "rate":
+		v.errorf(!src.has("on_trap.rate") && src.ok("on_trap.rate"), "on_trap", "Missing rate",
+			"action = \"rate\" sets demand to rate first attempts per second: add rate = ..., e.g. rate = 10.")
+	case "command":
+		v.errorf(!src.has("on_trap.command") && src.ok("on_trap.command"), "on_trap", "Missing command",
+			"action = \"command\" runs a command: add command = [\"PROGRAM\", \"ARG\", ...].")
+		v.errorf(src.has("on_trap.command") && (len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == ""), "on_trap.command", "Empty command",
+			"command is an argv list whose first element is the program to run.")
+	}
+	v.warnf(t.Action != "rate" && src.has("on_trap.rate") && contains(onTrapActions, t.Action), "on_trap.rate", "Setting ignored",
+		"rate is used only with action = \"rate\"; this on_trap has action = %q.", t.Action)
+	v.warnf(t.Action != "command" && src.has("on_trap.command") && contains(onTrapActions, t.Action), "on_trap.command", "Setting ignored",
+		"command is used only with action = \"command\"; this on_trap has action = %q.", t.Action)
+	v.positiveDur(t.Observe, "on_trap.observe", "observe", "how long to watch after the action")
+}
+
+func (v *validator) gate() {
+	if !v.present("gate") {
+		return
+	}
+	g := &v.s.Gate
+	v.nonNegDur(g.MaxRecovery, "gate.max_recovery", "max_recovery", "the recovery budget (0: none)")
+	v.errorf(g.MaxAmplification < 0 || (g.MaxAmplification > 0 && g.MaxAmplification < 1), "gate.max_amplification", "Value out of range",
+		"max_amplification is the largest A the gate accepts, 0 for none; A is at least 1 (every request is one attempt), so it must be 0 or ≥ 1. Got %g.",
+		g.MaxAmplification)
+}
