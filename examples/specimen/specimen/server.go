@@ -96,12 +96,19 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// Serve serves HTTP on ln until ctx is done, then shuts the HTTP server
+// Serve serves HTTP/1.1 and h2c on ln until ctx is done, then shuts the HTTP server
 // down (at most 2 s for requests in flight) and calls Close. It returns nil
 // after a shutdown through ctx, or the error that stopped serving.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	// HTTP/1.1, and unencrypted HTTP/2 with prior knowledge (h2c) for
+	// clients that multiplex: a timed-out attempt is then a stream reset,
+	// which the handler sees as its client gone, like a closed connection.
+	var protos http.Protocols
+	protos.SetHTTP1(true)
+	protos.SetUnencryptedHTTP2(true)
 	hs := &http.Server{
 		Handler:           s.handler,
+		Protocols:         &protos,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,

@@ -264,3 +264,48 @@ func TestOvershootDoesNotAccumulate(t *testing.T) {
 		t.Fatalf("virtual clock advanced %v, want 200ms", got)
 	}
 }
+
+func TestLimitWaitroomCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// 2 active slots, 3 waiting; clients of two waiting requests leave.
+		s := newTestServer(t, Config{PodRate: 10, Limit: 2, LimitQueue: 3, CancelOnDisconnect: true})
+		items := submitN(t, s, 5, true)
+		synctest.Wait()
+		if st := s.Stats(); st.QueueDepth != 4 || st.InService != 1 {
+			t.Fatalf("before: %+v", st)
+		}
+		s.svc.clientGone(items[2])
+		s.svc.clientGone(items[4])
+		time.Sleep(time.Second)
+		synctest.Wait()
+		st := s.Stats()
+		if st.Answered != 3 || st.Rejected[reasonDisconnect] != 2 || st.QueueDepth != 0 || s.svc.active.Load() != 0 || s.svc.roomN.Load() != 0 {
+			t.Fatalf("after: %+v active %d room %d", st, s.svc.active.Load(), s.svc.roomN.Load())
+		}
+		if st.BusySeconds > 0.3001 {
+			t.Fatalf("busy %v s: cancelled requests cost service time", st.BusySeconds)
+		}
+	})
+}
+
+func TestAdaptiveLIFOWithCoDelServes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// 100/s and a burst of 50: a standing queue forms, CoDel sheds what
+		// waits past its timeout, and LIFO serves the newest first.
+		s := newTestServer(t, Config{PodRate: 100, Discipline: AdaptiveLIFO, CoDel: true,
+			CoDelTarget: 5 * time.Millisecond, CoDelInterval: 100 * time.Millisecond})
+		items := submitN(t, s, 50, false)
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		st := s.Stats()
+		if st.Answered+st.Rejected[reasonCoDel] != 50 || st.Rejected[reasonCoDel] == 0 || st.Answered < 10 {
+			t.Fatalf("stats %+v", st)
+		}
+		// Every request got an answer or a CoDel refusal, nothing else.
+		for _, it := range items {
+			if r := <-it.done; r.status != 200 && r.reason != reasonCoDel {
+				t.Fatalf("unexpected result %+v", r)
+			}
+		}
+	})
+}
