@@ -144,6 +144,11 @@ func (v *validator) target() {
 // targetURL checks the target URL and that its host is allowed.
 func (v *validator) targetURL(t *Target) {
 	const path = "target.url"
+	if !strings.Contains(t.URL, "://") {
+		v.errorf(true, path, "Invalid target URL",
+			"%q has no scheme: the target URL must be http:// or https://, such as \"http://%s\".", t.URL, strings.TrimLeft(t.URL, "/"))
+		return
+	}
 	u, err := url.Parse(t.URL)
 	if err != nil {
 		v.errorf(true, path, "Invalid target URL", "%q is not a URL: %v.", t.URL, unwrapURLError(err))
@@ -200,6 +205,8 @@ func (v *validator) retry(r *Retry) {
 	for i, o := range r.On {
 		v.oneOf(fmt.Sprintf("client.retry.on[%d]", i), "outcome class", o, outcomeClasses)
 	}
+	v.warnf(len(r.On) == 0 && r.MaxRetries > 0, "client.retry.on", "Nothing is retried",
+		"on is empty, so no outcome is retried and max_retries = %d has no effect. Retry timeouts with on = [\"timeout\"].", r.MaxRetries)
 	if r.Budget != nil {
 		v.fraction(*r.Budget, false, "client.retry.budget", "budget", "β, retries as a fraction of first attempts")
 	}
