@@ -38,5 +38,5 @@ type Scenario struct {
 	// Warnings holds problems that do not make the scenario invalid (for
 	// example scrape targets given with a remote Prometheus), rendered like
 	// errors with Warnings.Render; nil when there are none.
-	Warnings *Error
+	Warnings *Error `json:"-"`
 }
