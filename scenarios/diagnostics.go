@@ -61,6 +61,28 @@ func (e *Error) Render(w io.Writer, width uint, color bool) error {
 	if err := hcl.NewDiagnosticTextWriter(w, e.Files, width, color).WriteDiagnostics(e.Diagnostics); err != nil {
 		return fmt.Errorf("render diagnostics: %w", err)
 	}
+	return e.renderIndex(w)
+}
+
+// renderIndex ends the rendering with one "file:line:col: severity: summary"
+// line per diagnostic, the form editors and CI annotations pick up (hcl's
+// writer names the line but not the column).
+func (e *Error) renderIndex(w io.Writer) error {
+	var b strings.Builder
+	for _, d := range e.Diagnostics {
+		sev := "error"
+		if d.Severity == hcl.DiagWarning {
+			sev = "warning"
+		}
+		line := diagLine(d)
+		if d.Subject != nil {
+			line = fmt.Sprintf("%s:%d:%d: %s: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, sev, d.Summary)
+		}
+		b.WriteString(line + "\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("render diagnostics: %w", err)
+	}
 	return nil
 }
 
