@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// run calls Main from the repository root, so paths in outputs read as a
+// user would type them.
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Chdir("../..")
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/cli -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/cli -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// Each shipped scenario: plan exits as the gate would, and the --json
+// document is pinned.
+func TestPlanShippedScenarios(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		code    int
+		verdict analysis.Verdict
+	}{
+		{"recovers", ExitPassed, analysis.VerdictRecovered},
+		{"trapped", ExitGateFailed, analysis.VerdictTrapped},
+		{"no-trigger", ExitInconclusive, analysis.VerdictNoTrigger},
+		{"gateway-budget", ExitPassed, analysis.VerdictRecovered},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, "plan", "--json", "scenarios/"+tc.name+".hcl")
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+			}
+			var doc analysis.Document
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatalf("not a result document: %v\n%s", err, stdout)
+			}
+			if doc.Kind != "plan" || doc.Verdict != tc.verdict {
+				t.Errorf("kind %q verdict %q, want plan and %q", doc.Kind, doc.Verdict, tc.verdict)
+			}
+			t.Chdir("internal/cli")
+			golden(t, "plan-"+tc.name+".json", stdout)
+		})
+	}
+}
+
+// The text form of plan, pinned for one scenario of each verdict.
+func TestPlanText(t *testing.T) {
+	for _, name := range []string{"recovers", "trapped", "no-trigger"} {
+		t.Run(name, func(t *testing.T) {
+			_, stdout, _ := run(t, "plan", "scenarios/"+name+".hcl")
+			t.Chdir("internal/cli")
+			golden(t, "plan-"+name+".txt", stdout)
+		})
+	}
+}
+
+// A broken scenario: exit 2, every problem with file:line:col, nothing on stdout.
+func TestPlanBrokenScenario(t *testing.T) {
+	code, stdout, stderr := run(t, "plan", "internal/cli/testdata/broken.hcl")
+	if code != ExitUsage {
+		t.Fatalf("exit %d, want %d", code, ExitUsage)
+	}
+	if stdout != "" {
+		t.Errorf("stdout should be empty, got:\n%s", stdout)
+	}
+	// Every diagnostic names its place.
+	places := regexp.MustCompile(`on internal/cli/testdata/broken\.hcl line \d+`).FindAllString(stderr, -1)
+	if len(places) < 5 {
+		t.Errorf("want at least 5 located problems, got %d:\n%s", len(places), stderr)
+	}
+	// ... and ends with one file:line:col line per problem, for editors and CI.
+	index := regexp.MustCompile(`(?m)^internal/cli/testdata/broken\.hcl:\d+:\d+: error: .+$`).FindAllString(stderr, -1)
+	if len(index) != len(places) {
+		t.Errorf("want one file:line:col line per problem (%d), got %d", len(places), len(index))
+	}
+	for _, want := range []string{"Did you mean \"timeout\"?", "multiplier", "allow_hosts", "jitter", "budget"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("diagnostics do not mention %q:\n%s", want, stderr)
+		}
+	}
+	t.Chdir("internal/cli")
+	golden(t, "plan-broken.stderr", stderr)
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no scenario", []string{"plan"}, ExitUsage, "accepts 1 arg"},
+		{"unknown flag", []string{"plan", "--nope", "x.hcl"}, ExitUsage, "unknown flag"},
+		{"unknown command", []string{"fly"}, ExitUsage, "unknown command"},
+		{"missing file", []string{"plan", "scenarios/absent.hcl"}, ExitUsage, "absent.hcl"},
+		{"bad var", []string{"plan", "--var", "novalue", "scenarios/recovers.hcl"}, ExitUsage, "--var"},
+		{"undeclared var", []string{"plan", "--var", "basline=5", "scenarios/gateway-budget.hcl"}, ExitUsage, "baseline"},
+		{"unknown model", []string{"simulate", "--model", "quantum", "scenarios/recovers.hcl"}, ExitUsage, "quantum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+// --var overrides reach the model: a larger baseline traps the gateway scenario.
+func TestPlanVariables(t *testing.T) {
+	code, stdout, stderr := run(t, "plan", "--json", "--var", "baseline=70", "scenarios/gateway-budget.hcl")
+	var doc analysis.Document
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, stderr)
+	}
+	if doc.Scenario.DemandPerS != 70 || doc.Verdict != analysis.VerdictTrapped || code != ExitGateFailed {
+		t.Errorf("λ = %v verdict %s exit %d; want 70, trapped (A·ρ = 1.26), exit 1", doc.Scenario.DemandPerS, doc.Verdict, code)
+	}
+}
+
+// simulate runs the fluid model: verdicts agree with the plan, the JSON
+// carries the timeline, and the text shows one.
+func TestSimulateFluid(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		code    int
+		verdict analysis.Verdict
+	}{
+		{"recovers", ExitPassed, analysis.VerdictRecovered},
+		{"trapped", ExitGateFailed, analysis.VerdictTrapped},
+		{"no-trigger", ExitInconclusive, analysis.VerdictNoTrigger},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, _ := run(t, "simulate", "--json", "scenarios/"+tc.name+".hcl")
+			var doc analysis.Document
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code || doc.Verdict != tc.verdict || doc.Model != "fluid" || len(doc.Timeline) < 100 || doc.Observation == nil {
+				t.Errorf("exit %d verdict %s model %q timeline %d; want exit %d, %s", code, doc.Verdict, doc.Model, len(doc.Timeline), tc.code, tc.verdict)
+			}
+		})
+	}
+	_, stdout, _ := run(t, "simulate", "scenarios/recovers.hcl")
+	if !strings.Contains(stdout, "Timeline (every") || !strings.Contains(stdout, "wait ▁") {
+		t.Errorf("text output has no timeline:\n%s", stdout)
+	}
+}

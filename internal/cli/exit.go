@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// Exit codes (DESIGN.md, "CLI").
+const (
+	ExitPassed       = 0   // the gate passed
+	ExitGateFailed   = 1   // the gate failed
+	ExitUsage        = 2   // usage or scenario error
+	ExitInconclusive = 3   // no trigger happened, or data missing
+	ExitHarness      = 4   // harness or infrastructure error
+	ExitInterrupted  = 130 // SIGINT or SIGTERM
+)
+
+// ExitError carries the exit code a command ends with.
+type ExitError struct {
+	Code int
+	Err  error
+	// Reported is set when the command already told the user about Err.
+	Reported bool
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// exitFor maps a result document to its exit code: a no-trigger verdict is
+// inconclusive whatever the gate says; otherwise the gate decides.
+func exitFor(doc analysis.Document) error {
+	switch {
+	case doc.Verdict == analysis.VerdictNoTrigger:
+		return &ExitError{Code: ExitInconclusive, Reported: true}
+	case !doc.Gate.Passed:
+		return &ExitError{Code: ExitGateFailed, Reported: true}
+	}
+	return nil
+}

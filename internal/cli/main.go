@@ -1,0 +1,60 @@
+// Package cli is the command line of trigger: subcommands, flags, exit codes
+// and the text and JSON printers (DESIGN.md, "CLI").
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs the command line with args (without the program name) and
+// returns the process exit code (DESIGN.md: 0 passed, 1 gate failed, 2 usage
+// or scenario error, 3 inconclusive, 4 harness error, 130 interrupted).
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitPassed
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil && !ee.Reported {
+			fmt.Fprintf(stderr, "trigger: %v\n", ee.Err)
+		}
+		return ee.Code
+	}
+	// Anything cobra itself returns is a usage error: unknown command or
+	// flag, wrong number of arguments.
+	fmt.Fprintf(stderr, "trigger: %v\nRun 'trigger --help' for usage.\n", err)
+	return ExitUsage
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "trigger",
+		Short: "Find out whether one overload can leave a service down for good",
+		Long: `trigger sizes a load spike that pushes a service's queue wait past its
+clients' timeout, drives it with the clients' real timeout and retry policy,
+returns demand to normal and watches whether the service comes back.
+
+A service whose clients time out and retry, and which keeps serving requests
+after their clients gave up, has two stable states once A·ρ ≥ 1 (A: work per
+first attempt when every attempt fails; ρ: utilization). A trigger test finds
+out which one it lands in.
+
+Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error,
+3 inconclusive (no trigger, data missing), 4 harness or infrastructure error,
+130 interrupted.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newPlanCommand(stdout, stderr), newSimulateCommand(stdout, stderr))
+	return root
+}

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// scenarioFlags are the flags every command that reads a scenario takes.
+type scenarioFlags struct {
+	vars []string
+}
+
+func (f *scenarioFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a scenario variable, NAME=VALUE (repeatable)")
+}
+
+// load reads and validates the scenario; every problem is printed to stderr
+// with file:line:col and its source, and the error carries exit code 2.
+func (f *scenarioFlags) load(path string, stderr io.Writer) (*scenarios.Scenario, error) {
+	vars := map[string]string{}
+	for _, v := range f.vars {
+		name, value, err := scenarios.ParseVar(v)
+		if err != nil {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--var %q: %w", v, err)}
+		}
+		vars[name] = value
+	}
+	s, err := scenarios.Load(path, vars)
+	width, color := terminal(stderr)
+	var se *scenarios.Error
+	switch {
+	case errors.As(err, &se):
+		if rerr := se.Render(stderr, width, color); rerr != nil {
+			return nil, &ExitError{Code: ExitHarness, Err: rerr}
+		}
+		return nil, &ExitError{Code: ExitUsage, Err: se, Reported: true}
+	case err != nil:
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	if s.Warnings != nil {
+		if err := s.Warnings.Render(stderr, width, color); err != nil {
+			return nil, &ExitError{Code: ExitHarness, Err: err}
+		}
+	}
+	return s, nil
+}
+
+// terminal reports the width of w and whether to use color, when w is a
+// terminal; (0, false) otherwise (files, pipes, CI logs, tests).
+func terminal(w io.Writer) (width uint, color bool) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || cols <= 0 {
+		return 0, os.Getenv("NO_COLOR") == ""
+	}
+	return uint(cols), os.Getenv("NO_COLOR") == ""
+}

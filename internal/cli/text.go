@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// textWriter prints labelled lines: "Label        text".
+type textWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *textWriter) line(label, format string, args ...any) {
+	if t.err != nil {
+		return
+	}
+	_, t.err = fmt.Fprintf(t.w, "%-15s%s\n", label, fmt.Sprintf(format, args...))
+}
+
+func (t *textWriter) raw(format string, args ...any) {
+	if t.err != nil {
+		return
+	}
+	_, t.err = fmt.Fprintf(t.w, format, args...)
+}
+
+// printDocument writes the document for people: the scenario, the trigger
+// check, the amplification, the prediction, the observation when there is
+// one, the gate and the advice.
+func printDocument(w io.Writer, doc analysis.Document) error {
+	t := &textWriter{w: w}
+	sc, p := doc.Scenario, doc.Prediction
+	title := sc.Name
+	if sc.Description != "" {
+		title += " — " + sc.Description
+	}
+	t.raw("%s\n", title)
+	if sc.File != "" {
+		t.raw("%s\n", sc.File)
+	}
+	t.raw("\n")
+	t.line("Service", "C = %s/s   λ = %s/s   ρ = %.2f   τ_out = %s%s", num(sc.CapacityPerS), num(sc.DemandPerS), sc.Utilization,
+		analysis.FormatSeconds(sc.TimeoutS), boundText(sc))
+	t.line("Spike", "k = %s for Δ = %s (%s/s), after %s of warmup, watched for %s", num(sc.Multiplier), analysis.FormatSeconds(sc.SpikeS),
+		num(sc.Multiplier*sc.DemandPerS), analysis.FormatSeconds(sc.WarmupS), analysis.FormatSeconds(sc.ObserveS))
+
+	tr := doc.Trigger
+	if tr.Valid {
+		t.line("Trigger", "yes: (k·ρ − 1)·Δ = %.2f s > τ_out = %s, margin %.2f, t0 = %s", tr.OverloadS, analysis.FormatSeconds(tr.TimeoutS), tr.Margin, analysis.FormatSeconds(analysis.Value(tr.T0S)))
+	} else {
+		t.line("Trigger", "NO: (k·ρ − 1)·Δ = %.2f s ≤ τ_out = %s: the wait never passes the timeout", tr.OverloadS, analysis.FormatSeconds(tr.TimeoutS))
+	}
+	if p.MinSpikeS != nil {
+		t.line("", "smallest trigger: k > %s for this Δ; Δ > %s for this k", optNum(p.MinMultiplier), analysis.FormatSeconds(*p.MinSpikeS))
+	} else {
+		t.line("", "smallest trigger: k > %s for this Δ; no Δ triggers at this k (k·ρ ≤ 1)", optNum(p.MinMultiplier))
+	}
+
+	amp := doc.Amplification
+	var parts []string
+	for _, l := range amp.Layers {
+		parts = append(parts, fmt.Sprintf("%s ×%s", l.Name, num(l.Amplification)))
+	}
+	t.line("Amplification", "%s → A = %s", strings.Join(parts, " · "), num(amp.Predicted))
+	if amp.Measured != nil {
+		hidden := ""
+		if amp.Hidden != nil {
+			hidden = fmt.Sprintf(", hidden factor %.2f", *amp.Hidden)
+		}
+		t.line("", "measured A_fail = %.2f%s", *amp.Measured, hidden)
+	}
+	trap := "a trigger is survivable"
+	if p.AmplifiedUtilization >= 1 {
+		trap = "once triggered, the service stays failed"
+	}
+	t.line("Trap", "1/A = %.2f   A·ρ = %.2f: %s", p.TrapThreshold, p.AmplifiedUtilization, trap)
+	t.line("Prediction", "%s", predictionText(p))
+	if s := p.Scaler; s != nil {
+		t.line("Autoscaler", "%s at %.0f %%: %s", s.Signal, 100*s.Target, escapeWord(s.Escapes))
+	}
+	if c := p.Ceiling; c != nil {
+		t.line("Ceiling", "M = %d, M* = A·λ/c = %.1f: %s%s", c.MaxReplicas, c.CeilingFloorPods, escapeWord(c.Escapes), bandText(c.Band))
+	}
+	if o := doc.Observation; o != nil {
+		t.line("Model", "%s: %s", o.Source, observationText(doc))
+	}
+	t.line("Verdict", "%s%s", strings.ToUpper(string(doc.Verdict)), recoveryText(doc))
+	t.line("Gate", "%s", gateText(doc.Gate))
+	if len(p.Recommendations) > 0 {
+		t.raw("\nAdvice\n")
+		for _, r := range p.Recommendations {
+			t.raw("  • %s\n", r)
+		}
+	}
+	return t.err
+}
+
+func boundText(sc analysis.ScenarioSection) string {
+	if sc.AdmissionBoundS == 0 {
+		return ""
+	}
+	return "   b = " + analysis.FormatSeconds(sc.AdmissionBoundS)
+}
+
+func predictionText(p analysis.Prediction) string {
+	switch p.Verdict {
+	case analysis.VerdictNoTrigger:
+		return "no trigger: the spike cannot push waits past the timeout"
+	case analysis.VerdictTrapped:
+		return fmt.Sprintf("trapped: the wait keeps growing after the spike (peak at spike end %s)", analysis.FormatSeconds(p.PeakWaitS))
+	}
+	s := string(p.Verdict)
+	if p.RecoveryS != nil {
+		s += " in " + analysis.FormatSeconds(*p.RecoveryS)
+		if p.RecoveryWithRetryLagS != nil {
+			s += fmt.Sprintf(" (%s counting the retries' lag)", analysis.FormatSeconds(*p.RecoveryWithRetryLagS))
+		}
+	}
+	return s + fmt.Sprintf(", peak wait %s", analysis.FormatSeconds(p.PeakWaitS))
+}
+
+func observationText(doc analysis.Document) string {
+	o := doc.Observation
+	var parts []string
+	if o.T0S != nil {
+		parts = append(parts, "t0 = "+analysis.FormatSeconds(*o.T0S))
+	}
+	if o.PeakWaitS != nil {
+		parts = append(parts, "peak wait "+analysis.FormatSeconds(*o.PeakWaitS))
+	}
+	if o.AmplificationFailed != nil {
+		parts = append(parts, fmt.Sprintf("A_fail %.2f", *o.AmplificationFailed))
+	}
+	if o.LostWorkS != nil && *o.LostWorkS > 0 {
+		parts = append(parts, fmt.Sprintf("first attempts lost: %s of demand", analysis.FormatSeconds(*o.LostWorkS)))
+	}
+	if o.Abandoned != nil && *o.Abandoned > 0 {
+		parts = append(parts, fmt.Sprintf("%s requests served after their client left", num(*o.Abandoned)))
+	}
+	if o.Refused != nil && *o.Refused > 0 {
+		parts = append(parts, fmt.Sprintf("%s attempts refused", num(*o.Refused)))
+	}
+	if o.WaitSlope != nil && doc.RecoveryS == nil {
+		parts = append(parts, fmt.Sprintf("wait slope %+.3f s/s at the end", *o.WaitSlope))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func recoveryText(doc analysis.Document) string {
+	switch {
+	case doc.RecoveryS != nil && doc.Verdict != analysis.VerdictNoTrigger:
+		return " after " + analysis.FormatSeconds(*doc.RecoveryS)
+	case doc.Observation != nil && doc.Observation.ProjectedRecoveryS != nil && doc.Verdict == analysis.VerdictMetastable:
+		return " (projected recovery " + analysis.FormatSeconds(*doc.Observation.ProjectedRecoveryS) + ")"
+	}
+	return ""
+}
+
+func gateText(g analysis.GateResult) string {
+	var parts []string
+	for _, c := range g.Criteria {
+		mark := "ok"
+		if !c.Passed {
+			mark = "FAIL"
+		}
+		parts = append(parts, c.Name+" "+mark)
+	}
+	head := "passed"
+	if !g.Passed {
+		head = "FAILED"
+	}
+	s := head + " (" + strings.Join(parts, ", ") + ")"
+	for _, f := range g.Failures {
+		s += "\n" + strings.Repeat(" ", 15) + "✗ " + f
+	}
+	return s
+}
+
+func escapeWord(escapes bool) string {
+	if escapes {
+		return "escapes"
+	}
+	return "stays trapped"
+}
+
+func bandText(b *analysis.CeilingBand) string {
+	switch {
+	case b == nil:
+		return ""
+	case b.Empty:
+		return fmt.Sprintf("; no safe ceiling (M* ≥ 0.8·N_max = %.1f)", b.TopPods)
+	}
+	return fmt.Sprintf("; safe ceilings %d–%d", b.LowestPods, b.HighestPods)
+}
+
+// num prints a number compactly: 200, 4.4, 0.25, 1.2e+06.
+func num(x float64) string {
+	switch {
+	case math.IsInf(x, 0) || math.IsNaN(x):
+		return "∞"
+	case x == math.Trunc(x) && math.Abs(x) < 1e9:
+		return fmt.Sprintf("%.0f", x)
+	case math.Abs(x) >= 100:
+		return fmt.Sprintf("%.0f", x)
+	}
+	s := fmt.Sprintf("%.2f", x)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+func optNum(p *float64) string {
+	if p == nil {
+		return "none"
+	}
+	return num(*p)
+}
