@@ -1,0 +1,55 @@
+package analysis
+
+import "math"
+
+// MeasuredSecond is one second of a real run as the runner records it: the
+// driver's own counts and the service's metrics from Prometheus. It is one
+// row of timeline.csv. Service-side values are NaN when the scenario has no
+// query for them or Prometheus had no data for that second.
+type MeasuredSecond struct {
+	TS    float64 `csv:"t_s"`   // start of the second, seconds since the run started
+	Phase string  `csv:"phase"` // warmup, spike, observe, on_trap
+
+	Planned   float64 `csv:"planned"`    // first attempts whose planned time came
+	Sent      float64 `csv:"sent"`       // first attempts sent
+	Retries   float64 `csv:"retries"`    // retry attempts sent
+	Dropped   float64 `csv:"dropped"`    // planned first attempts dropped by the driver's lag bound
+	Refused   float64 `csv:"refused"`    // attempts the driver refused at max_in_flight
+	FirstOK   float64 `csv:"first_ok"`   // first attempts that completed ok
+	FirstDone float64 `csv:"first_done"` // first attempts that completed, any outcome
+	OK        float64 `csv:"ok"`         // attempts that completed ok
+	Timeouts  float64 `csv:"timeouts"`   // attempts that timed out
+	Rejected  float64 `csv:"rejected"`   // attempts answered 503 or 429
+	Errors    float64 `csv:"errors"`     // attempts that failed otherwise (5xx, connect, other)
+	Succeeded float64 `csv:"succeeded"`  // logical requests that ended with a success
+	Failed    float64 `csv:"failed"`     // logical requests that ended after all attempts failed
+	Pending   float64 `csv:"pending"`    // logical requests not ended, at the end of the second
+	InFlight  float64 `csv:"in_flight"`  // attempts in flight, at the end of the second
+
+	TracerWaitS float64 `csv:"tracer_wait_s"` // median wait of tracers that completed this second
+	LagP99S     float64 `csv:"lag_p99_s"`     // driver dispatch lag, 99th percentile
+	LatencyP50S float64 `csv:"latency_p50_s"` // attempt latency, median
+	LatencyP99S float64 `csv:"latency_p99_s"` // attempt latency, 99th percentile
+
+	IngressPerS      float64 `csv:"ingress_per_s"`       // attempts arriving at the service
+	ServiceFirstPerS float64 `csv:"service_first_per_s"` // first attempts arriving at the service
+	ServedPerS       float64 `csv:"served_per_s"`        // requests the service finished
+	AbandonedPerS    float64 `csv:"abandoned_per_s"`     // finished after their client left: retry debt
+	WaitS            float64 `csv:"wait_s"`              // the service's queue wait
+	Pods             float64 `csv:"pods"`                // ready replicas
+}
+
+// FirstSuccessRatio is the share of first attempts completed this second
+// that succeeded; NaN when none completed.
+func (m MeasuredSecond) FirstSuccessRatio() float64 {
+	if m.FirstDone == 0 {
+		return math.NaN()
+	}
+	return m.FirstOK / m.FirstDone
+}
+
+// Attempts is every attempt the driver sent this second.
+func (m MeasuredSecond) Attempts() float64 { return m.Sent + m.Retries }
+
+// Failures is every attempt that completed without success this second.
+func (m MeasuredSecond) Failures() float64 { return m.Timeouts + m.Rejected + m.Errors }
