@@ -1,0 +1,286 @@
+package prom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/tsdb"
+)
+
+// Defaults of EmbeddedConfig.
+const (
+	// DefaultScrapeInterval is the time between two scrapes of a target.
+	DefaultScrapeInterval = time.Second
+	// DefaultListen is the loopback address the HTTP API listens on.
+	DefaultListen = "127.0.0.1:0"
+	// DefaultSampleLimit is the most samples one scrape may carry; a
+	// larger scrape fails (up = 0), as with Prometheus' sample_limit.
+	DefaultSampleLimit = 100_000
+	// DefaultLookback is how far back an instant selector looks for a
+	// sample (PromQL's lookback delta).
+	DefaultLookback = 5 * time.Minute
+	// maxConcurrentQueries bounds the PromQL evaluations in flight.
+	maxConcurrentQueries = 4
+	// queryTimeout bounds one PromQL evaluation in the engine.
+	queryTimeout = 2 * time.Minute
+	// maxSamplesPerQuery bounds the samples one query may hold in memory.
+	maxSamplesPerQuery = 50_000_000
+)
+
+// Target is something the embedded server scrapes: the URL of a /metrics
+// endpoint, or an in-process Gatherer (the driver's own collectors).
+type Target struct {
+	// Job is the value of the job label of every series scraped from it.
+	Job string
+	// URL is the http(s) URL of an exposition endpoint; exclusive with
+	// Gatherer.
+	URL string
+	// Gatherer is gathered in-process at every scrape; exclusive with URL.
+	Gatherer prometheus.Gatherer
+	// Instance is the instance label; "" = host:port of URL, or "local"
+	// for a Gatherer.
+	Instance string
+}
+
+// EmbeddedConfig configures StartEmbedded.
+type EmbeddedConfig struct {
+	// Dir is the TSDB directory, created if missing: the run's output
+	// folder + "/prometheus". The data stays there after Close.
+	Dir string
+	// Targets are scraped every ScrapeInterval, each by its own goroutine.
+	Targets []Target
+	// ScrapeInterval is the time between scrapes; 0 = DefaultScrapeInterval.
+	ScrapeInterval time.Duration
+	// ScrapeTimeout bounds one scrape; 0 = ScrapeInterval; at most
+	// ScrapeInterval.
+	ScrapeTimeout time.Duration
+	// Listen is the address of the HTTP API; "" = DefaultListen. It must be
+	// a loopback address.
+	Listen string
+	// SampleLimit is the most samples one scrape may carry; 0 =
+	// DefaultSampleLimit.
+	SampleLimit int
+	// Lookback is PromQL's lookback delta; 0 = DefaultLookback.
+	Lookback time.Duration
+}
+
+// Embedded is an in-process Prometheus: a TSDB under Dir, the PromQL
+// engine, a scrape loop per target and Prometheus' HTTP query API on a
+// loopback port. Stop it with Close or by cancelling the context given to
+// StartEmbedded.
+type Embedded struct {
+	db      *tsdb.DB
+	engine  *promql.Engine
+	ln      net.Listener
+	srv     *http.Server
+	url     string
+	remote  *Remote
+	scrapeC *http.Client
+
+	cancel context.CancelFunc // stops the scrapers
+	wg     sync.WaitGroup     // scrapers and the HTTP server
+
+	mu        sync.Mutex
+	stopWatch func() bool // unregisters the ctx watcher; under mu
+
+	scrapers []*scraper
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// StartEmbedded opens (or creates) the TSDB in cfg.Dir, starts the HTTP
+// API on cfg.Listen and one scrape loop per target, the first scrape at
+// once. Everything stops when ctx is cancelled or Close is called.
+func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("prom: embedded dir: %w", err)
+	}
+	return start(ctx, cfg)
+}
+
+// OpenEmbedded serves the data a previous Embedded left in dir, with no
+// scraping, on a loopback port: `trigger report` reads a recorded run
+// through it. The TSDB is opened normally (it takes the directory's lock
+// and replays the WAL), so dir must be writable and not in use.
+func OpenEmbedded(ctx context.Context, dir string) (*Embedded, error) {
+	if _, err := os.Stat(filepath.Join(dir, "wal")); err != nil {
+		return nil, fmt.Errorf("prom: %s holds no recorded Prometheus data: %w", dir, err)
+	}
+	cfg, err := EmbeddedConfig{Dir: dir}.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return start(ctx, cfg)
+}
+
+// withDefaults checks c and fills in the defaults.
+func (c EmbeddedConfig) withDefaults() (EmbeddedConfig, error) {
+	if c.Dir == "" {
+		return c, errors.New("prom: embedded: Dir is required (the run's output folder + /prometheus)")
+	}
+	if c.ScrapeInterval <= 0 {
+		c.ScrapeInterval = DefaultScrapeInterval
+	}
+	if c.ScrapeTimeout <= 0 || c.ScrapeTimeout > c.ScrapeInterval {
+		c.ScrapeTimeout = c.ScrapeInterval
+	}
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.SampleLimit <= 0 {
+		c.SampleLimit = DefaultSampleLimit
+	}
+	if c.Lookback <= 0 {
+		c.Lookback = DefaultLookback
+	}
+	host, _, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		return c, fmt.Errorf("prom: embedded listen %q: %w", c.Listen, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return c, fmt.Errorf("prom: embedded listen %q: not a loopback address", c.Listen)
+	}
+	seen := make(map[[2]string]bool, len(c.Targets))
+	for i, t := range c.Targets {
+		if t.Job == "" {
+			return c, fmt.Errorf("prom: embedded target %d: Job is required", i)
+		}
+		if (t.URL == "") == (t.Gatherer == nil) {
+			return c, fmt.Errorf("prom: embedded target %q: set exactly one of URL and Gatherer", t.Job)
+		}
+		inst, err := t.instance()
+		if err != nil {
+			return c, err
+		}
+		c.Targets[i].Instance = inst
+		key := [2]string{t.Job, inst}
+		if seen[key] {
+			return c, fmt.Errorf("prom: embedded target job=%q instance=%q given twice", t.Job, inst)
+		}
+		seen[key] = true
+	}
+	return c, nil
+}
+
+// start opens the TSDB and starts the server and the scrapers.
+func start(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
+	logger := slog.New(slog.DiscardHandler)
+	opts := tsdb.DefaultOptions()
+	opts.RetentionDuration = 0 // keep a run's data for later reports
+	db, err := tsdb.Open(cfg.Dir, logger, nil, opts, nil)
+	if err != nil {
+		return nil, fmt.Errorf("prom: open tsdb in %s: %w", cfg.Dir, err)
+	}
+	interval := cfg.ScrapeInterval
+	engine := promql.NewEngine(promql.EngineOpts{
+		Logger:               logger,
+		MaxSamples:           maxSamplesPerQuery,
+		Timeout:              queryTimeout,
+		LookbackDelta:        cfg.Lookback,
+		EnableAtModifier:     true,
+		EnableNegativeOffset: true,
+		// A subquery without a step uses the scrape interval.
+		NoStepSubqueryIntervalFn: func(int64) int64 { return interval.Milliseconds() },
+	})
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("prom: embedded listen: %w", err), db.Close())
+	}
+	e := &Embedded{
+		db:      db,
+		engine:  engine,
+		ln:      ln,
+		url:     "http://" + ln.Addr().String(),
+		scrapeC: &http.Client{Transport: newTransport(nil)},
+	}
+	e.remote, err = NewRemote(RemoteConfig{Address: e.url})
+	if err != nil {
+		return nil, errors.Join(err, ln.Close(), db.Close())
+	}
+	e.srv = &http.Server{
+		Handler:           newAPI(db, engine, cfg.Lookback).handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	e.wg.Go(func() {
+		_ = e.srv.Serve(ln) // returns http.ErrServerClosed on Close
+	})
+	sctx, cancel := context.WithCancel(ctx)
+	e.cancel = cancel
+	for _, t := range cfg.Targets {
+		s := newScraper(t, db, e.scrapeC, cfg.ScrapeInterval, cfg.ScrapeTimeout, cfg.SampleLimit)
+		e.scrapers = append(e.scrapers, s)
+		e.wg.Go(func() { s.run(sctx) })
+	}
+	// If ctx is already done the watcher may run Close before stopWatch is
+	// set; Close then finds it nil, which is harmless.
+	e.mu.Lock()
+	e.stopWatch = context.AfterFunc(ctx, func() { _ = e.Close() })
+	e.mu.Unlock()
+	return e, nil
+}
+
+// URL returns the base URL of the HTTP API, "http://127.0.0.1:PORT".
+func (e *Embedded) URL() string { return e.url }
+
+// Dir returns the TSDB directory.
+func (e *Embedded) Dir() string { return e.db.Dir() }
+
+// Targets returns the state of each target after its last scrape, in the
+// order of EmbeddedConfig.Targets.
+func (e *Embedded) Targets() []TargetHealth {
+	out := make([]TargetHealth, len(e.scrapers))
+	for i, s := range e.scrapers {
+		out[i] = s.Health()
+	}
+	return out
+}
+
+// Querier returns a *Remote pointed at URL(): the same client code as for
+// a real server. It stops answering after Close.
+func (e *Embedded) Querier() Querier { return e.remote }
+
+// Remote returns the Querier as a *Remote, for Ping and Close.
+func (e *Embedded) Remote() *Remote { return e.remote }
+
+// Close stops the scrapers, then the HTTP API, then closes the TSDB; the
+// data stays on disk. It is idempotent and safe to call concurrently.
+func (e *Embedded) Close() error {
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		stop := e.stopWatch
+		e.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+		e.cancel()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var errs []error
+		if err := e.srv.Shutdown(sctx); err != nil {
+			errs = append(errs, fmt.Errorf("prom: embedded http shutdown: %w", err), e.srv.Close())
+		}
+		e.wg.Wait()
+		e.remote.Close()
+		e.scrapeC.CloseIdleConnections()
+		if err := e.db.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("prom: close tsdb: %w", err))
+		}
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}

@@ -1,0 +1,114 @@
+package prom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+)
+
+// backoff returns the wait before retry number n (0 for the first retry):
+// exponential, base·2^n capped at max, with "equal" jitter so that the
+// wait lies in [d/2, d] for that d. u is a uniform number in [0, 1).
+func backoff(base, max time.Duration, n int, u float64) time.Duration {
+	d := base
+	for i := 0; i < n && d < max; i++ {
+		d *= 2
+	}
+	if d > max {
+		d = max
+	}
+	half := d / 2
+	return half + time.Duration(u*float64(d-half))
+}
+
+// classified is the verdict on one failed attempt.
+type classified struct {
+	err       error // what to report if no retry follows
+	transient bool  // worth another attempt
+}
+
+// classify turns the error of one attempt into the error the caller sees
+// and says whether another attempt may succeed: connection refused or
+// reset, HTTP 5xx and 429 are transient; timeouts are not (a slow server is
+// not helped by more load), nor are query errors.
+func classify(parent context.Context, err error, a *attempt, addr string, timeout time.Duration) classified {
+	if perr := parent.Err(); perr != nil {
+		return classified{err: perr}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return classified{err: fmt.Errorf("prometheus at %s: %w within %v", addr, ErrTimeout, timeout)}
+	}
+	var apiErr *v1.Error
+	if errors.As(err, &apiErr) {
+		return classifyAPI(apiErr, a, addr)
+	}
+	cause := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		cause = ue.Err
+	}
+	if a.status != 0 {
+		// An answer came but could not be read (e.g. the body was cut).
+		return classified{err: fmt.Errorf("prometheus at %s: %w: reading the answer: %w", addr, ErrServer, cause), transient: true}
+	}
+	return classified{
+		err:       fmt.Errorf("prometheus at %s: %w: %w", addr, ErrUnreachable, cause),
+		transient: transientNet(err),
+	}
+}
+
+// classifyAPI handles an error of client_golang's v1 API: an error answer
+// of the Prometheus API (bad_data, execution) or a bare HTTP error status.
+func classifyAPI(e *v1.Error, a *attempt, addr string) classified {
+	switch e.Type {
+	case v1.ErrBadData:
+		return classified{err: fmt.Errorf("%w: %s", ErrBadQuery, e.Msg)}
+	case v1.ErrExec:
+		return classified{err: fmt.Errorf("%w: execution: %s", ErrBadQuery, e.Msg)}
+	case v1.ErrBadResponse:
+		if a.status/100 == 2 {
+			return classified{err: fmt.Errorf("prometheus at %s: %w: not a Prometheus API answer (%s); is the address the base URL of Prometheus?", addr, ErrServer, e.Msg)}
+		}
+	}
+	status := a.status
+	detail := strings.TrimSpace(e.Detail)
+	if len(detail) > 200 {
+		detail = detail[:200] + "..."
+	}
+	msg := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	if status == 0 {
+		msg = e.Error()
+	}
+	if detail != "" {
+		msg += ": " + detail
+	}
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		msg += " (check the bearer token or basic auth)"
+	case status == http.StatusNotFound:
+		msg += " (is the address the base URL of Prometheus?)"
+	}
+	return classified{
+		err:       fmt.Errorf("prometheus at %s: %w: %s", addr, ErrServer, msg),
+		transient: status == http.StatusTooManyRequests || status >= 500,
+	}
+}
+
+// transientNet reports whether a transport error may pass on its own:
+// refused or reset connections and connections closed mid-answer, as when
+// Prometheus restarts. Unknown hosts and TLS failures do not.
+func transientNet(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF)
+}
