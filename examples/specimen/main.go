@@ -10,9 +10,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 )
@@ -31,9 +34,16 @@ func main() {
 
 // run parses args, starts the specimen and serves until ctx is done.
 func run(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, addr, err := parseFlags(args, stderr)
+	cfg, addr, pprofAddr, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	if pprofAddr != "" {
+		stopPprof, err := servePprof(pprofAddr)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
 	}
 	s, err := specimen.New(cfg)
 	if err != nil {
@@ -51,31 +61,52 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 // parseFlags reads -config first, then applies the flags that were set.
-func parseFlags(args []string, stderr io.Writer) (specimen.Config, string, error) {
+// It returns the config, the listen address and the pprof address.
+func parseFlags(args []string, stderr io.Writer) (specimen.Config, string, string, error) {
 	fs := flag.NewFlagSet("specimen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
 		d      = specimen.DefaultConfig()
 		config = fs.String("config", "", "HCL config file (flags given too win over it)")
 		addr   = fs.String("addr", "127.0.0.1:8080", "listen address")
+		pprof  = fs.String("pprof-addr", "", "serve net/http/pprof on this address too (debugging; off when empty)")
 		f      = flagValues{}
 	)
 	f.define(fs, d)
 	if err := fs.Parse(args); err != nil {
-		return d, "", err
+		return d, "", "", err
 	}
 	if fs.NArg() > 0 {
-		return d, "", fmt.Errorf("specimen: unexpected argument %q", fs.Arg(0))
+		return d, "", "", fmt.Errorf("specimen: unexpected argument %q", fs.Arg(0))
 	}
 	cfg := specimen.Config{}
 	if *config != "" {
 		var err error
 		if cfg, err = specimen.LoadConfigFile(*config, cfg); err != nil {
-			return cfg, "", err
+			return cfg, "", "", err
 		}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	f.apply(&cfg, set)
-	return cfg, *addr, nil
+	return cfg, *addr, *pprof, nil
+}
+
+// servePprof serves the pprof handlers on addr until the returned stop.
+func servePprof(addr string) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("specimen: pprof listen: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = hs.Serve(ln)
+	}()
+	return func() { _ = hs.Close(); <-done }, nil
 }

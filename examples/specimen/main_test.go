@@ -10,7 +10,7 @@ import (
 
 func TestParseFlags(t *testing.T) {
 	// Flags win over the file; the file's other settings stay.
-	c, addr, err := parseFlags([]string{"-config", "specimen.hcl", "-pod-rate", "50", "-gateway-retries", "1",
+	c, addr, _, err := parseFlags([]string{"-config", "specimen.hcl", "-pod-rate", "50", "-gateway-retries", "1",
 		"-admission-bound", "500ms", "-autoscale", "-scale-signal", "paired", "-addr", "127.0.0.1:0"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -20,11 +20,11 @@ func TestParseFlags(t *testing.T) {
 		t.Fatalf("config %+v", c)
 	}
 	// No flags, no file: the zero Config (System A defaults applied by New).
-	c, _, err = parseFlags(nil, io.Discard)
+	c, _, _, err = parseFlags(nil, io.Discard)
 	if err != nil || c.Gateway.Enabled || c.AdmissionBound != 0 || c.Pods != 0 {
 		t.Fatalf("bare config %+v, %v", c, err)
 	}
-	if _, _, err := parseFlags([]string{"extra"}, io.Discard); err == nil {
+	if _, _, _, err := parseFlags([]string{"extra"}, io.Discard); err == nil {
 		t.Fatal("stray argument accepted")
 	}
 }
