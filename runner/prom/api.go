@@ -123,6 +123,10 @@ func (a *apiServer) handler() http.Handler {
 	mux.HandleFunc("/api/v1/metadata", a.wrap(func(*http.Request, func(any, annotations.Annotations, string)) *apiError {
 		return nil
 	}))
+	mux.HandleFunc("/api/v1/query_exemplars", a.wrap(func(_ *http.Request, respond func(any, annotations.Annotations, string)) *apiError {
+		respond([]struct{}{}, nil, "") // no exemplars are stored
+		return nil
+	}))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("Healthy.\n")) })
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("Ready.\n")) })
 	return mux

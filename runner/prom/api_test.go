@@ -111,6 +111,8 @@ func TestAPIGolden(t *testing.T) {
 		{"buildinfo", "GET", "/api/v1/status/buildinfo", nil},
 		// Metadata is empty.
 		{"metadata", "GET", "/api/v1/metadata", nil},
+		// Exemplars are not stored: an empty list, as Grafana expects.
+		{"exemplars", "GET", "/api/v1/query_exemplars", url.Values{"query": {"g"}}},
 		// Only GET and POST.
 		{"method_not_allowed", "PUT", "/api/v1/query", url.Values{"query": {"1"}}},
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -155,6 +156,7 @@ func (c EmbeddedConfig) withDefaults() (EmbeddedConfig, error) {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return c, fmt.Errorf("prom: embedded listen %q: not a loopback address", c.Listen)
 	}
+	c.Targets = slices.Clone(c.Targets) // the instance defaults are written into the copy
 	seen := make(map[[2]string]bool, len(c.Targets))
 	for i, t := range c.Targets {
 		if t.Job == "" {

@@ -332,25 +332,33 @@ func TestEmbeddedCloseKeepsData(t *testing.T) {
 	withApp := goleak.IgnoreCurrent()
 	dir := filepath.Join(t.TempDir(), "out", "prometheus")
 	ctx, cancel := context.WithCancel(context.Background())
-	e, err := StartEmbedded(ctx, EmbeddedConfig{Dir: dir, Targets: []Target{{Job: "app", URL: a.srv.URL}}, ScrapeInterval: testInterval})
+	targets := []Target{{Job: "app", URL: a.srv.URL}}
+	e, err := StartEmbedded(ctx, EmbeddedConfig{Dir: dir, Targets: targets, ScrapeInterval: testInterval})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if targets[0].Instance != "" {
+		t.Errorf("StartEmbedded wrote into the caller's targets: %+v", targets[0])
 	}
 	waitFor(t, "3 scrapes", func() bool {
 		n, ok := instantOK(e.Querier(), `count_over_time(up{job="app"}[1m])`)
 		return ok && n >= 3
 	})
 	at := time.Now()
-	// Cancelling the context stops everything; Close then returns at once.
+	// Cancelling the context alone stops everything: the API stops
+	// answering and no goroutine of the Embedded is left.
 	cancel()
+	probe := mustRemote(t, RemoteConfig{Address: e.URL(), Retries: -1})
+	waitFor(t, "the API to stop", func() bool { return errors.Is(probe.Ping(context.Background()), ErrUnreachable) })
+	probe.Close()
+	goleak.VerifyNone(t, withApp)
+	// Close after that is a no-op, and the data stays on disk.
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "wal")); err != nil {
 		t.Fatalf("TSDB WAL gone after Close: %v", err)
 	}
-	// Nothing of the Embedded is left running.
-	goleak.VerifyNone(t, withApp)
 
 	// The recorded data can be read again.
 	r, err := OpenEmbedded(context.Background(), dir)

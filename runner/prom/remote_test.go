@@ -330,3 +330,32 @@ func TestNewRemoteErrors(t *testing.T) {
 		t.Errorf("zero step: err = %v", err)
 	}
 }
+
+// A server (or proxy) that refuses POST gets the query again as GET, and
+// the refusal does not count as the attempt's answer.
+func TestRemoteGetFallback(t *testing.T) {
+	verifyNoLeaks(t)
+	var posts, gets atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		gets.Add(1)
+		if r.URL.Query().Get("query") != "up" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(oneSample))
+	}))
+	defer srv.Close()
+	r := mustRemote(t, fast(srv.URL))
+	if v, err := r.Instant(context.Background(), "up", time.Now()); err != nil || v != 5 {
+		t.Errorf("Instant = %v, %v", v, err)
+	}
+	if posts.Load() != 1 || gets.Load() != 1 {
+		t.Errorf("%d POST and %d GET, want 1 and 1", posts.Load(), gets.Load())
+	}
+}

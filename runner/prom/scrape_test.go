@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -301,3 +302,28 @@ func TestScrapeReportAndStaleness(t *testing.T) {
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// The loop scrapes at once, then once per interval, and stops when its
+// context is cancelled (fake time: testing/synctest).
+func TestScrapeLoopTicks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		db := &fakeStorage{}
+		cur := gauges("a")
+		s := newScraper(Target{Job: "j", Gatherer: gathererOf(&cur), Instance: "i"}, db, nil, 100*time.Millisecond, 100*time.Millisecond, 100)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { s.run(ctx); close(done) }()
+		time.Sleep(1050 * time.Millisecond)
+		cancel()
+		<-done
+		ups := db.find(`{__name__="up", instance="i", job="j"}`)
+		if len(ups) != 11 {
+			t.Fatalf("%d scrapes in 1.05 s at 100 ms, want 11 (at 0, 100, ..., 1000 ms)", len(ups))
+		}
+		for i, r := range ups {
+			if want := ups[0].t + int64(i)*100; r.t != want {
+				t.Errorf("scrape %d at %d ms, want %d", i, r.t, want)
+			}
+		}
+	})
+}

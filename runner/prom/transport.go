@@ -138,8 +138,12 @@ type recordingClient struct {
 
 // Do implements api.Client.
 func (c recordingClient) Do(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
+	a, _ := ctx.Value(attemptKey{}).(*attempt)
+	if a != nil {
+		*a = attempt{} // a GET fallback after a POST starts afresh
+	}
 	resp, body, err := c.Client.Do(ctx, req)
-	if a, ok := ctx.Value(attemptKey{}).(*attempt); ok && resp != nil {
+	if a != nil && resp != nil {
 		a.status = resp.StatusCode
 		a.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
 	}
