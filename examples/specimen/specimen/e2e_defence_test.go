@@ -18,11 +18,22 @@ func TestAdmissionBoundHalfTimeout(t *testing.T) {
 	cfg.AdmissionBound = clientTimeout / 2
 	r := drive(t, cfg, spike(0.4, 8*time.Second), 2, nil)
 	end := r.samples[len(r.samples)-1]
-	if end.Abandoned != 0 {
-		t.Errorf("%d abandoned requests served", end.Abandoned)
-	}
 	if end.Rejected["admission"] == 0 {
 		t.Fatal("nothing refused at the door: the spike was no trigger")
+	}
+	// The specimen's promise: no admitted request waits longer than b plus
+	// one service time, so none outlives its client's 1 s.
+	if limit := cfg.AdmissionBound + time.Duration(float64(time.Second)/capacity); end.MaxQueueWait > limit {
+		t.Errorf("an admitted request waited %v > b + 1/c = %v", end.MaxQueueWait, limit)
+	}
+	// Hence no debt. A request can still reach the handler late when the
+	// machine starves the process (the client's clock started earlier): a
+	// shared 2-core box under others' load showed 1 in ~1,000. Tolerate
+	// 0.2 % of the served work, report any.
+	if served := end.Answered + end.Abandoned; end.Abandoned > served/500 {
+		t.Errorf("%d abandoned of %d served: debt formed", end.Abandoned, served)
+	} else if end.Abandoned > 0 {
+		t.Logf("%d abandoned of %d served (client-side scheduling delay, within tolerance)", end.Abandoned, served)
 	}
 	const settle = 3 // seconds after the spike's end
 	for i := spikeEnd + settle; i < len(r.timeline); i++ {

@@ -18,15 +18,15 @@ func TestGatewayAmplification(t *testing.T) {
 	e2e(t, true)
 	cfg := specimen.Config{Pods: 1, PodRate: capacity,
 		Gateway: specimen.GatewayConfig{Enabled: true, Retries: 2, TryTimeout: 300 * time.Millisecond}}
-	const lambda = 30.0 // ρ = 0.3: A·ρ = 2.7, trapped once triggered
+	const lambda = 0.3 * capacity // ρ = 0.3: A·ρ = 2.7, trapped once triggered
 	stages := []loadgen.Stage{
 		loadgen.Constant(warmup, lambda),
-		loadgen.Constant(4*time.Second, 200), // k·ρ = 2: the wait passes 300 ms at once
-		loadgen.Constant(18*time.Second, lambda),
+		loadgen.Constant(4*time.Second, 2*capacity), // k·ρ = 2: the wait passes 300 ms at once
+		loadgen.Constant(20*time.Second, lambda),
 	}
 	r := drive(t, cfg, stages, 2, nil)
 	from := int((warmup+4*time.Second)/time.Second) + 3 // failed and past the spike's own attempts
-	to := from + 14
+	to := from + 16
 	if to >= len(r.samples) {
 		t.Fatalf("run too short: %d samples", len(r.samples))
 	}

@@ -113,7 +113,9 @@ func (p *pod) serve(it *item, now time.Time) bool {
 	start := serviceStart(p.busyUntil, it.enq)
 	st := p.serviceTime()
 	p.busyUntil = start.Add(st)
-	s.wait.Observe(start.Sub(it.arrived).Seconds())
+	w := start.Sub(it.arrived)
+	s.wait.Observe(w.Seconds())
+	s.c.observeWait(w)
 	p.timer.Reset(p.busyUntil.Sub(now))
 	select {
 	case <-p.timer.C:

@@ -224,6 +224,9 @@ type Stats struct {
 	PodsReady, PodsDesired int64
 	// BusySeconds is the pods' total busy time, seconds (virtual clocks).
 	BusySeconds float64
+	// MaxQueueWait is the longest wait from arrival at the service to the
+	// start of service (virtual clock) of any request served so far.
+	MaxQueueWait time.Duration
 	// GatewayRequests counts client requests at the gateway by outcome;
 	// GatewayUpstream counts its upstream tries.
 	GatewayRequests map[string]uint64
@@ -247,6 +250,7 @@ func (s *Server) Stats() Stats {
 		PodsReady:       s.svc.readyCount.Load(),
 		PodsDesired:     s.svc.desired.Load(),
 		BusySeconds:     time.Duration(s.c.busyNanos.Load()).Seconds(),
+		MaxQueueWait:    time.Duration(s.c.maxWait.Load()),
 		GatewayRequests: make(map[string]uint64, numGatewayOutcomes),
 		GatewayUpstream: s.c.gwUpstream.Load(),
 	}

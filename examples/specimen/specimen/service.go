@@ -17,12 +17,23 @@ type counters struct {
 	abandoned atomic.Uint64
 	rejected  [len(reasons)]atomic.Uint64
 	busyNanos atomic.Int64 // pod busy time, from the virtual clocks
+	maxWait   atomic.Int64 // longest arrival-to-service wait, ns
 
 	gwRequests [numGatewayOutcomes]atomic.Uint64
 	gwUpstream atomic.Uint64
 }
 
 func (c *counters) reject(reason string) { c.rejected[reasonIndex(reason)].Add(1) }
+
+// observeWait records a wait for the running maximum.
+func (c *counters) observeWait(d time.Duration) {
+	for {
+		m := c.maxWait.Load()
+		if int64(d) <= m || c.maxWait.CompareAndSwap(m, int64(d)) {
+			return
+		}
+	}
+}
 
 // service is the service proper: pods, their queues, the balancer, the
 // defences at the door. The gateway and the HTTP handlers sit in front.
