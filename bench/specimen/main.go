@@ -342,5 +342,10 @@ func report(o options, tot loadgen.Totals, health, mets []probe, depths []float6
 	}{{"/healthz", health}, {"/metrics", mets}} {
 		p50, p99, mx, slow, failed := quantiles(e.ps)
 		fmt.Printf("%-9s %d probes: p50 %s, p99 %s, max %s; over 100 ms: %d; failed: %d\n", e.name, len(e.ps), ms(p50), ms(p99), ms(mx), slow, failed)
+		for _, p := range e.ps {
+			if p.err != nil || p.latency > 100*time.Millisecond {
+				fmt.Printf("          at %.1f s: %s %v\n", p.at.Seconds(), ms(p.latency), p.err)
+			}
+		}
 	}
 }
