@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // seen records what a test server received.
@@ -514,5 +516,38 @@ func TestParseRetryAfter(t *testing.T) {
 		if got := ParseRetryAfter(tc.in, now); got != tc.want {
 			t.Errorf("ParseRetryAfter(%q) = %v, want %v", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestDriverRegisterer(t *testing.T) {
+	// The collectors are also registered with a caller's registry; a second
+	// driver on the same registry is refused (duplicate collectors).
+	s := newSeen()
+	srv := server(t, s, func(w http.ResponseWriter, r *http.Request) { s.note(r) })
+	reg := prometheus.NewRegistry()
+	cfg := Config{Request: Request{URL: srv.URL}, Stages: []Stage{Constant(200*time.Millisecond, 50)},
+		Arrivals: Uniform, Timeout: time.Second, Registerer: reg}
+	d := runDriver(t, cfg)
+	tot := checkAccounting(t, d)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent float64
+	for _, mf := range mfs {
+		if mf.GetName() == "trigger_attempts_sent_total" {
+			for _, m := range mf.GetMetric() {
+				sent += m.GetCounter().GetValue()
+			}
+		}
+	}
+	if sent != float64(tot.Sent) || sent == 0 {
+		t.Errorf("registry has %v attempts sent, driver %d", sent, tot.Sent)
+	}
+	if _, err := NewDriver(cfg); err == nil {
+		t.Error("second driver on the same registerer accepted")
+	}
+	if live := d.Live(); live.Pending != 0 || live.InFlight != 0 {
+		t.Errorf("live after the run: %+v", live)
 	}
 }

@@ -6,9 +6,11 @@
 //
 //	loadgen-bench target -addr 127.0.0.1:8099 -mode fast|hang
 //	loadgen-bench drive  -url http://127.0.0.1:8099/ -rate 5000 -duration 10s
-//	loadgen-bench storm  -url http://127.0.0.1:8099/ -rate 2000 -timeout 1s -duration 60s
+//	loadgen-bench storm  -url http://127.0.0.1:8098/ -rate 2000 -timeout 1s -duration 60s
+//	loadgen-bench compare -vegeta /tmp/x/vegeta -url http://127.0.0.1:8099/ -rates 2000,4000
 //
-// drive and storm print one JSON object on stdout.
+// drive, storm and compare print one JSON object on stdout (compare also a
+// line per rate on stderr).
 package main
 
 import (
@@ -35,7 +37,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadgen-bench target|drive|storm [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen-bench target|drive|storm|compare [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -48,6 +50,8 @@ func main() {
 		err = drive(ctx, os.Args[2:])
 	case "storm":
 		err = storm(ctx, os.Args[2:])
+	case "compare":
+		err = compare(ctx, os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}
@@ -71,11 +75,11 @@ func loopbackURL(raw string) error {
 }
 
 // target serves a fast 200 ("fast") or holds every request until the client
-// gives up, at most 30 s ("hang"), for at most -max.
+// gives up, at most 30 s ("hang", "silent"), for at most -max.
 func target(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("target", flag.ExitOnError)
 	addr := fs.String("addr", "127.0.0.1:8099", "listen address (loopback)")
-	mode := fs.String("mode", "fast", "fast or hang")
+	mode := fs.String("mode", "fast", "fast, hang (never answers; writes an empty response once the client left) or silent (never answers, closes without a response once the client left)")
 	maxRun := fs.Duration("max", 30*time.Minute, "stop after this long")
 	h2c := fs.Bool("h2c", false, "also speak unencrypted HTTP/2 (prior knowledge)")
 	fs.Parse(args)
@@ -84,6 +88,20 @@ func target(ctx context.Context, args []string) error {
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
+		if *mode == "silent" {
+			// Never answer, and when the client gives up close without a
+			// word: the client closed first, so its socket goes to TIME_WAIT
+			// (a hanging net/http handler instead writes an empty response
+			// after the client left, which the client answers with a reset).
+			c, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return
+			}
+			c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			io.Copy(io.Discard, c)
+			c.Close()
+			return
+		}
 		if *mode == "hang" {
 			select {
 			case <-r.Context().Done():
@@ -143,6 +161,8 @@ func drive(ctx context.Context, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "per-attempt timeout")
 	arrivals := fs.String("arrivals", "uniform", "uniform or poisson")
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile here")
+	perSecond := fs.Bool("timeline", false, "print the per-second timeline on stderr")
+	maxLag := fs.Duration("max-lag", 0, "catch-up bound (0: the driver's default, 1 s)")
 	fs.Parse(args)
 	if *cpuprof != "" {
 		f, err := os.Create(*cpuprof)
@@ -167,6 +187,7 @@ func drive(ctx context.Context, args []string) error {
 		Stages:   []loadgen.Stage{loadgen.Constant(*dur, *rate)},
 		Arrivals: arr,
 		Timeout:  *timeout,
+		MaxLag:   *maxLag,
 	})
 	if err != nil {
 		return err
@@ -175,6 +196,12 @@ func drive(ctx context.Context, args []string) error {
 	defer cancel()
 	if err := d.Run(ctx); err != nil {
 		return err
+	}
+	if *perSecond {
+		for _, s := range d.Timeline() {
+			fmt.Fprintf(os.Stderr, "t=%3d planned %6d sent %6d dropped %6d ok %6d in flight %5d lag p50 %7.3f p99 %8.3f ms latency p99 %8.3f ms\n",
+				s.Index, s.Planned, s.Sent, s.Dropped, s.FirstOutcomes[loadgen.OutcomeOK], s.InFlight, s.Lag.P50*1e3, s.Lag.P99*1e3, s.Latency.P99*1e3)
+		}
 	}
 	t := d.Totals()
 	res := driveResult{
@@ -200,7 +227,7 @@ type stormSample struct {
 	InFlight int64   `json:"in_flight"`
 	RSSMiB   float64 `json:"rss_mib"`
 	FDs      int     `json:"fds"`
-	TimeWait int     `json:"time_wait"`
+	TimeWait int     `json:"time_wait"` // client sockets to the target's port in TIME_WAIT
 	LagP99Ms float64 `json:"lag_p99_ms"`
 	// Go runtime view, MiB: heap objects (live and not yet swept), live heap at the last GC, goroutine stacks; goroutines.
 	HeapAllocMiB float64 `json:"heap_objects_mib"`
@@ -230,6 +257,7 @@ type stormResult struct {
 	KiBPerInFlight float64          `json:"kib_per_in_flight"`
 	MaxFDs         int              `json:"max_fds"`
 	MaxTimeWait    int              `json:"max_time_wait"`
+	TimeWaitBefore int              `json:"time_wait_before"`
 	Samples        []stormSample    `json:"samples,omitempty"`
 }
 
@@ -249,6 +277,14 @@ func storm(ctx context.Context, args []string) error {
 	if err := loopbackURL(*u); err != nil {
 		return err
 	}
+	pu, err := url.Parse(*u)
+	if err != nil {
+		return err
+	}
+	port, _ := strconv.Atoi(pu.Port())
+	if port == 0 {
+		port = 80
+	}
 	tr := loadgen.NewTransport(loadgen.TransportOptions{Linger0: *linger0, SourceAddrs: *sources, HTTP2: *h2})
 	d, err := loadgen.NewDriver(loadgen.Config{
 		Request:   loadgen.Request{URL: *u},
@@ -263,6 +299,7 @@ func storm(ctx context.Context, args []string) error {
 	runtime.GC()
 	res := stormResult{Rate: *rate, TimeoutS: timeout.Seconds(), Linger0: *linger0, SourceAddrs: *sources, HTTP2: *h2,
 		BaseRSSMiB: float64(procStatus("VmRSS")) / 1024}
+	res.TimeWaitBefore = countTimeWait(port)
 	ctx, cancel := context.WithTimeout(ctx, *dur+*timeout+30*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
@@ -288,7 +325,7 @@ loop:
 			s := tl[len(tl)-1]
 			smp := stormSample{T: s.Index, Sent: s.Sent, Dropped: s.Dropped, Timeouts: s.FirstOutcomes[loadgen.OutcomeTimeout],
 				Connect: s.FirstOutcomes[loadgen.OutcomeConnect], InFlight: s.InFlight, RSSMiB: float64(procStatus("VmRSS")) / 1024,
-				FDs: countFDs(), TimeWait: countTimeWait(), LagP99Ms: s.Lag.P99 * 1e3}
+				FDs: countFDs(), TimeWait: countTimeWait(port), LagP99Ms: s.Lag.P99 * 1e3}
 			metrics.Read(rtSamples)
 			smp.HeapAllocMiB = mib(rtSamples[0].Value.Uint64())
 			smp.HeapInuseMiB = mib(rtSamples[1].Value.Uint64())
@@ -377,8 +414,10 @@ func countFDs() int {
 	return len(es)
 }
 
-// countTimeWait counts TIME_WAIT TCP sockets on the machine (state 06 in /proc/net/tcp{,6}).
-func countTimeWait() int {
+// countTimeWait counts TIME_WAIT TCP sockets (state 06 in /proc/net/tcp{,6})
+// whose remote port is port: the client side of connections to the target.
+func countTimeWait(port int) int {
+	suffix := fmt.Sprintf(":%04X", port)
 	n := 0
 	for _, p := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(p)
@@ -388,7 +427,7 @@ func countTimeWait() int {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
-			if len(fields) > 3 && fields[3] == "06" {
+			if len(fields) > 3 && fields[3] == "06" && strings.HasSuffix(fields[2], suffix) {
 				n++
 			}
 		}

@@ -1,0 +1,85 @@
+// Package loadgen is the spike driver of a trigger test: it sends first
+// attempts on an open-model schedule that does not slow down when the
+// service does, gives each attempt the clients' real timeout, retries the way
+// production clients retry, and accounts for every attempt (SPEC.md, "What a
+// trigger test measures", step 2).
+//
+// # Schedule
+//
+// A Schedule turns rate stages (constant or linear, first attempts per
+// second) into absolute planned send times, Poisson or uniform, by inverting
+// the cumulative rate; it is pure and seeded. The Driver's one dispatcher
+// goroutine sleeps to each planned time (a runtime timer to 2 ms before it,
+// then nanosleep, never a chain of relative sleeps) and records the dispatch
+// lag, actual − planned. When it is behind it sends at once; a first attempt
+// more than Config.MaxLag (default 1 s) late is dropped and counted
+// (Second.Dropped, trigger_dropped_total), like k6's dropped_iterations.
+//
+// # Attempts
+//
+// Every attempt goes through one shared http.RoundTripper (NewTransport by
+// default) with a context deadline of Config.Timeout (τ_out), or less when
+// the logical request's overall deadline is closer, and carries:
+//
+//	X-Request-Id   one value per logical request (tracers: "<run>-t<n>")
+//	X-Attempt      1 for the first attempt, 2, 3, … for retries, 0 for tracers
+//	X-Deadline-Ms  milliseconds the client will still wait for this attempt
+//
+// Outcomes are classified as ok (status < 400), timeout (the client gave up),
+// connect (refused, reset or closed before a response), 5xx (other than 503),
+// 429, 503 and other (other 4xx, malformed responses, attempts cancelled
+// because the run was cancelled). Bodies are drained (up to 1 MiB) and closed
+// so keep-alive connections are reused.
+//
+// # Retries
+//
+// Retrier implements a RetryPolicy as pure decisions with the clock passed
+// in, so a simulator can reuse it with a virtual clock: outcome classes,
+// cap R (A = R + 1), a budget β over a sliding window (A = 1 + β), a token
+// bucket like the AWS SDKs' standard mode, backoff none/constant/exponential
+// with jitter none/full/equal/decorrelated, Retry-After on 429/503 (which
+// wins over backoff), and an overall deadline no retry outlives.
+//
+// # Bounds
+//
+// At most Config.MaxInFlight attempts are in flight (one goroutine each); a
+// first attempt or retry due while the bound is reached is refused and
+// counted (Second.Refused, Second.RetryRefused, trigger_refused_total).
+// Retries waiting for their backoff hold no goroutine: they wait in one heap
+// of at most MaxInFlight entries served by one timer. Tracers add at most
+// Tracers.Rate × Tracers.Timeout goroutines. Memory per second of timeline is
+// one Second value; histograms are HDR and reset every second.
+//
+// # Accounting
+//
+// Timeline returns one Second per elapsed second; Live the second in
+// progress; Totals the whole run. Events count in the second they happen.
+// When Run returns normally: Planned = Sent + Dropped + Refused; the outcomes
+// (first and retry) add up to Sent + Retries; Succeeded + Failed = Sent. The
+// same counts are exposed as trigger_* Prometheus metrics by Handler (a
+// per-driver registry; also registered with Config.Registerer if set).
+//
+// # Timeout storms
+//
+// Over HTTP/1.1 an attempt that times out costs its connection: the client
+// closes it, and the next attempt dials a new one. At 2,000 timeouts per
+// second that is 2,000 new connections per second to one destination
+// address and port, each using an ephemeral port (32768–60999 by default:
+// 28,232 ports). A client-side close normally leaves the socket in TIME_WAIT
+// for 60 s, holding its port: 120,000 ports a minute, so a target that
+// closes silently after the client left exhausts the ports within about 15 s
+// unless the kernel reuses TIME_WAIT ports (Linux's tcp_tw_reuse = 2 does,
+// for loopback only). NewTransport therefore sets SO_LINGER 0 on every
+// connection by default (TransportOptions.Linger0): closing resets the
+// connection at once and leaves no TIME_WAIT, so ports in use stay at the
+// number of attempts in flight (≈ rate × timeout) and file descriptors too.
+// The target sees a reset instead of an orderly close of a connection whose
+// client had given up. For more than ~25,000 attempts in flight to one
+// loopback target, TransportOptions.SourceAddrs spreads connections over
+// source addresses 127.0.1.x; where the target speaks HTTP/2,
+// TransportOptions.HTTP2 abandons a timed-out attempt with a stream reset and
+// needs no new connection at all. What a user sees: trigger_in_flight and
+// open descriptors level off at about rate × timeout, the schedule is kept
+// (trigger_dropped_total stays 0), and memory grows with the attempts in
+// flight; bench/loadgen/README.md has the figures measured.
+package loadgen
