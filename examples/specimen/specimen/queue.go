@@ -263,16 +263,3 @@ func (q *queue) closeIfEmpty() bool {
 	}
 	return q.closed
 }
-
-// drain empties the queue and returns its items.
-func (q *queue) drain(now time.Time) []*item {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	var out []*item
-	for q.head != nil {
-		it := q.head
-		q.unlink(it, now)
-		out = append(out, it)
-	}
-	return out
-}
