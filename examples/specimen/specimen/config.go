@@ -306,6 +306,9 @@ func (c *Config) validate() error {
 	case c.LimitStatus != 429 && c.LimitStatus != 503:
 		return bad("limit_status %d: want 429 or 503", c.LimitStatus)
 	}
+	if c.Pods > 10_000 {
+		return bad("pods %d > 10000", c.Pods)
+	}
 	g := c.Gateway
 	switch {
 	case g.Retries < 0 || g.Retries > 100:
@@ -316,6 +319,9 @@ func (c *Config) validate() error {
 		return bad("gateway max_in_flight %d < 1", g.MaxInFlight)
 	}
 	a := c.Autoscaler
+	if !a.Enabled {
+		return nil
+	}
 	switch {
 	case a.Signal != SignalCPU && a.Signal != SignalIngress && a.Signal != SignalFirstAttempts && a.Signal != SignalPaired:
 		return bad("autoscaler signal %q: want cpu, ingress, first_attempts or paired", a.Signal)
@@ -337,11 +343,8 @@ func (c *Config) validate() error {
 		return bad("autoscaler replicas min %d max %d", a.MinReplicas, a.MaxReplicas)
 	case a.MaxReplicas > 10_000:
 		return bad("autoscaler max_replicas %d > 10000", a.MaxReplicas)
-	case a.Enabled && (c.Pods < a.MinReplicas || c.Pods > a.MaxReplicas):
+	case c.Pods < a.MinReplicas || c.Pods > a.MaxReplicas:
 		return bad("pods %d outside [min_replicas %d, max_replicas %d]", c.Pods, a.MinReplicas, a.MaxReplicas)
-	}
-	if c.Pods > 10_000 {
-		return bad("pods %d > 10000", c.Pods)
 	}
 	return nil
 }

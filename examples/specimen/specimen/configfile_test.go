@@ -50,13 +50,16 @@ func TestConfigValidation(t *testing.T) {
 		mod  func(*Config)
 		ok   bool
 	}{
-		{"zero value is System A", func(*Config) {}, true},                                                       // defaults apply
-		{"negative rate", func(c *Config) { c.PodRate = -1 }, false},                                             // c must be positive
-		{"bad discipline", func(c *Config) { c.Discipline = "random" }, false},                                   // unknown discipline
-		{"limit status 500", func(c *Config) { c.LimitStatus = 500 }, false},                                     // only 429 or 503
-		{"bad signal", func(c *Config) { c.Autoscaler.Signal = "latency" }, false},                               // unknown signal
-		{"target above 1", func(c *Config) { c.Autoscaler.Target = 1.5 }, false},                                 // u* in (0, 1]
-		{"min above max", func(c *Config) { c.Autoscaler.MinReplicas = 5; c.Autoscaler.MaxReplicas = 2 }, false}, // floor above ceiling
+		{"zero value is System A", func(*Config) {}, true},                     // defaults apply
+		{"negative rate", func(c *Config) { c.PodRate = -1 }, false},           // c must be positive
+		{"bad discipline", func(c *Config) { c.Discipline = "random" }, false}, // unknown discipline
+		{"limit status 500", func(c *Config) { c.LimitStatus = 500 }, false},   // only 429 or 503
+		{"bad signal", func(c *Config) { c.Autoscaler.Enabled = true; c.Autoscaler.Signal = "latency" }, false},
+		{"scaler off is not checked", func(c *Config) { c.Pods = 5; c.Autoscaler.MaxReplicas = 3 }, true},     // unknown signal
+		{"target above 1", func(c *Config) { c.Autoscaler.Enabled = true; c.Autoscaler.Target = 1.5 }, false}, // u* in (0, 1]
+		{"min above max", func(c *Config) {
+			c.Autoscaler = AutoscalerConfig{Enabled: true, MinReplicas: 5, MaxReplicas: 2}
+		}, false}, // floor above ceiling
 		{"pods above ceiling", func(c *Config) {
 			c.Pods = 5
 			c.Autoscaler = AutoscalerConfig{Enabled: true, MaxReplicas: 3}
