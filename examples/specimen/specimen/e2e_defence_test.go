@@ -35,15 +35,24 @@ func TestAdmissionBoundHalfTimeout(t *testing.T) {
 	} else if end.Abandoned > 0 {
 		t.Logf("%d abandoned of %d served (client-side scheduling delay, within tolerance)", end.Abandoned, served)
 	}
+	// Answering again: from 3 s after the spike's end, every second's first
+	// attempts succeed (ratio ≥ 0.9 each second, ≥ 0.99 over the window, as
+	// DESIGN.md's recovered threshold; 1.0 on a quiet machine).
 	const settle = 3 // seconds after the spike's end
+	var ok, done int64
 	for i := spikeEnd + settle; i < len(r.timeline); i++ {
 		s := r.timeline[i]
-		if bad := s.Completed() - s.FirstOutcomes[loadgen.OutcomeOK] - s.RetryOutcomes[loadgen.OutcomeOK]; bad > 0 {
-			t.Errorf("second %d (%d s after the spike): %d attempts failed", i, i-spikeEnd, bad)
+		var n int64
+		for o := range loadgen.NumOutcomes {
+			n += s.FirstOutcomes[o]
 		}
-		if s.Sent > 0 && s.FirstOutcomes[loadgen.OutcomeOK] == 0 {
-			t.Errorf("second %d: no first attempt answered", i)
+		ok, done = ok+s.FirstOutcomes[loadgen.OutcomeOK], done+n
+		if n > 0 && float64(s.FirstOutcomes[loadgen.OutcomeOK]) < 0.9*float64(n) {
+			t.Errorf("second %d (%d s after the spike): %d of %d first attempts succeeded", i, i-spikeEnd, s.FirstOutcomes[loadgen.OutcomeOK], n)
 		}
+	}
+	if done == 0 || float64(ok) < 0.99*float64(done) {
+		t.Errorf("after the spike: %d of %d first attempts succeeded", ok, done)
 	}
 }
 
