@@ -151,6 +151,72 @@ type Observation struct {
 	AmplificationFailed *float64 `json:"amplification_failed"`
 	// EndS is the length of the run in seconds.
 	EndS float64 `json:"end_s"`
+
+	// What a real run adds (kind "run").
+
+	// SpikeStartS and SpikeEndS are seconds since the run started.
+	SpikeStartS *float64 `json:"spike_start_s,omitempty"`
+	SpikeEndS   *float64 `json:"spike_end_s,omitempty"`
+	// BaselinePerS, CapacityPerS and Utilization are λ, C and ρ as measured;
+	// CapacitySource says whether C came from the served rate or the scenario.
+	BaselinePerS   *float64 `json:"baseline_per_s,omitempty"`
+	CapacityPerS   *float64 `json:"capacity_per_s,omitempty"`
+	CapacitySource string   `json:"capacity_source,omitempty"`
+	Utilization    *float64 `json:"utilization,omitempty"`
+	// AmplificationClient is attempts sent per first attempt in the failed window.
+	AmplificationClient *float64 `json:"amplification_client,omitempty"`
+	// AmplificationFromSlope is (wait slope + 1)/ρ; AmplificationFromRecovery
+	// inverts the recovery-time form at the measured ρ.
+	AmplificationFromSlope    *float64 `json:"amplification_from_slope,omitempty"`
+	AmplificationFromRecovery *float64 `json:"amplification_from_recovery,omitempty"`
+	// PredictedRecoveryS is the full closed form at the measured A_fail and ρ.
+	PredictedRecoveryS *float64 `json:"predicted_recovery_s,omitempty"`
+	// FailedFromS and FailedToS delimit the window A was measured over.
+	FailedFromS *float64 `json:"failed_from_s,omitempty"`
+	FailedToS   *float64 `json:"failed_to_s,omitempty"`
+	// WaitSource names the wait signal the trend was judged on: "service"
+	// (the scenario's wait query), "ingress-served" or "tracers".
+	WaitSource string `json:"wait_source,omitempty"`
+	// VerdictReason says, in words, what decided the verdict.
+	VerdictReason string `json:"verdict_reason,omitempty"`
+	// Findings are what the measurement says in plain words (a hidden
+	// retry layer, a slower recovery than predicted, a driver that fell
+	// behind its schedule).
+	Findings []string `json:"findings,omitempty"`
+	// Estimates is the table of predicted against measured quantities.
+	Estimates []Estimate `json:"estimates,omitempty"`
+	// OnTrap is what the on_trap action did, when one ran.
+	OnTrap *OnTrapResult `json:"on_trap,omitempty"`
+	// Dropped and RefusedInFlight count first attempts the driver could not
+	// send on schedule (lag bound) or at all (max_in_flight): the driver's health.
+	Dropped         *float64 `json:"dropped_total,omitempty"`
+	RefusedInFlight *float64 `json:"refused_in_flight_total,omitempty"`
+	// Interrupted is set when the run was stopped by a signal; Inconclusive
+	// says why a run could not judge the service.
+	Interrupted  bool   `json:"interrupted,omitempty"`
+	Inconclusive string `json:"inconclusive,omitempty"`
+}
+
+// Estimate is one row of the predicted-against-measured table.
+type Estimate struct {
+	Name      string   `json:"name"`  // snake_case key, e.g. "amplification_fail"
+	Label     string   `json:"label"` // for people, e.g. "A_fail (ingress / first attempts)"
+	Unit      string   `json:"unit,omitempty"`
+	Predicted *float64 `json:"predicted"`
+	Measured  *float64 `json:"measured"`
+	Note      string   `json:"note,omitempty"`
+}
+
+// OnTrapResult is what the scenario's on_trap action did.
+type OnTrapResult struct {
+	Action string `json:"action"`
+	// AtS is when the action started, seconds since the spike's end.
+	AtS float64 `json:"at_s"`
+	// RecoveryS is seconds from the action until the service was back; null
+	// when it did not come back within on_trap's observation.
+	RecoveryS *float64 `json:"recovery_s"`
+	// Error is set when the action itself failed (a command's exit status).
+	Error string `json:"error,omitempty"`
 }
 
 // Num returns a pointer to x, or nil when x is NaN or infinite, for the

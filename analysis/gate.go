@@ -57,6 +57,11 @@ func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplifi
 	case verdict != VerdictNoTrigger:
 		add("trap", true, "not trapped")
 	}
+	if verdict == VerdictMetastable && spec.MaxRecoveryS <= 0 {
+		// Without a budget the horizon is the budget: a service still
+		// failing when the observation ends has not recovered.
+		add("recovery", false, "still recovering when the observation ended (projected recovery "+FormatSeconds(projectedS)+")")
+	}
 	if spec.MaxRecoveryS > 0 && (verdict == VerdictRecovered || verdict == VerdictMetastable) {
 		budget := spec.MaxRecoveryS
 		switch {

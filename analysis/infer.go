@@ -8,9 +8,16 @@ type RunFacts struct {
 	SpikeStartS, SpikeEndS float64
 	TimeoutS               float64 // τ_out
 	Multiplier             float64 // k
-	// SettleS is how long after the spike the retry streams take to reach
+	// T0S is when the first attempt met a wait past τ_out, seconds after
+	// the spike started; NaN when none did.
+	T0S float64
+	// SettleS is how long after a change the retry streams take to reach
 	// their failed-state rate: about (R + 1)·(τ_out + mean backoff).
 	SettleS float64
+	// RateLagS is the longest range of the service's rate queries: a rate
+	// read at t averages [t − RateLagS, t], so service-side ratios settle
+	// that much later than the driver's own counts.
+	RateLagS float64
 	// FailedToS ends the window over which the failed state is measured:
 	// the recovery, an on_trap action, or the end of the run.
 	FailedToS float64
@@ -25,11 +32,15 @@ type RunFacts struct {
 // (SPEC.md, "What a trigger test measures", item 4). Unknown values are NaN.
 type Inference struct {
 	BaselinePerS float64 // λ: first attempts sent per second before the spike
+	// Multiplier is k as sent: the spike's first-attempt rate over λ.
+	Multiplier   float64
 	CapacityPerS float64 // C: served rate while a backlog exists
 	// CapacitySource is "served" (measured) or "scenario" (assumed).
 	CapacitySource string
 	Utilization    float64 // ρ = λ/C
-	// FailedFromS and FailedToS delimit the failed window used for A.
+	// FailedFromS and FailedToS delimit the failed window after the spike;
+	// A is measured over it and over the settled failed part of the spike
+	// (from t0 + SettleS to its end), where demand is steady too.
 	FailedFromS, FailedToS float64
 	// AClient is attempts the driver sent per first attempt in the failed window.
 	AClient float64
@@ -48,11 +59,17 @@ type Inference struct {
 	PredictedRecoveryS float64
 }
 
-// mean of f over the rows with lo ≤ TS < hi where f is not NaN.
+// within reports whether the second r lies in [lo, hi), judged by its middle.
+func within(r MeasuredSecond, lo, hi float64) bool {
+	mid := r.TS + 0.5
+	return mid >= lo && mid < hi
+}
+
+// mean of f over the rows within [lo, hi) where f is not NaN.
 func meanOver(rows []MeasuredSecond, lo, hi float64, f func(MeasuredSecond) float64) float64 {
 	var sum, n float64
 	for _, r := range rows {
-		if r.TS < lo || r.TS >= hi {
+		if !within(r, lo, hi) {
 			continue
 		}
 		if v := f(r); !math.IsNaN(v) {
@@ -66,11 +83,16 @@ func meanOver(rows []MeasuredSecond, lo, hi float64, f func(MeasuredSecond) floa
 	return sum / n
 }
 
-// ratioOver is Σ num / Σ den over the rows with lo ≤ TS < hi where both are known.
-func ratioOver(rows []MeasuredSecond, lo, hi float64, num, den func(MeasuredSecond) float64) float64 {
+// ratioOver is Σ num / Σ den over the rows within any of the windows
+// ([lo, hi) pairs) where both are known.
+func ratioOver(rows []MeasuredSecond, windows [][2]float64, num, den func(MeasuredSecond) float64) float64 {
 	var sn, sd float64
 	for _, r := range rows {
-		if r.TS < lo || r.TS >= hi {
+		in := false
+		for _, w := range windows {
+			in = in || within(r, w[0], w[1])
+		}
+		if !in {
 			continue
 		}
 		a, b := num(r), den(r)
@@ -109,18 +131,33 @@ func Infer(rows []MeasuredSecond, f RunFacts, waitT, waitW []float64) Inference 
 	}
 	in.Utilization = in.BaselinePerS / in.CapacityPerS
 
+	spike := f.SpikeEndS - f.SpikeStartS
+	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r MeasuredSecond) float64 { return r.Sent }) / in.BaselinePerS
+
 	in.AClient, in.AFail, in.Hidden = math.NaN(), math.NaN(), math.NaN()
 	in.WaitSlope, in.AFromSlope = math.NaN(), math.NaN()
-	if in.FailedToS-in.FailedFromS >= 3 {
-		fl, fh := in.FailedFromS, in.FailedToS
-		in.AClient = ratioOver(rows, fl, fh, MeasuredSecond.Attempts, func(r MeasuredSecond) float64 { return r.Sent })
-		in.AFail = ratioOver(rows, fl, fh, func(r MeasuredSecond) float64 { return r.IngressPerS }, func(r MeasuredSecond) float64 {
+	// A is a ratio of rates over steady demand with every attempt failing:
+	// the settled failed part of the spike and the failed state after it,
+	// each begun late enough for the service's rate windows to hold only it.
+	var windows [][2]float64
+	if from := f.SpikeStartS + f.T0S + f.SettleS + f.RateLagS; from < f.SpikeEndS {
+		windows = append(windows, [2]float64{from, f.SpikeEndS})
+	}
+	if from := in.FailedFromS + f.RateLagS; in.FailedToS > from {
+		windows = append(windows, [2]float64{from, in.FailedToS})
+	}
+	if len(windows) > 0 {
+		in.AClient = ratioOver(rows, windows, MeasuredSecond.Attempts, func(r MeasuredSecond) float64 { return r.Sent })
+		in.AFail = ratioOver(rows, windows, func(r MeasuredSecond) float64 { return r.IngressPerS }, func(r MeasuredSecond) float64 {
 			if !math.IsNaN(r.ServiceFirstPerS) {
 				return r.ServiceFirstPerS
 			}
 			return r.Sent
 		})
 		in.Hidden = in.AFail / in.AClient
+	}
+	if in.FailedToS-in.FailedFromS >= 3 {
+		fl, fh := in.FailedFromS, in.FailedToS
 		var ts, ws []float64
 		for i := range waitT {
 			if waitT[i] >= fl && waitT[i] < fh {
@@ -132,15 +169,18 @@ func Infer(rows []MeasuredSecond, f RunFacts, waitT, waitW []float64) Inference 
 			in.AFromSlope = (tr.Slope + 1) / in.Utilization
 		}
 	}
-	spike := f.SpikeEndS - f.SpikeStartS
-	in.AFromRecovery = AmplificationFromRecovery(f.RecoveryS, in.Utilization, f.Multiplier, spike, f.TimeoutS)
+	k := in.Multiplier
+	if math.IsNaN(k) {
+		k = f.Multiplier
+	}
+	in.AFromRecovery = AmplificationFromRecovery(f.RecoveryS, in.Utilization, k, spike, f.TimeoutS)
 	a := in.AFail
 	if math.IsNaN(a) {
 		a = in.AClient
 	}
 	in.PredictedRecoveryS = math.NaN()
 	if !math.IsNaN(a) {
-		in.PredictedRecoveryS = RecoveryTime(a, in.Utilization, f.Multiplier, spike, f.TimeoutS)
+		in.PredictedRecoveryS = RecoveryTime(a, in.Utilization, k, spike, f.TimeoutS)
 	}
 	return in
 }

@@ -84,7 +84,7 @@ func PredictedWait(a, rho, k, spikeS, timeoutS, t float64) float64 {
 // [1, 1/ρ). It returns NaN when the spike is not a trigger or recoveryS is
 // shorter than the A = 1 recovery time.
 func AmplificationFromRecovery(recoveryS, rho, k, spikeS, timeoutS float64) float64 {
-	if !CheckTrigger(k, rho, spikeS, timeoutS).Valid || rho <= 0 || rho >= 1 {
+	if !CheckTrigger(k, rho, spikeS, timeoutS).Valid || rho <= 0 || rho >= 1 || math.IsNaN(recoveryS) || math.IsInf(recoveryS, 0) {
 		return math.NaN()
 	}
 	lo, hi := 1.0, 1/rho

@@ -22,6 +22,7 @@ func specimenPrometheus() Prometheus {
 		FirstAttempts:  `sum(rate(specimen_ingress_total{kind="first"}[5s]))`,
 		Served:         "sum(rate(specimen_served_total[5s]))",
 		Abandoned:      `sum(rate(specimen_served_total{result="abandoned"}[5s]))`,
+		Wait:           "max(specimen_queue_wait_estimate_seconds)",
 	}
 }
 

@@ -46,6 +46,9 @@ prometheus {
   first_attempts = "sum(rate(specimen_ingress_total{kind=\"first\"}[5s]))"
   served         = "sum(rate(specimen_served_total[5s]))"
   abandoned      = "sum(rate(specimen_served_total{result=\"abandoned\"}[5s]))"
+  # The queue wait a new arrival meets, w(t) = backlog / capacity: the
+  # signal the run judges the trend on (falling, or trapped).
+  wait           = "max(specimen_queue_wait_estimate_seconds)"
 }
 
 gate {

@@ -71,6 +71,9 @@ prometheus {
   served         = "sum(rate(specimen_served_total[5s]))"
   # Work served for clients that had already given up: the retry debt.
   abandoned = "sum(rate(specimen_served_total{result=\"abandoned\"}[5s]))"
+  # The queue wait a new arrival meets, w(t) = backlog / capacity: the
+  # signal the run judges the trend on (falling, or trapped).
+  wait = "max(specimen_queue_wait_estimate_seconds)"
 }
 
 # The release gate: fail if recovery takes longer than 2 minutes or the

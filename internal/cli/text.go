@@ -91,6 +91,12 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	}
 	t.line("Verdict", "%s%s", strings.ToUpper(string(doc.Verdict)), recoveryText(doc))
 	t.line("Gate", "%s", gateText(doc.Gate))
+	if o := doc.Observation; o != nil && len(o.Findings) > 0 {
+		t.raw("\nFindings\n")
+		for _, f := range o.Findings {
+			t.raw("  • %s\n", f)
+		}
+	}
 	if len(p.Recommendations) > 0 {
 		t.raw("\nAdvice\n")
 		for _, r := range p.Recommendations {

@@ -1,0 +1,56 @@
+package analysis
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestEvaluateGate(t *testing.T) {
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		name      string
+		spec      GateSpec
+		verdict   Verdict
+		recovery  float64
+		projected float64
+		a         float64
+		passed    bool
+		failsWith string
+	}{
+		// No trigger never passes, whatever else holds.
+		{"no trigger", GateSpec{}, VerdictNoTrigger, 0, 0, math.NaN(), false, "no trigger"},
+		// A quick recovery within the budget passes.
+		{"recovered", GateSpec{MaxRecoveryS: 120}, VerdictRecovered, 67, 67, 3, true, ""},
+		// Over the budget fails, naming both times.
+		{"slow", GateSpec{MaxRecoveryS: 60}, VerdictRecovered, 67, 67, 3, false, "over the budget"},
+		// A trap fails unless allowed.
+		{"trapped", GateSpec{}, VerdictTrapped, inf, inf, 3, false, "trapped"},
+		{"trap allowed", GateSpec{AllowTrap: true}, VerdictTrapped, inf, inf, 3, true, ""},
+		// Metastable fails with a budget, and without one (the horizon is the budget).
+		{"metastable with budget", GateSpec{MaxRecoveryS: 60}, VerdictMetastable, inf, 900, 3, false, "over the budget"},
+		{"metastable without budget", GateSpec{}, VerdictMetastable, inf, 900, 3, false, "still recovering"},
+		// Too much amplification fails; unknown amplification is not judged.
+		{"amplification", GateSpec{MaxAmplification: 4}, VerdictRecovered, 10, 10, 9, false, "exceeds"},
+		{"amplification unknown", GateSpec{MaxAmplification: 4}, VerdictRecovered, 10, 10, math.NaN(), true, ""},
+	} {
+		g := EvaluateGate(tc.spec, tc.verdict, tc.recovery, tc.projected, tc.a)
+		if g.Passed != tc.passed {
+			t.Errorf("%s: passed = %v, want %v (%v)", tc.name, g.Passed, tc.passed, g.Failures)
+		}
+		if tc.failsWith != "" && !strings.Contains(strings.Join(g.Failures, "; "), tc.failsWith) {
+			t.Errorf("%s: failures %q do not say %q", tc.name, g.Failures, tc.failsWith)
+		}
+		if len(g.Criteria) == 0 || g.Failures == nil {
+			t.Errorf("%s: criteria %v failures %v", tc.name, g.Criteria, g.Failures)
+		}
+	}
+}
+
+func TestFormatSeconds(t *testing.T) {
+	for in, want := range map[float64]string{67.33: "67.3 s", 252: "4 min 12 s", 7500: "2 h 05 min", math.Inf(1): "never"} {
+		if got := FormatSeconds(in); got != want {
+			t.Errorf("FormatSeconds(%v) = %q, want %q", in, got, want)
+		}
+	}
+}

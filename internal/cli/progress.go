@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/trigger-test/trigger/runner"
+)
+
+// progressPrinter shows a run's status: one line rewritten in place on a
+// terminal, plain lines every few seconds (and at every phase change)
+// otherwise, so CI logs stay readable.
+type progressPrinter struct {
+	mu        sync.Mutex
+	w         io.Writer
+	tty       bool
+	every     time.Duration
+	lastPhase string
+	lastPrint time.Duration
+	drawn     bool // a line is drawn in place and not yet ended
+}
+
+func newProgressPrinter(w io.Writer) *progressPrinter {
+	_, tty := terminal(w)
+	return &progressPrinter{w: w, tty: tty, every: 5 * time.Second, lastPrint: -time.Hour}
+}
+
+// update prints the status (the runner calls it once a second).
+func (p *progressPrinter) update(st runner.Status) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := formatStatus(st)
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		p.drawn = true
+		if st.Phase == "done" {
+			p.end()
+		}
+		return
+	}
+	if st.Phase != p.lastPhase || st.Elapsed-p.lastPrint >= p.every || st.Phase == "done" {
+		fmt.Fprintln(p.w, line)
+		p.lastPhase, p.lastPrint = st.Phase, st.Elapsed
+	}
+}
+
+// note prints a message on a line of its own, not through the status line.
+func (p *progressPrinter) note(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.end()
+	fmt.Fprintf(p.w, "trigger: "+format+"\n", args...)
+}
+
+func (p *progressPrinter) end() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+		p.drawn = false
+	}
+}
+
+func formatStatus(st runner.Status) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-9s %s", "["+st.Phase+"]", clock(st.Elapsed))
+	if st.Remaining > 0 {
+		fmt.Fprintf(&b, " (≤%s left)", clock(st.Remaining))
+	}
+	if st.Phase != "preflight" {
+		fmt.Fprintf(&b, "  first %4.0f/s  attempts %5.0f/s  timeouts %5.0f/s", st.RatePerS, st.Attempts, st.Timeouts)
+		if !math.IsNaN(st.SuccessRatio) {
+			fmt.Fprintf(&b, "  first ok %5.1f%%", 100*st.SuccessRatio)
+		}
+		if !math.IsNaN(st.WaitS) {
+			fmt.Fprintf(&b, "  wait %6.2f s", st.WaitS)
+		}
+	}
+	if st.Verdict != "" {
+		fmt.Fprintf(&b, "  → %s", st.Verdict)
+	} else if st.Note != "" && st.Phase == "preflight" {
+		fmt.Fprintf(&b, "  %s", st.Note)
+	}
+	return b.String()
+}
+
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
+	var sf scenarioFlags
+	var asJSON, yes bool
+	var out, metricsAddr string
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "run [--yes] [--out DIR] [--json] [--var NAME=VALUE] SCENARIO.hcl",
+		Short: "Run the destructive trigger test against the scenario's target",
+		Long: `run drives the scenario's baseline, spike and baseline against its target
+with the clients' real timeout and retry policy, reads the service's metrics
+from Prometheus, and answers: did the service come back (and how long did it
+take against the prediction), is it trapped, and what amplification does it
+really experience. Then it gates.
+
+It refuses any host not in the scenario's allow_hosts, checks Prometheus and
+every query before sending anything, and asks for confirmation on a terminal
+unless --yes (without a terminal, --yes is required). Ctrl-C stops the load
+within a second and writes what was measured.
+
+The run's folder (--out) receives timeline.csv (appended every second),
+result.json, and the embedded Prometheus' data.
+
+Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error, 3 inconclusive
+(no trigger, baseline already failing, data missing), 4 harness error
+(Prometheus unreachable, scrape target down), 130 interrupted.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := sf.load(args[0], stderr)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = filepath.Join("out", fmt.Sprintf("%s-%s", s.Name, time.Now().Format("20060102-150405")))
+			}
+			if err := confirm(s, yes, os.Stdin, stderr); err != nil {
+				return err
+			}
+			pp := newProgressPrinter(stderr)
+			res, err := runner.Run(cmd.Context(), runner.Options{
+				Scenario:      s,
+				OutDir:        out,
+				Seed:          seed,
+				Progress:      pp.update,
+				Logf:          pp.note,
+				MetricsListen: metricsAddr,
+			})
+			pp.end()
+			if res == nil {
+				return runError(err)
+			}
+			if perr := emit(stdout, res.Document, asJSON, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "\nResults in %s (result.json, timeline.csv)\n", res.OutDir)
+				return err
+			}); perr != nil {
+				return perr
+			}
+			if err != nil {
+				return runError(err)
+			}
+			return exitFor(res.Document)
+		},
+	}
+	sf.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result document as JSON")
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation (required without a terminal)")
+	cmd.Flags().StringVar(&out, "out", "", "the run's output folder (default out/NAME-TIMESTAMP)")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the arrival schedule and the jitter")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. 127.0.0.1:9464)")
+	return cmd
+}
+
+// confirm asks before overloading a target, unless --yes; with no terminal
+// to ask on, it refuses.
+func confirm(s *scenarios.Scenario, yes bool, in *os.File, stderr io.Writer) error {
+	if yes {
+		return nil
+	}
+	if !term.IsTerminal(int(in.Fd())) {
+		return &ExitError{Code: ExitUsage, Err: errors.New("refusing to overload a target without confirmation: stdin is not a terminal; pass --yes")}
+	}
+	peak := s.Load.Spike.Multiplier * s.Load.Baseline
+	fmt.Fprintf(stderr, "This overloads %s on purpose: %.0f first attempts/s for %s, with retries on top.\nProceed? Type yes: ", s.Target.URL, peak, s.Load.Spike.Duration)
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	if strings.TrimSpace(strings.ToLower(line)) != "yes" {
+		return &ExitError{Code: ExitUsage, Err: errors.New("not confirmed; nothing was sent")}
+	}
+	return nil
+}
+
+// runError maps a runner error to its exit code.
+func runError(err error) error {
+	var re *runner.Error
+	if !errors.As(err, &re) {
+		return &ExitError{Code: ExitHarness, Err: err}
+	}
+	code := map[runner.Kind]int{
+		runner.KindUsage:        ExitUsage,
+		runner.KindInconclusive: ExitInconclusive,
+		runner.KindHarness:      ExitHarness,
+		runner.KindInterrupted:  ExitInterrupted,
+	}[re.Kind]
+	if code == 0 {
+		code = ExitHarness
+	}
+	return &ExitError{Code: code, Err: err}
+}

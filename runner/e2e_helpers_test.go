@@ -1,0 +1,169 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// startSpecimen serves a specimen on a loopback port for the test's
+// lifetime and returns its base URL.
+func startSpecimen(t *testing.T, cfg specimen.Config) (string, *specimen.Server) {
+	t.Helper()
+	srv, err := specimen.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ctx, ln)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return "http://" + ln.Addr().String(), srv
+}
+
+// e2eScenario is a time-compressed trigger test against a specimen: τ_out
+// 0.5 s, a short warmup and hold, the embedded Prometheus scraping every
+// 500 ms. Fields left zero take the values below.
+type e2eScenario struct {
+	url               string
+	baseline, k       float64
+	spike, observe    string
+	retries           int
+	on                string // retried classes
+	tracers           bool
+	extra             string // more HCL (layers, on_trap, gate settings)
+	capacity          float64
+	timeout           string // τ_out; "" = 500ms
+	maxRecovery       string
+	prometheusAddress string // "" = embedded
+	ingressQuery      string
+}
+
+func (e e2eScenario) hcl() string {
+	if e.spike == "" {
+		e.spike = "6s"
+	}
+	if e.observe == "" {
+		e.observe = "90s"
+	}
+	if e.timeout == "" {
+		e.timeout = "500ms"
+	}
+	if e.on == "" {
+		e.on = `"timeout", "5xx", "503", "connect"`
+	}
+	if e.prometheusAddress == "" {
+		e.prometheusAddress = "embedded"
+	}
+	if e.ingressQuery == "" {
+		e.ingressQuery = "sum(rate(specimen_ingress_total[3s]))"
+	}
+	tracers := ""
+	if e.tracers {
+		tracers = `tracers { rate = 4 }`
+	}
+	gate := ""
+	if e.maxRecovery != "" {
+		gate = fmt.Sprintf("max_recovery = %q", e.maxRecovery)
+	}
+	return fmt.Sprintf(`
+scenario "e2e" { max_duration = "4m" }
+target {
+  url         = "%[1]s/work"
+  allow_hosts = ["127.0.0.1"]
+}
+client {
+  timeout  = %[14]q
+  arrivals = "uniform"
+  retry {
+    max_retries = %[2]d
+    on          = [%[3]s]
+  }
+  %[4]s
+}
+service { capacity = %[5]g }
+load {
+  baseline = %[6]g
+  warmup   = "3s"
+  spike {
+    multiplier = %[7]g
+    duration   = %[8]q
+  }
+  observe = %[9]q
+}
+prometheus {
+  address         = %[10]q
+  scrape          = ["%[1]s/metrics"]
+  scrape_interval = "500ms"
+  ingress         = %[11]q
+  first_attempts  = "sum(rate(specimen_ingress_total{kind=\"first\"}[3s]))"
+  served          = "sum(rate(specimen_served_total[3s]))"
+  abandoned       = "sum(rate(specimen_served_total{result=\"abandoned\"}[3s]))"
+  wait            = "max(specimen_queue_wait_estimate_seconds)"
+}
+recovery { hold = "3s" }
+gate { %[12]s }
+%[13]s
+`, e.url, e.retries, e.on, tracers, e.capacity, e.baseline, e.k, e.spike, e.observe, e.prometheusAddress, e.ingressQuery, gate, e.extra, e.timeout)
+}
+
+func (e e2eScenario) parse(t *testing.T) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Parse("e2e.hcl", []byte(e.hcl()), nil)
+	if err != nil {
+		var se *scenarios.Error
+		if errors.As(err, &se) {
+			var b strings.Builder
+			_ = se.Render(&b, 0, false)
+			t.Fatalf("scenario: %s", b.String())
+		}
+		t.Fatal(err)
+	}
+	return s
+}
+
+// runE2E runs a scenario and logs its timeline on failure.
+func runE2E(t *testing.T, ctx context.Context, s *scenarios.Scenario) (*Result, error) {
+	t.Helper()
+	started := time.Now()
+	res, err := Run(ctx, Options{Scenario: s, OutDir: t.TempDir(), Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond})
+	t.Logf("run took %s, err %v", time.Since(started).Round(time.Millisecond), err)
+	if res != nil {
+		t.Cleanup(func() {
+			if t.Failed() || testing.Verbose() {
+				logTimeline(t, res)
+			}
+		})
+	}
+	return res, err
+}
+
+func logTimeline(t *testing.T, res *Result) {
+	d := res.Document
+	t.Logf("verdict %s (%s), recovery %.1f s, A_fail %.2f", d.Verdict, d.Observation.VerdictReason, analysis.Value(d.RecoveryS), analysis.Value(d.Amplification.Measured))
+	for _, r := range res.Timeline {
+		t.Logf("%4.0f %-8s sent %4.0f retries %4.0f timeouts %4.0f rejected %4.0f ok-first %4.0f/%4.0f ingress %6.1f served %6.1f abandoned %6.1f wait %6.2f",
+			r.TS, r.Phase, r.Sent, r.Retries, r.Timeouts, r.Rejected, r.FirstOK, r.FirstDone, r.IngressPerS, r.ServedPerS, r.AbandonedPerS, r.WaitS)
+	}
+	for _, e := range d.Observation.Estimates {
+		t.Logf("estimate %-28s predicted %8.3f measured %8.3f", e.Name, analysis.Value(e.Predicted), analysis.Value(e.Measured))
+	}
+}

@@ -1,0 +1,48 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind says what went wrong with a run, so the command line can map it to
+// its exit code (DESIGN.md, "CLI").
+type Kind int
+
+// The kinds of run errors.
+const (
+	// KindUsage: the scenario or the request is wrong (exit 2), e.g. a
+	// target host that is not allowlisted. Nothing was sent.
+	KindUsage Kind = iota + 1
+	// KindInconclusive: the run could not judge the service (exit 3): data
+	// missing, or the service already failing at baseline.
+	KindInconclusive
+	// KindHarness: the harness or its infrastructure failed (exit 4):
+	// Prometheus unreachable, a scrape target down, the output folder not writable.
+	KindHarness
+	// KindInterrupted: a signal stopped the run (exit 130).
+	KindInterrupted
+)
+
+// Error is a run that did not reach a verdict, with its kind.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Sentinel errors (test with errors.Is).
+var (
+	// ErrNotAllowed: the target's host is not in allow_hosts.
+	ErrNotAllowed = errors.New("target host not allowed")
+	// ErrBaselineFailing: attempts failed during warmup, before any spike.
+	ErrBaselineFailing = errors.New("the service already fails at baseline")
+	// ErrInterrupted: the run was stopped by a signal.
+	ErrInterrupted = errors.New("interrupted")
+)
+
+func failf(kind Kind, format string, args ...any) *Error {
+	return &Error{Kind: kind, Err: fmt.Errorf(format, args...)}
+}

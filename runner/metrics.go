@@ -1,0 +1,281 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
+
+	"github.com/trigger-test/trigger/runner/prom"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// serviceQuery is one of the scenario's PromQL queries and the column of
+// the timeline it fills.
+type serviceQuery struct {
+	name string // the scenario attribute: ingress, served, ...
+	text string
+	set  func(*serviceSample, float64)
+}
+
+// serviceSample is one second of the service's metrics (NaN: unknown).
+type serviceSample struct {
+	ingress, first, served, abandoned, wait, pods float64
+}
+
+func unknownSample() serviceSample {
+	n := math.NaN()
+	return serviceSample{n, n, n, n, n, n}
+}
+
+// metrics is where a run reads the service's own metrics: an embedded
+// Prometheus it started, or a remote one.
+type metrics struct {
+	querier  prom.Querier
+	embedded *prom.Embedded // nil for a remote Prometheus
+	remote   *prom.Remote
+	address  string
+	queries  []serviceQuery
+	lastErr  string // the last sampling error, logged once per change
+}
+
+func scenarioQueries(p *scenarios.Prometheus) []serviceQuery {
+	all := []serviceQuery{
+		{"ingress", p.Ingress, func(s *serviceSample, v float64) { s.ingress = v }},
+		{"first_attempts", p.FirstAttempts, func(s *serviceSample, v float64) { s.first = v }},
+		{"served", p.Served, func(s *serviceSample, v float64) { s.served = v }},
+		{"abandoned", p.Abandoned, func(s *serviceSample, v float64) { s.abandoned = v }},
+		{"wait", p.Wait, func(s *serviceSample, v float64) { s.wait = v }},
+		{"pods", p.Pods, func(s *serviceSample, v float64) { s.pods = v }},
+	}
+	var out []serviceQuery
+	for _, q := range all {
+		if q.text != "" {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// has reports whether the scenario configured the named query.
+func (m *metrics) has(name string) bool {
+	if m == nil {
+		return false
+	}
+	for _, q := range m.queries {
+		if q.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// openMetrics starts the embedded Prometheus (scraping the scenario's
+// targets and the driver's collectors) or connects to the remote one, and
+// checks that every configured query returns data, before any load is
+// sent. It returns nil when the scenario has no prometheus block.
+func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) (*metrics, error) {
+	p := opts.Scenario.Prometheus
+	if p == nil {
+		return nil, nil
+	}
+	m := &metrics{queries: scenarioQueries(p)}
+	if p.Address == "embedded" || p.Address == "" {
+		targets := []prom.Target{{Job: "trigger", Gatherer: driver}}
+		for _, u := range p.Scrape {
+			targets = append(targets, prom.Target{Job: "service", URL: u})
+		}
+		// The server lives until the run closes it, not until an interrupt:
+		// the seconds measured before a Ctrl-C still need their metrics.
+		e, err := prom.StartEmbedded(context.WithoutCancel(ctx), prom.EmbeddedConfig{
+			Dir:            filepath.Join(opts.OutDir, "prometheus"),
+			Targets:        targets,
+			ScrapeInterval: p.ScrapeInterval,
+		})
+		if err != nil {
+			return nil, failf(KindHarness, "embedded prometheus: %w", err)
+		}
+		m.embedded, m.querier, m.address = e, e.Querier(), e.URL()
+	} else {
+		cfg := prom.RemoteConfig{Address: p.Address, Timeout: p.Timeout}
+		if err := remoteAuth(&cfg, p, opts.getenv); err != nil {
+			return nil, &Error{Kind: KindUsage, Err: err}
+		}
+		r, err := prom.NewRemote(cfg)
+		if err != nil {
+			return nil, failf(KindUsage, "prometheus: %w", err)
+		}
+		if err := r.Ping(ctx); err != nil {
+			r.Close()
+			return nil, failf(KindHarness, "%w", err)
+		}
+		m.remote, m.querier, m.address = r, r, r.Address()
+	}
+	if err := m.checkQueries(ctx, opts, p); err != nil {
+		m.close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// remoteAuth resolves the credentials the scenario names by environment
+// variable; a named variable that is unset is an error, not an anonymous run.
+func remoteAuth(cfg *prom.RemoteConfig, p *scenarios.Prometheus, getenv func(string) string) error {
+	if t := p.TLS; t != nil {
+		cfg.TLS = &prom.TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
+	}
+	a := p.Auth
+	if a == nil {
+		return nil
+	}
+	read := func(name string) (string, error) {
+		if name == "" {
+			return "", nil
+		}
+		v := getenv(name)
+		if v == "" {
+			return "", fmt.Errorf("prometheus credentials: environment variable %s is not set", name)
+		}
+		return v, nil
+	}
+	var err error
+	if cfg.BearerToken, err = read(a.BearerTokenEnv); err != nil {
+		return err
+	}
+	if cfg.Username, err = read(a.UsernameEnv); err != nil {
+		return err
+	}
+	cfg.Password, err = read(a.PasswordEnv)
+	return err
+}
+
+// checkQueries waits for the embedded server's first scrapes, checks that
+// every scrape target is up, and that every query returns data.
+func (m *metrics) checkQueries(ctx context.Context, opts Options, p *scenarios.Prometheus) error {
+	interval := p.ScrapeInterval
+	if interval <= 0 {
+		interval = prom.DefaultScrapeInterval
+	}
+	deadline := time.Now()
+	if m.embedded != nil {
+		warm := opts.QueryWarmup
+		if warm <= 0 {
+			warm = 3 * interval
+		}
+		if err := sleep(ctx, warm); err != nil {
+			return &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+		}
+		for _, t := range m.embedded.Targets() {
+			if t.Job == "service" && !t.Up {
+				return failf(KindHarness, "scrape target %s is down: %s", t.Instance, t.LastError)
+			}
+		}
+		deadline = time.Now().Add(10 * interval)
+	}
+	for _, q := range m.queries {
+		for {
+			_, err := m.querier.Instant(ctx, q.text, time.Now())
+			if err == nil {
+				break
+			}
+			if errors.Is(err, prom.ErrNoData) && time.Now().Before(deadline) {
+				if err := sleep(ctx, interval); err != nil {
+					return &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+				}
+				continue
+			}
+			return queryFailure(q, err, m.address)
+		}
+	}
+	return nil
+}
+
+// queryFailure maps a query's error to a run error naming the query.
+func queryFailure(q serviceQuery, err error, address string) error {
+	switch {
+	case errors.Is(err, prom.ErrNoData):
+		return failf(KindInconclusive, "prometheus query %s = %q returned no data at %s: check the metric name and labels, and that the service is scraped (wrap optional series in `... or vector(0)`)", q.name, q.text, address)
+	case errors.Is(err, prom.ErrBadQuery), errors.Is(err, prom.ErrManySeries):
+		return failf(KindUsage, "prometheus query %s: %w", q.name, err)
+	case errors.Is(err, context.Canceled):
+		return &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+	}
+	return failf(KindHarness, "prometheus query %s: %w", q.name, err)
+}
+
+// sample reads every query at t; a failed query leaves its value NaN and
+// is reported through logf once per distinct error.
+func (m *metrics) sample(ctx context.Context, t time.Time, logf func(string, ...any)) serviceSample {
+	s := unknownSample()
+	if m == nil {
+		return s
+	}
+	for _, q := range m.queries {
+		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		v, err := m.querier.Instant(qctx, q.text, t)
+		cancel()
+		if err != nil {
+			if msg := err.Error(); msg != m.lastErr && ctx.Err() == nil {
+				m.lastErr = msg
+				logf("prometheus: %s (the value is left out of this second)", msg)
+			}
+			continue
+		}
+		q.set(&s, v)
+	}
+	return s
+}
+
+func (m *metrics) close() {
+	if m == nil {
+		return
+	}
+	if m.embedded != nil {
+		_ = m.embedded.Close()
+	}
+	if m.remote != nil {
+		m.remote.Close()
+	}
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// rangeSelector finds the ranges of PromQL range selectors: [5s], [1m:10s].
+var rangeSelector = regexp.MustCompile(`\[([0-9]+[a-z]+(?:[0-9]+[a-z]+)*)(?::[0-9a-z]*)?\]`)
+
+// rateLag is the longest range selector among the named queries, in
+// seconds: how far a rate read now looks back.
+func (m *metrics) rateLag(names ...string) float64 {
+	if m == nil {
+		return 0
+	}
+	lag := 0.0
+	for _, q := range m.queries {
+		if !slices.Contains(names, q.name) {
+			continue
+		}
+		for _, match := range rangeSelector.FindAllStringSubmatch(q.text, -1) {
+			if d, err := model.ParseDuration(match[1]); err == nil {
+				lag = math.Max(lag, time.Duration(d).Seconds())
+			}
+		}
+	}
+	return lag
+}

@@ -1,0 +1,112 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os/exec"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/loadgen"
+)
+
+// onTrapState is the scenario's on_trap action under way.
+type onTrapState struct {
+	at        float64 // seconds since the load started
+	recovered float64 // seconds since the action; NaN until back
+	err       string
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when a command has ended
+}
+
+// startOnTrap runs the scenario's on_trap action once the service is
+// judged trapped: drop demand to zero, set it to a rate, or run a command
+// (demand stays at baseline).
+func (r *run) startOnTrap(now float64) {
+	ot := r.s.OnTrap
+	st := &onTrapState{at: now, recovered: math.NaN()}
+	r.onTrap, r.phase = st, "on_trap"
+	switch ot.Action {
+	case "drop", "rate":
+		rate := 0.0
+		if ot.Action == "rate" {
+			rate = ot.Rate
+		}
+		r.drv.Replan([]loadgen.Stage{loadgen.Constant(ot.Observe+time.Minute, rate)})
+		r.opts.logf("on_trap: trapped; demand set to %g/s, watching for %s", rate, ot.Observe)
+	case "command":
+		ctx, cancel := context.WithTimeout(context.Background(), ot.Observe)
+		st.cancel, st.done = cancel, make(chan struct{})
+		cmd := exec.CommandContext(ctx, ot.Command[0], ot.Command[1:]...)
+		r.opts.logf("on_trap: trapped; running %q", ot.Command)
+		go func() {
+			defer close(st.done)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				st.err = fmt.Sprintf("%q: %v: %s", ot.Command, err, truncate(string(out), 400))
+			}
+		}()
+	}
+}
+
+// watchOnTrap ends the run once the service is back after the action, or
+// when on_trap's observation is over. Back means: the first-attempt
+// success ratio recovered and held; with demand dropped to zero, the wait
+// drained below a tenth of the timeout and held.
+func (r *run) watchOnTrap(now float64) bool {
+	st, ot := r.onTrap, r.s.OnTrap
+	hold := r.s.Recovery.Hold.Seconds()
+	at, ok := analysis.FindRecovery(r.rows, st.at, r.s.Recovery.SuccessRatio, hold)
+	if ot.Action == "drop" {
+		at, ok = r.drained(st.at, hold)
+	}
+	if ok {
+		st.recovered = math.Max(0, at-st.at)
+		r.reason += fmt.Sprintf("; after on_trap %s the service was back in %s", ot.Action, analysis.FormatSeconds(st.recovered))
+		r.stopOnTrap()
+		return true
+	}
+	if now >= st.at+ot.Observe.Seconds() {
+		r.reason += fmt.Sprintf("; still not back %s after on_trap %s", ot.Observe, ot.Action)
+		r.stopOnTrap()
+		return true
+	}
+	return false
+}
+
+// drained finds when the wait fell below τ_out/10 and stayed for hold
+// seconds after from (demand at zero, so success ratios say nothing).
+func (r *run) drained(from, hold float64) (float64, bool) {
+	limit := r.s.Client.Timeout.Seconds() / 10
+	start, held := math.NaN(), 0.0
+	for i, t := range r.wait.t {
+		if t < from {
+			continue
+		}
+		if r.wait.w[i] <= limit {
+			if math.IsNaN(start) {
+				start = t
+			}
+			if held++; held >= hold {
+				return start, true
+			}
+		} else {
+			start, held = math.NaN(), 0
+		}
+	}
+	return math.NaN(), false
+}
+
+func (r *run) stopOnTrap() {
+	if st := r.onTrap; st.cancel != nil {
+		st.cancel()
+		<-st.done
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// Options configure one run.
+type Options struct {
+	Scenario *scenarios.Scenario
+	// OutDir receives result.json, timeline.csv and the embedded
+	// Prometheus' data; created if missing.
+	OutDir string
+	// Seed seeds the arrival schedule and the jitter; 0 means 1.
+	Seed uint64
+	// Progress is called once a second with the run's status; nil = none.
+	Progress func(Status)
+	// Logf prints notes for the user (warnings, actions); nil = none.
+	Logf func(format string, args ...any)
+	// Getenv reads the environment variables a scenario names for
+	// Prometheus credentials; nil means os.Getenv.
+	Getenv func(string) string
+	// MetricsListen, when set, serves the driver's trigger_* metrics at
+	// http://MetricsListen/metrics for an outside Prometheus to scrape.
+	MetricsListen string
+	// Transport overrides the driver's HTTP transport (tests).
+	Transport http.RoundTripper
+	// QueryWarmup is how long an embedded Prometheus scrapes before the
+	// queries are checked; zero means 3 scrape intervals.
+	QueryWarmup time.Duration
+}
+
+// Status is the run as it stands, for progress lines.
+type Status struct {
+	Phase     string        // "preflight", "warmup", "spike", "observe", "on_trap", "done"
+	Elapsed   time.Duration // since the load started
+	Remaining time.Duration // until the horizon (an upper bound)
+	// RatePerS is first attempts sent in the last second; Attempts,
+	// Timeouts and SuccessRatio are for the last second too.
+	RatePerS     float64
+	Attempts     float64
+	Timeouts     float64
+	SuccessRatio float64 // first attempts; NaN when none completed
+	WaitS        float64 // the latest wait sample; NaN when unknown
+	// Verdict is the verdict so far ("" while undecided), Note a word on why.
+	Verdict analysis.Verdict
+	Note    string
+}
+
+// Result is a finished run: its document and timeline, as also written to
+// OutDir.
+type Result struct {
+	Document analysis.Document
+	Timeline []analysis.MeasuredSecond
+	OutDir   string
+}
+
+func (o Options) getenv(name string) string {
+	if o.Getenv != nil {
+		return o.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
+func (o Options) logf(format string, args ...any) {
+	if o.Logf != nil {
+		o.Logf(format, args...)
+	}
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// WriteResult writes the result document as indented JSON, through a
+// temporary file and a rename, so a reader never sees half a document.
+func WriteResult(path string, doc analysis.Document) error {
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("result: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".result-*.json")
+	if err != nil {
+		return fmt.Errorf("result: %w", err)
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("result: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("result: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("result: %w", err)
+	}
+	return nil
+}
+
+// ReadResult reads a result document.
+func ReadResult(path string) (analysis.Document, error) {
+	var doc analysis.Document
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return doc, fmt.Errorf("result: %w", err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return doc, fmt.Errorf("result: %s: %w", path, err)
+	}
+	return doc, nil
+}

@@ -1,0 +1,143 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strconv"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// TimelineFile is the name of the per-second timeline in a run's folder.
+const TimelineFile = "timeline.csv"
+
+// timelineFields are the CSV columns, in the order of MeasuredSecond's
+// fields, named by their csv tags.
+var timelineFields = func() []reflect.StructField {
+	t := reflect.TypeFor[analysis.MeasuredSecond]()
+	out := make([]reflect.StructField, 0, t.NumField())
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Tag.Get("csv") != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}()
+
+// TimelineWriter appends rows to timeline.csv, flushing every row so that
+// a crash loses at most the second being measured.
+type TimelineWriter struct {
+	w   *csv.Writer
+	row []string
+}
+
+// NewTimelineWriter writes the header and returns the writer.
+func NewTimelineWriter(w io.Writer) (*TimelineWriter, error) {
+	tw := &TimelineWriter{w: csv.NewWriter(w), row: make([]string, len(timelineFields))}
+	for i, f := range timelineFields {
+		tw.row[i] = f.Tag.Get("csv")
+	}
+	if err := tw.flush(); err != nil {
+		return nil, err
+	}
+	return tw, nil
+}
+
+// Write appends one second. NaN values are written as empty fields.
+func (tw *TimelineWriter) Write(m analysis.MeasuredSecond) error {
+	v := reflect.ValueOf(m)
+	for i, f := range timelineFields {
+		fv := v.FieldByIndex(f.Index)
+		switch fv.Kind() {
+		case reflect.String:
+			tw.row[i] = fv.String()
+		case reflect.Float64:
+			x := fv.Float()
+			if math.IsNaN(x) {
+				tw.row[i] = ""
+			} else {
+				tw.row[i] = strconv.FormatFloat(x, 'g', -1, 64)
+			}
+		}
+	}
+	return tw.flush()
+}
+
+func (tw *TimelineWriter) flush() error {
+	if err := tw.w.Write(tw.row); err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
+	tw.w.Flush()
+	if err := tw.w.Error(); err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
+	return nil
+}
+
+// ReadTimeline reads a timeline.csv back. Columns are matched by name, so
+// files with fewer or more columns (older or newer versions) still read;
+// missing values are NaN.
+func ReadTimeline(r io.Reader) ([]analysis.MeasuredSecond, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("timeline: header: %w", err)
+	}
+	index := make([]int, len(header)) // column → field, -1 when unknown
+	for c, name := range header {
+		index[c] = -1
+		for i, f := range timelineFields {
+			if f.Tag.Get("csv") == name {
+				index[c] = i
+			}
+		}
+	}
+	var rows []analysis.MeasuredSecond
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, fmt.Errorf("timeline: line %d: %w", line, err)
+		}
+		m := nanSecond()
+		v := reflect.ValueOf(&m).Elem()
+		for c, s := range rec {
+			if c >= len(index) || index[c] < 0 {
+				continue
+			}
+			fv := v.FieldByIndex(timelineFields[index[c]].Index)
+			switch fv.Kind() {
+			case reflect.String:
+				fv.SetString(s)
+			case reflect.Float64:
+				if s == "" {
+					continue
+				}
+				x, err := strconv.ParseFloat(s, 64)
+				if err != nil {
+					return rows, fmt.Errorf("timeline: line %d, %s: %w", line, header[c], err)
+				}
+				fv.SetFloat(x)
+			}
+		}
+		rows = append(rows, m)
+	}
+}
+
+// nanSecond is a row whose every number is unknown.
+func nanSecond() analysis.MeasuredSecond {
+	var m analysis.MeasuredSecond
+	v := reflect.ValueOf(&m).Elem()
+	for _, f := range timelineFields {
+		if fv := v.FieldByIndex(f.Index); fv.Kind() == reflect.Float64 {
+			fv.SetFloat(math.NaN())
+		}
+	}
+	return m
+}

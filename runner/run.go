@@ -1,0 +1,213 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/runner/report"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// ResultFile is the name of the result document in a run's folder.
+const ResultFile = "result.json"
+
+// Run performs one trigger test end to end (DESIGN.md; issue 5): preflight
+// (allowlist, Prometheus and every query, before any load), warmup at
+// baseline, the spike, observation until the service has recovered and
+// held, is judged trapped or metastable, or the horizon; the optional
+// on_trap action; then the gate. It appends timeline.csv as it measures and
+// writes result.json at the end, also when a signal stops it (then the
+// error is an *Error of KindInterrupted and the Result is still valid).
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	s := opts.Scenario
+	if err := checkTarget(s); err != nil {
+		return nil, err
+	}
+	in, err := PlanInputs(s)
+	if err != nil {
+		return nil, &Error{Kind: KindUsage, Err: err}
+	}
+	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return nil, failf(KindHarness, "output folder: %w", err)
+	}
+	policy, err := RetryPolicy(s.Client)
+	if err != nil {
+		return nil, &Error{Kind: KindUsage, Err: err}
+	}
+	seed := opts.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	cfg := loadgen.Config{
+		Request:     loadgen.Request{Method: s.Target.Method, URL: s.Target.URL, Header: headers(s.Target.Headers), Body: []byte(s.Target.Body)},
+		Stages:      []loadgen.Stage{loadgen.Constant(maxDuration(s), s.Load.Baseline)},
+		Seed:        seed,
+		Timeout:     s.Client.Timeout,
+		Retry:       policy,
+		MaxInFlight: s.Client.MaxInFlight,
+		Transport:   opts.Transport,
+	}
+	if cfg.Arrivals, err = loadgen.ParseArrivals(s.Client.Arrivals); err != nil {
+		return nil, &Error{Kind: KindUsage, Err: err}
+	}
+	if t := s.Client.Tracers; t != nil {
+		cfg.Tracers = &loadgen.Tracers{Rate: t.Rate, Timeout: t.Timeout}
+	}
+	reg := prometheus.NewRegistry()
+	cfg.Registerer = reg
+	drv, err := loadgen.NewDriver(cfg)
+	if err != nil {
+		return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("driver: %w", err)}
+	}
+	if opts.Progress != nil {
+		opts.Progress(Status{Phase: "preflight", SuccessRatio: math.NaN(), WaitS: math.NaN(), Note: "checking Prometheus and the queries"})
+	}
+	mets, err := openMetrics(ctx, opts, reg)
+	if err != nil {
+		return nil, err
+	}
+	defer mets.close()
+	if opts.MetricsListen != "" {
+		stop, err := serveMetrics(opts.MetricsListen, drv.Handler())
+		if err != nil {
+			return nil, failf(KindHarness, "driver metrics: %w", err)
+		}
+		defer stop()
+	}
+	f, err := os.Create(filepath.Join(opts.OutDir, report.TimelineFile))
+	if err != nil {
+		return nil, failf(KindHarness, "timeline: %w", err)
+	}
+	defer f.Close()
+	tw, err := report.NewTimelineWriter(f)
+	if err != nil {
+		return nil, failf(KindHarness, "%w", err)
+	}
+	r := newRun(opts, analysis.Plan(in), in, policy, drv, mets, tw)
+	return r.execute(ctx)
+}
+
+// checkTarget refuses a target whose host is not allowlisted: a trigger
+// test overloads its target on purpose (the scenario decoder checks this
+// too; the runner checks again because it is the one that sends).
+func checkTarget(s *scenarios.Scenario) error {
+	u, err := url.Parse(s.Target.URL)
+	if err != nil {
+		return &Error{Kind: KindUsage, Err: fmt.Errorf("target url: %w", err)}
+	}
+	host := strings.ToLower(u.Hostname())
+	if !slices.ContainsFunc(s.Target.AllowHosts, func(h string) bool { return strings.EqualFold(h, host) }) {
+		return &Error{Kind: KindUsage, Err: fmt.Errorf("%w: %q is not in allow_hosts %q; nothing was sent", ErrNotAllowed, host, s.Target.AllowHosts)}
+	}
+	return nil
+}
+
+// maxDuration is the scenario's hard limit on a run.
+func maxDuration(s *scenarios.Scenario) time.Duration {
+	if s.MaxDuration > 0 {
+		return s.MaxDuration
+	}
+	d := s.Load.Warmup + s.Load.Spike.Duration + s.Load.Observe + time.Minute
+	if s.OnTrap != nil {
+		d += s.OnTrap.Observe
+	}
+	return d
+}
+
+func headers(h map[string]string) http.Header {
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		out.Set(k, v)
+	}
+	return out
+}
+
+// serveMetrics serves the driver's collectors on a loopback address for an
+// outside Prometheus; the returned function stops it.
+func serveMetrics(addr string, h http.Handler) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", h)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
+}
+
+// execute drives the phases; see Run.
+func (r *run) execute(ctx context.Context) (*Result, error) {
+	driverCtx, stopDriver := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopDriver()
+	driverDone := make(chan error, 1)
+	go func() { driverDone <- r.drv.Run(driverCtx) }()
+	limit := time.NewTimer(maxDuration(r.s))
+	defer limit.Stop()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+
+	var runErr error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			r.interrupted = true
+			runErr = &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+			break loop
+		case <-limit.C:
+			r.horizon("the scenario's max_duration was reached")
+			break loop
+		case err := <-driverDone:
+			driverDone <- err
+			r.horizon("the load schedule ended")
+			break loop
+		case <-tick.C:
+			if err := r.collect(ctx); err != nil {
+				runErr = err
+				break loop
+			}
+			if r.step() {
+				break loop
+			}
+		}
+	}
+	stopDriver()
+	select {
+	case <-driverDone:
+	case <-time.After(5 * time.Second):
+		r.opts.logf("the driver did not stop within 5 s")
+	}
+	// The driver's last (partial) second is in its timeline once Run returned.
+	if err := r.collect(context.WithoutCancel(ctx)); err != nil && runErr == nil {
+		runErr = err
+	}
+	if r.inconclusive != "" && runErr == nil {
+		runErr = &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", ErrBaselineFailing, r.inconclusive)}
+	}
+	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir}
+	if r.opts.Progress != nil {
+		r.opts.Progress(r.status("done"))
+	}
+	if err := report.WriteResult(filepath.Join(r.opts.OutDir, ResultFile), res.Document); err != nil && runErr == nil {
+		runErr = failf(KindHarness, "%w", err)
+	}
+	return res, runErr
+}
