@@ -15,7 +15,7 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test $(PURE_PKGS)
-	$(GO) test -race $(RACE_PKGS)
+	$(GO) test -race -p 1 $(RACE_PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./analysis/

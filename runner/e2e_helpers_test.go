@@ -43,15 +43,17 @@ func startSpecimen(t *testing.T, cfg specimen.Config) (string, *specimen.Server)
 // 0.5 s, a short warmup and hold, the embedded Prometheus scraping every
 // 500 ms. Fields left zero take the values below.
 type e2eScenario struct {
-	url               string
-	baseline, k       float64
-	spike, observe    string
-	retries           int
-	on                string // retried classes
-	tracers           bool
-	extra             string // more HCL (layers, on_trap, gate settings)
-	capacity          float64
-	timeout           string // τ_out; "" = 500ms
+	url            string
+	baseline, k    float64
+	spike, observe string
+	retries        int
+	on             string // retried classes
+	tracers        bool
+	extra          string // more HCL (layers, on_trap, gate settings)
+	capacity       float64
+	timeout        string // τ_out; "" = 500ms
+	// scrapeInterval is the embedded Prometheus' ("" = 500ms).
+	scrapeInterval    string
 	maxRecovery       string
 	prometheusAddress string // "" = embedded
 	ingressQuery      string
@@ -63,6 +65,9 @@ func (e e2eScenario) hcl() string {
 	}
 	if e.observe == "" {
 		e.observe = "90s"
+	}
+	if e.scrapeInterval == "" {
+		e.scrapeInterval = "500ms"
 	}
 	if e.timeout == "" {
 		e.timeout = "500ms"
@@ -112,7 +117,7 @@ load {
 prometheus {
   address         = %[10]q
   scrape          = ["%[1]s/metrics"]
-  scrape_interval = "500ms"
+  scrape_interval = %[15]q
   ingress         = %[11]q
   first_attempts  = "sum(rate(specimen_ingress_total{kind=\"first\"}[3s]))"
   served          = "sum(rate(specimen_served_total[3s]))"
@@ -122,7 +127,7 @@ prometheus {
 recovery { hold = "3s" }
 gate { %[12]s }
 %[13]s
-`, e.url, e.retries, e.on, tracers, e.capacity, e.baseline, e.k, e.spike, e.observe, e.prometheusAddress, e.ingressQuery, gate, e.extra, e.timeout)
+`, e.url, e.retries, e.on, tracers, e.capacity, e.baseline, e.k, e.spike, e.observe, e.prometheusAddress, e.ingressQuery, gate, e.extra, e.timeout, e.scrapeInterval)
 }
 
 func (e e2eScenario) parse(t *testing.T) *scenarios.Scenario {

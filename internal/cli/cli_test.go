@@ -178,3 +178,12 @@ func TestSimulateFluid(t *testing.T) {
 		t.Errorf("text output has no timeline:\n%s", stdout)
 	}
 }
+
+// run refuses to overload anything without confirmation when there is no
+// terminal to ask on (tests, CI) and no --yes; nothing is sent.
+func TestRunNeedsConfirmation(t *testing.T) {
+	code, stdout, stderr := run(t, "run", "scenarios/recovers.hcl")
+	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--yes") {
+		t.Errorf("exit %d stdout %q stderr %q; want exit 2 asking for --yes", code, stdout, stderr)
+	}
+}

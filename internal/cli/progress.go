@@ -21,7 +21,8 @@ type progressPrinter struct {
 	every     time.Duration
 	lastPhase string
 	lastPrint time.Duration
-	drawn     bool // a line is drawn in place and not yet ended
+	drawn     bool   // a line is drawn in place and not yet ended
+	prefix    string // printed before every status line (the demo's system)
 }
 
 func newProgressPrinter(w io.Writer) *progressPrinter {
@@ -33,7 +34,7 @@ func newProgressPrinter(w io.Writer) *progressPrinter {
 func (p *progressPrinter) update(st runner.Status) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	line := formatStatus(st)
+	line := p.prefix + formatStatus(st)
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 		p.drawn = true

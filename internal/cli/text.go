@@ -75,7 +75,10 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 		t.line("", "measured A_fail = %.2f%s", *amp.Measured, hidden)
 	}
 	trap := "a trigger is survivable"
-	if p.AmplifiedUtilization >= 1 {
+	switch {
+	case p.AmplifiedUtilization >= 1 && p.AdmissionBound != nil && p.AdmissionBound.Holds:
+		trap = "vulnerable, but the admission bound b < τ_out keeps debt from forming"
+	case p.AmplifiedUtilization >= 1:
 		trap = "once triggered, the service stays failed"
 	}
 	t.line("Trap", "1/A = %.2f   A·ρ = %.2f: %s", p.TrapThreshold, p.AmplifiedUtilization, trap)

@@ -1,0 +1,13 @@
+// Package examples holds the scenarios that target the example specimen;
+// the demo scenario is embedded so `trigger demo` runs from anywhere.
+package examples
+
+import _ "embed"
+
+// DemoScenario is examples/demo.hcl, the scenario `trigger demo` runs.
+//
+//go:embed demo.hcl
+var DemoScenario []byte
+
+// DemoScenarioName is the file name diagnostics use for DemoScenario.
+const DemoScenarioName = "examples/demo.hcl"

@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/examples"
+	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// demoSystem is one specimen the demo runs the scenario against.
+type demoSystem struct {
+	key, title, subtitle string
+	config               specimen.Config
+	vars                 map[string]string // scenario variables besides the port
+	expect               []analysis.Verdict
+}
+
+func demoSystems() []demoSystem {
+	return []demoSystem{
+		{
+			key: "system-a", title: "System A", subtitle: "FIFO, serves work its client gave up on",
+			config: specimen.Config{Pods: 2, PodRate: 100},
+			expect: []analysis.Verdict{analysis.VerdictTrapped, analysis.VerdictMetastable},
+		},
+		{
+			key: "system-b", title: "System B", subtitle: "the same, with an admission bound b = 0.5 s",
+			config: specimen.Config{Pods: 2, PodRate: 100, AdmissionBound: 500 * time.Millisecond},
+			vars:   map[string]string{"admission_bound": "500ms"},
+			expect: []analysis.Verdict{analysis.VerdictRecovered},
+		},
+	}
+}
+
+func newDemoCommand(stdout, stderr io.Writer) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "demo [--out DIR]",
+		Short: "Run a whole trigger test against two example services on loopback",
+		Long: `demo starts two specimens on loopback ports: System A, which keeps serving
+requests whose clients have given up, and System B, the same service with an
+admission bound below the client timeout. It runs the same trigger scenario
+(examples/demo.hcl) against each, with the embedded Prometheus, and prints
+the two answers side by side: System A stays trapped after the spike, System B
+comes back. Everything it starts stops when it ends; it takes about two
+minutes. Reports are written under --out.
+
+It exits 0 when both services behaved as the model says, 1 otherwise.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				out = filepath.Join("out", "demo-"+time.Now().Format("20060102-150405"))
+			}
+			return runDemo(cmd.Context(), out, stdout, stderr)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "the demo's output folder (default out/demo-TIMESTAMP)")
+	return cmd
+}
+
+// demoResult is one system's run.
+type demoResult struct {
+	sys demoSystem
+	res *runner.Result
+	err error
+}
+
+func runDemo(ctx context.Context, out string, stdout, stderr io.Writer) error {
+	fmt.Fprintf(stderr, "trigger demo: the same trigger test against two services on loopback; results in %s\n", out)
+	var results []demoResult
+	for _, sys := range demoSystems() {
+		res, err := runDemoSystem(ctx, sys, out, stderr)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+		}
+		results = append(results, demoResult{sys, res, err})
+	}
+	if err := printDemoSummary(stdout, results); err != nil {
+		return &ExitError{Code: ExitHarness, Err: err}
+	}
+	var wrong []string
+	for _, r := range results {
+		switch {
+		case r.res == nil:
+			wrong = append(wrong, fmt.Sprintf("%s: %v", r.sys.title, r.err))
+		case !contains(r.sys.expect, r.res.Document.Verdict):
+			wrong = append(wrong, fmt.Sprintf("%s ended %s, expected %s", r.sys.title, r.res.Document.Verdict, r.sys.expect[0]))
+		}
+	}
+	if len(wrong) > 0 {
+		return &ExitError{Code: ExitGateFailed, Err: fmt.Errorf("the demo did not show what the model says: %s", strings.Join(wrong, "; "))}
+	}
+	return nil
+}
+
+func contains(vs []analysis.Verdict, v analysis.Verdict) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// runDemoSystem starts one specimen on a free loopback port, runs the demo
+// scenario against it, writes the reports and stops the specimen.
+func runDemoSystem(ctx context.Context, sys demoSystem, out string, stderr io.Writer) (*runner.Result, error) {
+	srv, err := specimen.New(sys.config)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(sctx, ln)
+	}()
+	defer func() {
+		stop()
+		<-served
+	}()
+
+	vars := map[string]string{"port": fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)}
+	for k, v := range sys.vars {
+		vars[k] = v
+	}
+	s, err := scenarios.Parse(examples.DemoScenarioName, examples.DemoScenario, vars)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "\n%s (%s) on %s\n", sys.title, sys.subtitle, ln.Addr())
+	pp := newProgressPrinter(stderr)
+	pp.prefix = sys.title + " "
+	dir := filepath.Join(out, sys.key)
+	res, err := runner.Run(ctx, runner.Options{Scenario: s, OutDir: dir, Progress: pp.update, Logf: pp.note})
+	pp.end()
+	if res != nil {
+		if rerr := writeReports(dir, res); rerr != nil {
+			pp.note("reports: %v", rerr)
+		}
+	}
+	return res, err
+}
+
+// printDemoSummary sets the two runs side by side.
+func printDemoSummary(w io.Writer, results []demoResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+	row := func(label string, f func(r demoResult) string) {
+		cells := []string{label}
+		for _, r := range results {
+			cells = append(cells, f(r))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	doc := func(r demoResult) *analysis.Document {
+		if r.res == nil {
+			return nil
+		}
+		return &r.res.Document
+	}
+	val := func(f func(d *analysis.Document) string) func(r demoResult) string {
+		return func(r demoResult) string {
+			if d := doc(r); d != nil && d.Observation != nil {
+				return f(d)
+			}
+			return "—"
+		}
+	}
+	fmt.Fprintln(w)
+	row("", func(r demoResult) string { return r.sys.title })
+	row("", func(r demoResult) string { return r.sys.subtitle })
+	row("Verdict", func(r demoResult) string {
+		if d := doc(r); d != nil {
+			return strings.ToUpper(string(d.Verdict))
+		}
+		return "error: " + r.err.Error()
+	})
+	row("Recovery", val(func(d *analysis.Document) string {
+		return fmt.Sprintf("%s (predicted %s)", optSeconds(d.RecoveryS), optSeconds(d.Prediction.RecoveryS))
+	}))
+	row("A_fail (service) / clients", val(func(d *analysis.Document) string {
+		return fmt.Sprintf("%s / %s", optNum(d.Amplification.Measured), optNum(d.Observation.AmplificationClient))
+	}))
+	row("First attempts lost", val(func(d *analysis.Document) string {
+		return optSeconds(d.Observation.LostWorkS) + " of demand"
+	}))
+	row("Work served for nobody", val(func(d *analysis.Document) string { return optNum(d.Observation.Abandoned) + " requests" }))
+	row("Refused at the door", val(func(d *analysis.Document) string { return optNum(d.Observation.Refused) + " attempts" }))
+	row("After on_trap", val(func(d *analysis.Document) string {
+		o := d.Observation.OnTrap
+		if o == nil {
+			return "—"
+		}
+		if o.RecoveryS == nil {
+			return "demand " + o.Action + ": not back"
+		}
+		return fmt.Sprintf("demand %s: back in %s", o.Action, analysis.FormatSeconds(*o.RecoveryS))
+	}))
+	row("Gate", val(func(d *analysis.Document) string {
+		if d.Gate.Passed {
+			return "passed"
+		}
+		return "FAILED"
+	}))
+	row("Report", func(r demoResult) string {
+		if r.res == nil {
+			return "—"
+		}
+		return reportPath(r.res.OutDir)
+	})
+	return tw.Flush()
+}
+
+// optSeconds prints a nullable duration in seconds ("never" when null).
+func optSeconds(p *float64) string {
+	if p == nil {
+		return "never"
+	}
+	return analysis.FormatSeconds(*p)
+}
