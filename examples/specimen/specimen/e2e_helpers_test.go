@@ -65,10 +65,16 @@ func timeouts(s loadgen.Second) int64 {
 // stopFunc may end a run early: it sees the samples so far.
 type stopFunc func(samples []specimen.Stats) bool
 
-// drive serves cfg on loopback, runs the stages against it with R retries,
-// samples Stats every second, and returns what it saw. stop, when not nil,
-// ends the run as soon as it returns true.
+// drive serves cfg on loopback, runs the stages against it with R retries
+// and Poisson arrivals, samples Stats every second, and returns what it saw.
+// stop, when not nil, ends the run as soon as it returns true.
 func drive(t *testing.T, cfg specimen.Config, stages []loadgen.Stage, retries int, stop stopFunc) *runResult {
+	t.Helper()
+	return driveWith(t, cfg, stages, retries, stop, loadgen.Poisson)
+}
+
+// driveWith is drive with a choice of arrivals.
+func driveWith(t *testing.T, cfg specimen.Config, stages []loadgen.Stage, retries int, stop stopFunc, arrivals loadgen.Arrivals) *runResult {
 	t.Helper()
 	srv, err := specimen.New(cfg)
 	if err != nil {
@@ -99,7 +105,7 @@ func drive(t *testing.T, cfg specimen.Config, stages []loadgen.Stage, retries in
 	d, err := loadgen.NewDriver(loadgen.Config{
 		Request:  loadgen.Request{Method: "GET", URL: "http://" + ln.Addr().String() + "/work"},
 		Stages:   stages,
-		Arrivals: loadgen.Poisson,
+		Arrivals: arrivals,
 		Seed:     1,
 		Timeout:  clientTimeout,
 		Retry: loadgen.RetryPolicy{MaxRetries: retries,
