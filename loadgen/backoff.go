@@ -55,7 +55,7 @@ const (
 	// JitterEqual draws uniformly in [d/2, d].
 	JitterEqual
 	// JitterDecorrelated draws uniformly in [Base, 3·prev] (prev = the previous
-	// delay, Base for the first retry), capped at Max.
+	// delay, Base for the first retry), capped at Max (DefaultBackoffMax if 0).
 	JitterDecorrelated
 )
 
@@ -89,34 +89,38 @@ func ParseJitter(s string) (Jitter, error) {
 type Backoff struct {
 	Kind   BackoffKind
 	Base   time.Duration // constant delay, or the first exponential delay
-	Max    time.Duration // cap on the delay (exponential and decorrelated); 0 = no cap
+	Max    time.Duration // cap on the delay (exponential and decorrelated); 0 = DefaultBackoffMax (1 h)
 	Jitter Jitter
 }
 
+// DefaultBackoffMax caps exponential and decorrelated delays when Backoff.Max is 0.
+const DefaultBackoffMax = time.Hour
+
+// cap returns the delay cap: Max, or DefaultBackoffMax when Max is 0.
+func (b Backoff) cap() time.Duration {
+	if b.Max > 0 {
+		return b.Max
+	}
+	return DefaultBackoffMax
+}
+
 // Nominal returns the delay before retry n (1 = the first retry) before
-// jitter: 0, Base, or Base·2^(n−1) capped at Max.
+// jitter: 0, Base, or Base·2^(n−1) capped at Max (DefaultBackoffMax when
+// Max is 0).
 func (b Backoff) Nominal(n int) time.Duration {
 	switch b.Kind {
 	case BackoffConstant:
 		return b.Base
 	case BackoffExponential:
-		if n < 1 {
-			n = 1
-		}
+		c := b.cap()
 		d := b.Base
-		for i := 1; i < n && d > 0; i++ {
-			if b.Max > 0 && d >= b.Max {
-				break
-			}
-			if d > time.Duration(1<<62)/2 {
-				break
+		for i := 1; i < n && d < c; i++ {
+			if d > c/2 {
+				return c
 			}
 			d *= 2
 		}
-		if b.Max > 0 && d > b.Max {
-			d = b.Max
-		}
-		return d
+		return min(d, c)
 	}
 	return 0
 }
@@ -137,9 +141,9 @@ func (b Backoff) Bounds(n int, prev time.Duration) (lo, hi time.Duration) {
 		if prev < b.Base {
 			prev = b.Base
 		}
-		lo, hi = b.Base, 3*prev
-		if b.Max > 0 && hi > b.Max {
-			hi = b.Max
+		lo, hi = b.Base, b.cap()
+		if prev <= hi/3 { // 3·prev ≤ hi, without overflow
+			hi = 3 * prev
 		}
 		if lo > hi {
 			lo = hi

@@ -236,7 +236,9 @@ func (d *Driver) Replan(stages []Stage) {
 	}
 }
 
-// Timeline returns a copy of every completed second so far.
+// Timeline returns a copy of every completed second so far; once Run has
+// returned, every second of the run, the last (partial) one included, and
+// nothing after it.
 func (d *Driver) Timeline() []Second {
 	if d.started.Load() {
 		d.rec.roll(d.now())

@@ -550,4 +550,37 @@ func TestDriverRegisterer(t *testing.T) {
 	if live := d.Live(); live.Pending != 0 || live.InFlight != 0 {
 		t.Errorf("live after the run: %+v", live)
 	}
+	// The timeline is frozen once Run has returned.
+	n := len(d.Timeline())
+	time.Sleep(1100 * time.Millisecond)
+	if m := len(d.Timeline()); m != n {
+		t.Errorf("timeline grew from %d to %d seconds after the run", n, m)
+	}
+}
+
+// okRT answers every request at once with an empty 200.
+type okRT struct{}
+
+func (okRT) RoundTrip(*http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: http.NoBody}, nil
+}
+
+// BenchmarkAttempt measures the driver's own cost of one attempt (request
+// building, headers, context, accounting, metrics) without any network.
+func BenchmarkAttempt(b *testing.B) {
+	d, err := NewDriver(Config{Request: Request{URL: "http://127.0.0.1:9/x", Header: http.Header{"X-Test": {"1"}}},
+		Timeout: time.Second, Transport: okRT{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d.start = time.Now()
+	d.started.Store(true)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		d.inFlight.Add(1)
+		d.pending.Add(1)
+		d.attempts.Add(1)
+		d.run(ctx, logical{id: 1, attempt: 1, planned: d.now()})
+	}
 }

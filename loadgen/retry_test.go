@@ -183,16 +183,16 @@ func TestBackoffBounds(t *testing.T) {
 		n := rapid.IntRange(1, 80).Draw(t, "retry")
 		prev := time.Duration(rapid.Int64Range(0, int64(10*time.Second)).Draw(t, "prev"))
 		// The nominal delay, from the definitions.
+		cap := b.Max
+		if cap == 0 {
+			cap = DefaultBackoffMax
+		}
 		var d time.Duration
 		switch b.Kind {
 		case BackoffConstant:
 			d = b.Base
 		case BackoffExponential:
-			f := float64(b.Base) * math.Pow(2, float64(n-1))
-			if b.Max > 0 && f > float64(b.Max) {
-				f = float64(b.Max)
-			}
-			d = time.Duration(min(f, float64(1<<62)))
+			d = time.Duration(min(float64(b.Base)*math.Pow(2, float64(n-1)), float64(cap)))
 		}
 		var lo, hi time.Duration
 		switch {
@@ -205,10 +205,7 @@ func TestBackoffBounds(t *testing.T) {
 		case b.Jitter == JitterEqual:
 			lo, hi = d/2, d
 		case b.Jitter == JitterDecorrelated:
-			hi = 3 * max(prev, b.Base)
-			if b.Max > 0 {
-				hi = min(hi, b.Max)
-			}
+			hi = min(3*max(prev, b.Base), cap)
 			lo = min(b.Base, hi)
 		}
 		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 0))

@@ -128,6 +128,7 @@ type recorder struct {
 	runLag, runLat, runWait hist
 	firstSent, lastSent     time.Duration
 	gauges                  func() (pending, inFlight int64)
+	frozen                  bool // set by flush: the run is over, no more seconds
 }
 
 func newRecorder(gauges func() (pending, inFlight int64)) *recorder {
@@ -140,6 +141,9 @@ func newRecorder(gauges func() (pending, inFlight int64)) *recorder {
 
 // rollLocked seals every second before the one that contains now.
 func (r *recorder) rollLocked(now time.Duration) {
+	if r.frozen {
+		return
+	}
 	idx := int(now / time.Second)
 	for r.cur.Index < idx {
 		r.cur.Pending, r.cur.InFlight = r.gauges()
@@ -152,11 +156,13 @@ func (r *recorder) rollLocked(now time.Duration) {
 	}
 }
 
-// flush seals every second up to the one that contains now, partial or not.
+// flush seals every second up to the one that contains now, partial or
+// not, and freezes the timeline: the run is over.
 func (r *recorder) flush(now time.Duration) {
 	r.mu.Lock()
 	r.rollLocked(now)
 	r.rollLocked(time.Duration(r.cur.Index+1) * time.Second)
+	r.frozen = true
 	r.mu.Unlock()
 }
 

@@ -15,7 +15,7 @@
 # itself. Results (JSON) go to $OUT (default: a temporary directory, printed).
 #
 # Knobs (environment): RATES, TRIALS, DURATION, LAG_DURATION, STORM_DURATION,
-# STORM_RATE, STORMS ("linger0 nolinger h2c"), VEGETA (a vegeta binary to use
+# STORM_RATE, STORMS ("linger0 nolinger h2c"; empty for none), VEGETA (a vegeta binary to use
 # instead of installing one), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,7 +26,7 @@ DURATION=${DURATION:-10s}
 LAG_DURATION=${LAG_DURATION:-30s}
 STORM_DURATION=${STORM_DURATION:-60s}
 STORM_RATE=${STORM_RATE:-2000}
-STORMS=${STORMS:-linger0 nolinger h2c}
+STORMS=${STORMS-linger0 nolinger h2c}
 FAST=127.0.0.1:18099
 HANG=127.0.0.1:18098
 HANG_H2C=127.0.0.1:18097
