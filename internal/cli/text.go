@@ -162,6 +162,8 @@ func observationText(doc analysis.Document) string {
 
 func recoveryText(doc analysis.Document) string {
 	switch {
+	case doc.RecoveryS != nil && doc.Verdict == analysis.VerdictMetastable:
+		return ": recovery takes " + analysis.FormatSeconds(*doc.RecoveryS) + ", over the budget"
 	case doc.RecoveryS != nil && doc.Verdict != analysis.VerdictNoTrigger:
 		return " after " + analysis.FormatSeconds(*doc.RecoveryS)
 	case doc.Observation != nil && doc.Observation.ProjectedRecoveryS != nil && doc.Verdict == analysis.VerdictMetastable:
