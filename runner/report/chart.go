@@ -1,0 +1,504 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	xfnt "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// Chart geometry: 900 × 525 points, which is 1200 × 700 pixels at ChartDPI.
+const (
+	// ChartWidth and ChartHeight are the chart's size in points (1/72 inch).
+	ChartWidth  = vg.Length(900)
+	ChartHeight = vg.Length(525)
+	// ChartDPI is the resolution of the PNG, dots per inch: 96 makes it
+	// 1200 × 700 pixels.
+	ChartDPI = 96
+)
+
+// Classes of the chart's series. In the SVG every path of a series (its
+// line and its legend sample) carries the class "series-" + one of these,
+// so a browser check or a test can find each series by name.
+const (
+	SeriesSent     = "sent"     // offered first attempts per second
+	SeriesAttempts = "attempts" // all attempts (first + retries) per second
+	SeriesOK       = "ok"       // attempts answered ok per second
+	SeriesTimeouts = "timeouts" // attempts that timed out per second
+	SeriesRejected = "rejected" // attempts refused (503/429) per second
+	SeriesIngress  = "ingress"  // attempts arriving at the service per second
+	SeriesWait     = "wait"     // the queue wait, seconds
+	SeriesTimeout  = "timeout"  // the client timeout τ_out, seconds
+	SeriesPods     = "pods"     // ready replicas
+	SeriesVerdict  = "verdict"  // the verdict's vertical marker
+	SeriesSpike    = "spike"    // the spike's start and end markers
+)
+
+// seriesClassPrefix starts every series class in the SVG.
+const seriesClassPrefix = "series-"
+
+// Colours: Okabe–Ito for the rates (distinguishable with colour-blindness),
+// each used by one series only, so the SVG's paths can be told apart by colour.
+var (
+	colSent     = rgb(0x00, 0x72, 0xB2)
+	colAttempts = rgb(0xE6, 0x9F, 0x00)
+	colOK       = rgb(0x00, 0x9E, 0x73)
+	colTimeouts = rgb(0xD5, 0x5E, 0x00)
+	colRejected = rgb(0xCC, 0x79, 0xA7)
+	colIngress  = rgb(0x56, 0xB4, 0xE9)
+	colWait     = rgb(0x33, 0x22, 0x88)
+	colTimeout  = rgb(0x88, 0x22, 0x55)
+	colPods     = rgb(0x11, 0x77, 0x33)
+	colSpike    = rgb(0x55, 0x55, 0x55)
+	colGrid     = rgb(0xE4, 0xE4, 0xE4)
+	colBack     = rgb(0x2E, 0x7D, 0x32) // the service back after on_trap
+
+	verdictColour = map[analysis.Verdict]color.RGBA{
+		analysis.VerdictRecovered:  rgb(0x1A, 0x7F, 0x37),
+		analysis.VerdictMetastable: rgb(0xB0, 0x6D, 0x00),
+		analysis.VerdictTrapped:    rgb(0xCF, 0x22, 0x2E),
+		analysis.VerdictNoTrigger:  rgb(0x6E, 0x77, 0x81),
+	}
+
+	// phaseFill shades the phases, light enough for the lines to read over.
+	phaseFill = map[string]color.RGBA{
+		"warmup":  rgb(0xF2, 0xF2, 0xF2),
+		"spike":   rgb(0xFD, 0xE3, 0xCF),
+		"observe": rgb(0xE6, 0xF0, 0xFA),
+		"on_trap": rgb(0xEE, 0xE3, 0xF6),
+	}
+)
+
+func rgb(r, g, b uint8) color.RGBA { return color.RGBA{R: r, G: g, B: b, A: 255} }
+
+// Fonts: Liberation Sans, bundled with gonum/plot, so the PNG is the same
+// on every machine; the SVG names it with metric-compatible fallbacks.
+var (
+	fontRegular = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	fontBold    = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfnt.WeightBold}
+)
+
+// Chart is the timeline chart of one run: rates per second on top, the
+// queue wait against the client timeout τ_out below, ready pods at the
+// bottom when they are known; the phases shaded across all panels, the
+// spike's start and end and the verdict marked. WriteSVG and WritePNG draw
+// the same chart; both are deterministic (same input, same bytes).
+type Chart struct {
+	// Title names the scenario and the verdict.
+	Title string
+	// Series lists the class (Series* constants) of every series drawn.
+	Series []string
+
+	panels  []chartPanel
+	classes map[string]string // "#RRGGBB" stroke colour → series class
+}
+
+// chartPanel is one plot of the chart with its legend and its share of the
+// height.
+type chartPanel struct {
+	plot   *plot.Plot
+	legend plot.Legend
+	weight float64
+}
+
+// timelineView is the run's timeline as the chart needs it.
+type timelineView struct {
+	x                    []float64 // middle of each row, seconds since the run started
+	width                float64   // seconds per row
+	xmax                 float64   // end of the time axis, seconds
+	spikeStart, spikeEnd float64   // NaN when unknown
+	bands                []band
+}
+
+// TimelineChart builds the chart of a run from its result document and
+// its timeline (timeline.csv). Without rows a simulate document's own
+// timeline is charted (FluidRows); with neither, the chart shows the phases
+// and markers the document knows over empty panels.
+func TimelineChart(doc analysis.Document, rows []analysis.MeasuredSecond) (*Chart, error) {
+	if len(rows) == 0 && len(doc.Timeline) > 0 {
+		rows = FluidRows(doc)
+	}
+	v := newTimelineView(doc, rows)
+	ch := &Chart{Title: chartTitle(doc), classes: map[string]string{}}
+
+	rates := ch.newPanel(v, "attempts per second", 0.56)
+	ch.addSeries(rates, v, rows, SeriesSent, "offered first attempts", colSent, false, func(m analysis.MeasuredSecond) float64 { return m.Sent })
+	ch.addSeries(rates, v, rows, SeriesAttempts, "all attempts (first + retries)", colAttempts, false, func(m analysis.MeasuredSecond) float64 { return m.Attempts() })
+	ch.addSeries(rates, v, rows, SeriesOK, "answered ok", colOK, false, func(m analysis.MeasuredSecond) float64 { return m.OK })
+	ch.addSeries(rates, v, rows, SeriesTimeouts, "timed out", colTimeouts, false, func(m analysis.MeasuredSecond) float64 { return m.Timeouts })
+	ch.addSeries(rates, v, rows, SeriesRejected, "refused (503/429)", colRejected, false, func(m analysis.MeasuredSecond) float64 { return m.Rejected })
+	ch.addSeries(rates, v, rows, SeriesIngress, "ingress at the service", colIngress, true, func(m analysis.MeasuredSecond) float64 { return m.IngressPerS })
+	for _, b := range v.bands {
+		if b.name != "" {
+			rates.legend.Add(b.name, b)
+		}
+	}
+
+	wait := ch.newPanel(v, "wait (s)", 0.30)
+	waitOf, waitName := func(m analysis.MeasuredSecond) float64 { return m.WaitS }, "queue wait at the service"
+	if !anyKnown(rows, waitOf) {
+		waitOf, waitName = func(m analysis.MeasuredSecond) float64 { return m.TracerWaitS }, "wait seen by tracers"
+	}
+	ch.addSeries(wait, v, rows, SeriesWait, waitName, colWait, false, waitOf)
+	if tau := timeoutS(doc); tau > 0 {
+		h := hline{name: "client timeout τ_out = " + analysis.FormatSeconds(tau), class: SeriesTimeout, y: tau,
+			style: draw.LineStyle{Color: colTimeout, Width: 1.2, Dashes: []vg.Length{6, 3}}}
+		wait.plot.Add(h)
+		wait.legend.Add(h.name, h)
+		ch.register(SeriesTimeout, colTimeout)
+	}
+
+	podsOf := func(m analysis.MeasuredSecond) float64 { return m.Pods }
+	if anyKnown(rows, podsOf) {
+		pods := ch.newPanel(v, "pods", 0.14)
+		ch.addSeries(pods, v, rows, SeriesPods, "ready pods", colPods, false, podsOf)
+	}
+
+	ch.addMarkers(doc, v, rows)
+	ch.finishAxes(v)
+	return ch, nil
+}
+
+// newPanel adds a panel with the phases shaded and a light grid.
+func (ch *Chart) newPanel(v timelineView, ylabel string, weight float64) *chartPanel {
+	p := plot.New()
+	p.BackgroundColor = color.White
+	p.X.Padding, p.Y.Padding = 0, 0
+	p.Y.Label.Text = ylabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(fontRegular, 10)
+		a.Tick.Label.Font = font.From(fontRegular, 9)
+	}
+	for _, b := range v.bands {
+		p.Add(b)
+	}
+	g := plotter.NewGrid()
+	g.Vertical = draw.LineStyle{Color: colGrid, Width: 0.5}
+	g.Horizontal = g.Vertical
+	p.Add(g)
+	lg := plot.NewLegend()
+	lg.Top, lg.Left = true, true
+	lg.TextStyle.Font = font.From(fontRegular, 9)
+	lg.ThumbnailWidth = 22
+	lg.Padding = 1.5
+	ch.panels = append(ch.panels, chartPanel{plot: p, legend: lg, weight: weight})
+	return &ch.panels[len(ch.panels)-1]
+}
+
+// addSeries draws one column of the timeline when at least one of its
+// values is known.
+func (ch *Chart) addSeries(pn *chartPanel, v timelineView, rows []analysis.MeasuredSecond, class, name string, col color.RGBA, dashed bool, of func(analysis.MeasuredSecond) float64) {
+	s := &series{name: name, class: class, xs: v.x, ys: make([]float64, len(rows)),
+		style: draw.LineStyle{Color: col, Width: 1.5}}
+	if dashed {
+		s.style.Dashes = []vg.Length{5, 2.5}
+	}
+	for i, m := range rows {
+		s.ys[i] = of(m)
+	}
+	if !s.known() {
+		return
+	}
+	pn.plot.Add(s)
+	pn.legend.Add(name, s)
+	ch.register(class, col)
+}
+
+// register remembers which stroke colour belongs to which series.
+func (ch *Chart) register(class string, col color.RGBA) {
+	ch.classes[svgColour(col)] = class
+	ch.Series = append(ch.Series, class)
+}
+
+// addMarkers draws the spike's start and end and the verdict on every panel.
+func (ch *Chart) addMarkers(doc analysis.Document, v timelineView, rows []analysis.MeasuredSecond) {
+	label := text.Style{Color: colSpike, Font: font.From(fontRegular, 8), Handler: plot.DefaultTextHandler}
+	spike := draw.LineStyle{Color: colSpike, Width: 1, Dashes: []vg.Length{3, 2}}
+	var marks []vline
+	if finite(v.spikeStart) {
+		marks = append(marks, vline{x: v.spikeStart, label: "spike start", style: spike, text: label})
+	}
+	if finite(v.spikeEnd) {
+		marks = append(marks, vline{x: v.spikeEnd, label: "spike end", style: spike, text: label})
+	}
+	if len(marks) > 0 {
+		ch.register(SeriesSpike, colSpike)
+	}
+	if at, what := verdictMoment(doc, v, rows); finite(at) {
+		col := verdictColour[doc.Verdict]
+		marks = append(marks, vline{x: at, label: what, style: draw.LineStyle{Color: col, Width: 2},
+			text: text.Style{Color: col, Font: font.From(fontBold, 9), Handler: plot.DefaultTextHandler}})
+		ch.register(SeriesVerdict, col)
+	}
+	if ot := obsOnTrap(doc); ot != nil && ot.RecoveryS != nil && finite(v.spikeEnd) {
+		marks = append(marks, vline{x: v.spikeEnd + ot.AtS + *ot.RecoveryS, label: "back after on_trap " + ot.Action,
+			style: draw.LineStyle{Color: colBack, Width: 1.2, Dashes: []vg.Length{2, 2}},
+			text:  text.Style{Color: colBack, Font: font.From(fontRegular, 8), Handler: plot.DefaultTextHandler}})
+	}
+	for i := range ch.panels {
+		for _, m := range marks {
+			if i > 0 {
+				m.label = "" // labels on the top panel only
+			}
+			ch.panels[i].plot.Add(m)
+		}
+	}
+}
+
+// finishAxes gives every panel the same time axis (labelled on the bottom
+// panel only) and a y axis from zero with a little headroom.
+func (ch *Chart) finishAxes(v timelineView) {
+	for i := range ch.panels {
+		p := ch.panels[i].plot
+		p.X.Min, p.X.Max = 0, v.xmax
+		p.X.Tick.Marker = niceTicks{n: 16}
+		p.Y.Tick.Marker = niceTicks{n: 5}
+		if i == 0 {
+			p.Y.Tick.Marker = niceTicks{n: 8} // the tall rates panel
+		}
+		if i == len(ch.panels)-1 && ch.panels[i].weight < 0.2 {
+			p.Y.Tick.Marker = niceTicks{n: 3} // the small pods panel
+		}
+		if i < len(ch.panels)-1 {
+			p.X.Tick.Marker = blankTicks{p.X.Tick.Marker}
+		} else {
+			p.X.Label.Text = "time since the run started (s)"
+		}
+		p.Y.Min = 0
+		if !finite(p.Y.Max) || p.Y.Max <= 0 {
+			p.Y.Max = 1
+		}
+		p.Y.Max *= 1.08
+	}
+}
+
+// verdictMoment is when the verdict was reached, seconds since the run
+// started, and its label: the recovery (spike end + recovery_s), or the
+// moment the run judged the service trapped or metastable (when on_trap
+// started, else the end of the observation). NaN when there is none.
+func verdictMoment(doc analysis.Document, v timelineView, rows []analysis.MeasuredSecond) (float64, string) {
+	switch doc.Verdict {
+	case analysis.VerdictRecovered:
+		if doc.RecoveryS == nil || !finite(v.spikeEnd) {
+			return math.NaN(), ""
+		}
+		return v.spikeEnd + *doc.RecoveryS, "recovered after " + analysis.FormatSeconds(*doc.RecoveryS)
+	case analysis.VerdictTrapped, analysis.VerdictMetastable:
+		word := string(doc.Verdict)
+		if ot := obsOnTrap(doc); ot != nil && finite(v.spikeEnd) {
+			return v.spikeEnd + ot.AtS, word
+		}
+		end := math.NaN()
+		for _, m := range rows {
+			if m.Phase != "on_trap" {
+				end = m.TS + v.width
+			}
+		}
+		if doc.Observation != nil && doc.Kind == "run" && (!finite(end) || doc.Observation.EndS < end) {
+			end = doc.Observation.EndS
+		}
+		if !finite(end) {
+			end = v.xmax
+		}
+		return end, word
+	}
+	return math.NaN(), ""
+}
+
+// chartTitle names the scenario, the verdict and the gate.
+func chartTitle(doc analysis.Document) string {
+	var b strings.Builder
+	name := doc.Scenario.Name
+	if name == "" {
+		name = "unnamed scenario"
+	}
+	b.WriteString("“" + name + "”")
+	if doc.Kind != "" && doc.Kind != "run" {
+		fmt.Fprintf(&b, " (%s", doc.Kind)
+		if doc.Model != "" {
+			b.WriteString(", " + doc.Model)
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(": " + verdictHeadline(doc))
+	if len(doc.Gate.Criteria) > 0 {
+		if doc.Gate.Passed {
+			b.WriteString(", gate passed")
+		} else {
+			b.WriteString(", gate failed")
+		}
+	}
+	if doc.Observation != nil && doc.Observation.Interrupted {
+		b.WriteString(" (interrupted)")
+	}
+	return b.String()
+}
+
+// verdictHeadline is the verdict in a few words, with the recovery time
+// against the prediction.
+func verdictHeadline(doc analysis.Document) string {
+	pred := ""
+	if doc.Prediction.RecoveryS != nil {
+		pred = " (predicted " + analysis.FormatSeconds(*doc.Prediction.RecoveryS) + ")"
+	}
+	switch doc.Verdict {
+	case analysis.VerdictRecovered:
+		if doc.RecoveryS != nil {
+			return "recovered after " + analysis.FormatSeconds(*doc.RecoveryS) + pred
+		}
+		return "recovered" + pred
+	case analysis.VerdictMetastable:
+		if doc.Observation != nil && doc.Observation.ProjectedRecoveryS != nil {
+			return "metastable, projected recovery " + analysis.FormatSeconds(*doc.Observation.ProjectedRecoveryS) + pred
+		}
+		return "metastable" + pred
+	case analysis.VerdictTrapped:
+		if ot := obsOnTrap(doc); ot != nil {
+			return "trapped (judged " + analysis.FormatSeconds(ot.AtS) + " after the spike)"
+		}
+		return "trapped"
+	case analysis.VerdictNoTrigger:
+		return "no trigger (inconclusive)"
+	case "":
+		return "no verdict"
+	}
+	return string(doc.Verdict)
+}
+
+// newTimelineView places the rows on the time axis and finds the phases
+// and the spike.
+func newTimelineView(doc analysis.Document, rows []analysis.MeasuredSecond) timelineView {
+	v := timelineView{width: rowWidth(rows), spikeStart: math.NaN(), spikeEnd: math.NaN()}
+	v.x = make([]float64, len(rows))
+	for i, m := range rows {
+		v.x[i] = m.TS + v.width/2
+		v.xmax = math.Max(v.xmax, m.TS+v.width)
+	}
+	obs := doc.Observation
+	if obs != nil && finite(obs.EndS) {
+		v.xmax = math.Max(v.xmax, obs.EndS)
+	}
+	// The spike: as the run recorded it, else as the rows are tagged, else
+	// as a model schedules it (after the warmup).
+	switch {
+	case obs != nil && obs.SpikeStartS != nil:
+		v.spikeStart = *obs.SpikeStartS
+		v.spikeEnd = analysis.Value(obs.SpikeEndS)
+	case hasPhase(rows, "spike"):
+		for _, m := range rows {
+			if m.Phase == "spike" {
+				if !finite(v.spikeStart) {
+					v.spikeStart = m.TS
+				}
+				v.spikeEnd = m.TS + v.width
+			}
+		}
+	case doc.Kind != "run" && doc.Scenario.SpikeS > 0:
+		v.spikeStart = doc.Scenario.WarmupS
+		v.spikeEnd = doc.Scenario.WarmupS + doc.Scenario.SpikeS
+	}
+	if v.xmax <= 0 {
+		v.xmax = doc.Scenario.WarmupS + doc.Scenario.SpikeS + doc.Scenario.ObserveS
+	}
+	if v.xmax <= 0 {
+		v.xmax = 1
+	}
+	v.bands = phaseBands(rows, v)
+	return v
+}
+
+// phaseBands are the runs of rows in the same phase; without rows, the
+// warmup, spike and observation around the known spike.
+func phaseBands(rows []analysis.MeasuredSecond, v timelineView) []band {
+	var out []band
+	for _, m := range rows {
+		if n := len(out); n > 0 && out[n-1].name == m.Phase {
+			out[n-1].to = m.TS + v.width
+			continue
+		}
+		if _, ok := phaseFill[m.Phase]; ok {
+			out = append(out, band{name: m.Phase, from: m.TS, to: m.TS + v.width, fill: phaseFill[m.Phase]})
+		} else if n := len(out); n > 0 {
+			out[n-1].to = m.TS + v.width // an unknown phase joins the one before
+		}
+	}
+	if len(rows) == 0 && finite(v.spikeStart) && finite(v.spikeEnd) {
+		out = []band{
+			{name: "warmup", from: 0, to: v.spikeStart},
+			{name: "spike", from: v.spikeStart, to: v.spikeEnd},
+			{name: "observe", from: v.spikeEnd, to: v.xmax},
+		}
+		for i := range out {
+			out[i].fill = phaseFill[out[i].name]
+		}
+	}
+	// One legend entry per phase, however often it recurs.
+	seen := map[string]bool{}
+	for i := range out {
+		if seen[out[i].name] {
+			out[i].name = ""
+		}
+		seen[out[i].name] = true
+	}
+	return out
+}
+
+// rowWidth is the seconds each row covers: the median step between rows,
+// one second when it cannot be told.
+func rowWidth(rows []analysis.MeasuredSecond) float64 {
+	var d []float64
+	for i := 1; i < len(rows); i++ {
+		if s := rows[i].TS - rows[i-1].TS; s > 0 && finite(s) {
+			d = append(d, s)
+		}
+	}
+	if len(d) == 0 {
+		return 1
+	}
+	sort.Float64s(d)
+	return d[len(d)/2]
+}
+
+func anyKnown(rows []analysis.MeasuredSecond, of func(analysis.MeasuredSecond) float64) bool {
+	for _, m := range rows {
+		if finite(of(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPhase(rows []analysis.MeasuredSecond, phase string) bool {
+	for _, m := range rows {
+		if m.Phase == phase {
+			return true
+		}
+	}
+	return false
+}
+
+// timeoutS is τ_out in seconds (0 when unknown).
+func timeoutS(doc analysis.Document) float64 {
+	if doc.Scenario.TimeoutS > 0 {
+		return doc.Scenario.TimeoutS
+	}
+	return doc.Trigger.TimeoutS
+}
+
+func obsOnTrap(doc analysis.Document) *analysis.OnTrapResult {
+	if doc.Observation == nil {
+		return nil
+	}
+	return doc.Observation.OnTrap
+}

@@ -1,0 +1,390 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image/png"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// svgContent is what a test reads back from the chart's SVG.
+type svgContent struct {
+	title string
+	texts []string         // every <text>, in order
+	paths map[string][]int // series class → points of each of its paths
+}
+
+// parseSVG reads the chart's SVG with an XML decoder (so it must be
+// well-formed XML) and collects its texts and its classed paths.
+func parseSVG(t *testing.T, svg []byte) svgContent {
+	t.Helper()
+	out := svgContent{paths: map[string][]int{}}
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	var in string
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not well-formed XML: %v", err)
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			in = el.Name.Local
+			if in != "path" {
+				continue
+			}
+			var class, d string
+			for _, a := range el.Attr {
+				switch a.Name.Local {
+				case "class":
+					class = a.Value
+				case "d":
+					d = a.Value
+				}
+			}
+			if c, ok := strings.CutPrefix(class, seriesClassPrefix); ok {
+				out.paths[c] = append(out.paths[c], strings.Count(d, "M")+strings.Count(d, "L"))
+			}
+		case xml.CharData:
+			switch in {
+			case "text":
+				out.texts = append(out.texts, string(el))
+			case "title":
+				out.title += string(el)
+			}
+		case xml.EndElement:
+			in = ""
+		}
+	}
+}
+
+func (s svgContent) hasText(want string) bool {
+	for _, t := range s.texts {
+		if t == want {
+			return true
+		}
+	}
+	return false
+}
+
+// longest is the most points of any path of the series.
+func (s svgContent) longest(class string) int {
+	n := 0
+	for _, p := range s.paths[class] {
+		n = max(n, p)
+	}
+	return n
+}
+
+func renderSVG(t *testing.T, doc analysis.Document, rows []analysis.MeasuredSecond) ([]byte, *Chart) {
+	t.Helper()
+	ch, err := TimelineChart(doc, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := ch.WriteSVG(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), ch
+}
+
+// Every series of the real runs is in the SVG: its legend text, its
+// legend sample and its line through the run's seconds. A series that
+// disappears from the chart fails this test.
+func TestChartSeriesInSVG(t *testing.T) {
+	lines := []struct{ class, legend string }{
+		{SeriesSent, "offered first attempts"},
+		{SeriesAttempts, "all attempts (first + retries)"},
+		{SeriesOK, "answered ok"},
+		{SeriesTimeouts, "timed out"},
+		{SeriesRejected, "refused (503/429)"},
+		{SeriesIngress, "ingress at the service"},
+		{SeriesWait, "queue wait at the service"},
+	}
+	for _, tc := range []struct {
+		fixture string
+		verdict string // the verdict marker's label
+		phases  []string
+	}{
+		// recovers.hcl: the service came back 39 s after the spike.
+		{"recovered", "recovered after 39.0 s", []string{"warmup", "spike", "observe"}},
+		// trapped.hcl: judged trapped 7 s after the spike, then on_trap drop.
+		{"trapped", "trapped", []string{"warmup", "spike", "observe", "on_trap"}},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			doc, rows := loadFixture(t, tc.fixture)
+			svg, ch := renderSVG(t, doc, rows)
+			got := parseSVG(t, svg)
+			for _, l := range lines {
+				if !got.hasText(l.legend) {
+					t.Errorf("legend %q missing", l.legend)
+				}
+				if n := len(got.paths[l.class]); n < 2 {
+					t.Errorf("series %s: %d paths, want its line and its legend sample", l.class, n)
+				}
+				if n := got.longest(l.class); n < len(rows)/2 {
+					t.Errorf("series %s: longest path has %d points for %d rows", l.class, n, len(rows))
+				}
+			}
+			if !got.hasText("client timeout τ_out = 1.0 s") || len(got.paths[SeriesTimeout]) < 2 {
+				t.Errorf("the client timeout line or its legend is missing: %d paths", len(got.paths[SeriesTimeout]))
+			}
+			// Markers: spike start and end on both panels, the verdict on both.
+			if n := len(got.paths[SeriesSpike]); n != 4 {
+				t.Errorf("%d spike marker paths, want start and end on two panels", n)
+			}
+			if n := len(got.paths[SeriesVerdict]); n != 2 {
+				t.Errorf("%d verdict marker paths, want one per panel", n)
+			}
+			for _, want := range append([]string{"spike start", "spike end", tc.verdict, ch.Title,
+				"attempts per second", "wait (s)", "time since the run started (s)"}, tc.phases...) {
+				if !got.hasText(want) {
+					t.Errorf("text %q missing", want)
+				}
+			}
+			if got.title != ch.Title || !strings.Contains(ch.Title, doc.Scenario.Name) || !strings.Contains(ch.Title, string(doc.Verdict)) {
+				t.Errorf("title %q (SVG <title> %q) should name the scenario and the verdict", ch.Title, got.title)
+			}
+			if got.hasText("ready pods") || len(got.paths[SeriesPods]) > 0 {
+				t.Error("pods drawn though the specimen does not report them")
+			}
+		})
+	}
+}
+
+// What is drawn follows what the timeline knows.
+func TestChartSeriesFollowTheData(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		change  func(*analysis.MeasuredSecond)
+		present []string // series classes that must be drawn
+		absent  []string // series classes that must not
+		texts   []string // legend texts that must be there
+	}{
+		// No ingress query: the ingress line is left out, not drawn at zero.
+		{"no ingress", func(m *analysis.MeasuredSecond) { m.IngressPerS = math.NaN() },
+			[]string{SeriesSent, SeriesWait}, []string{SeriesIngress}, nil},
+		// No wait query: the tracers' wait stands in, named as such.
+		{"tracer wait", func(m *analysis.MeasuredSecond) { m.TracerWaitS, m.WaitS = m.WaitS+0.01, math.NaN() },
+			[]string{SeriesWait}, nil, []string{"wait seen by tracers"}},
+		// Pods reported: a third panel.
+		{"pods", func(m *analysis.MeasuredSecond) { m.Pods = 2 + math.Floor(m.TS/30) },
+			[]string{SeriesPods}, nil, []string{"ready pods", "pods"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, rows := loadFixture(t, "recovered")
+			for i := range rows {
+				tc.change(&rows[i])
+			}
+			svg, _ := renderSVG(t, doc, rows)
+			got := parseSVG(t, svg)
+			for _, c := range tc.present {
+				if got.longest(c) < len(rows)/2 {
+					t.Errorf("series %s missing or short: %v", c, got.paths[c])
+				}
+			}
+			for _, c := range tc.absent {
+				if len(got.paths[c]) > 0 {
+					t.Errorf("series %s drawn without data", c)
+				}
+			}
+			for _, s := range tc.texts {
+				if !got.hasText(s) {
+					t.Errorf("text %q missing", s)
+				}
+			}
+		})
+	}
+}
+
+// Gaps in the data break the line instead of joining across them.
+func TestChartBreaksAtUnknownValues(t *testing.T) {
+	doc, rows := loadFixture(t, "recovered")
+	for i := range rows {
+		if i%10 == 5 {
+			rows[i].IngressPerS = math.NaN()
+		}
+	}
+	svg, _ := renderSVG(t, doc, rows)
+	got := parseSVG(t, svg)
+	if n := len(got.paths[SeriesIngress]); n < 8 {
+		t.Errorf("ingress with a gap every 10 s drawn as %d paths, want one per stretch", n)
+	}
+}
+
+// With no timeline at all (a run that crashed before its first second),
+// the chart still draws the document's phases and markers.
+func TestChartWithoutRows(t *testing.T) {
+	doc, _ := loadFixture(t, "recovered")
+	svg, _ := renderSVG(t, doc, nil)
+	got := parseSVG(t, svg)
+	for _, want := range []string{"spike start", "spike end", "recovered after 39.0 s", "warmup", "observe"} {
+		if !got.hasText(want) {
+			t.Errorf("text %q missing", want)
+		}
+	}
+	if len(got.paths[SeriesSent]) > 0 {
+		t.Error("a rate drawn without rows")
+	}
+}
+
+// A simulate document is charted from its own (model) timeline.
+func TestChartOfAModel(t *testing.T) {
+	doc := simulateDoc(t)
+	svg, ch := renderSVG(t, doc, nil)
+	got := parseSVG(t, svg)
+	for _, c := range []string{SeriesSent, SeriesAttempts, SeriesTimeouts, SeriesIngress, SeriesWait, SeriesSpike} {
+		if got.longest(c) < 2 {
+			t.Errorf("series %s missing from the model's chart", c)
+		}
+	}
+	if !strings.Contains(ch.Title, "simulate, fluid") {
+		t.Errorf("title %q should say it is a model", ch.Title)
+	}
+}
+
+// Same input, same bytes: SVG and PNG; the PNG is 1200 × 700 pixels.
+func TestChartDeterministic(t *testing.T) {
+	doc, rows := loadFixture(t, "trapped")
+	a, _ := renderSVG(t, doc, rows)
+	b, _ := renderSVG(t, doc, rows)
+	if !bytes.Equal(a, b) {
+		t.Error("two renderings of the same run differ (SVG)")
+	}
+	var p1, p2 bytes.Buffer
+	for _, buf := range []*bytes.Buffer{&p1, &p2} {
+		ch, err := TimelineChart(doc, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.WritePNG(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(p1.Bytes(), p2.Bytes()) {
+		t.Error("two renderings of the same run differ (PNG)")
+	}
+	cfg, err := png.DecodeConfig(&p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Width != 1200 || cfg.Height != 700 {
+		t.Errorf("PNG is %d × %d, want 1200 × 700", cfg.Width, cfg.Height)
+	}
+}
+
+// A scenario name is text in the SVG, never markup.
+func TestChartEscapesText(t *testing.T) {
+	doc, rows := loadFixture(t, "recovered")
+	doc.Scenario.Name = `<script>alert("x")</script> & co`
+	svg, ch := renderSVG(t, doc, rows)
+	if bytes.Contains(svg, []byte("<script")) {
+		t.Error("scenario name written into the SVG unescaped")
+	}
+	if got := parseSVG(t, svg); got.title != ch.Title || !got.hasText(ch.Title) {
+		t.Errorf("escaped title does not read back: %q", got.title)
+	}
+}
+
+// When the verdict was reached, for each verdict.
+func TestVerdictMoment(t *testing.T) {
+	v := timelineView{width: 1, spikeStart: 20, spikeEnd: 30, xmax: 100}
+	rows := []analysis.MeasuredSecond{{TS: 59, Phase: "observe"}, {TS: 60, Phase: "on_trap"}}
+	for _, tc := range []struct {
+		name  string
+		doc   analysis.Document
+		at    float64 // NaN: no marker
+		label string
+	}{
+		// Recovered: the spike's end plus the recovery time.
+		{"recovered", analysis.Document{Kind: "run", Verdict: analysis.VerdictRecovered, RecoveryS: analysis.Num(12.5)}, 42.5, "recovered after 12.5 s"},
+		// Recovered without a recovery time: nothing to mark.
+		{"recovered, no time", analysis.Document{Kind: "run", Verdict: analysis.VerdictRecovered}, math.NaN(), ""},
+		// Trapped with on_trap: when the action started.
+		{"trapped, on_trap", analysis.Document{Kind: "run", Verdict: analysis.VerdictTrapped,
+			Observation: &analysis.Observation{EndS: 70, OnTrap: &analysis.OnTrapResult{Action: "drop", AtS: 29.5}}}, 59.5, "trapped"},
+		// Metastable without on_trap: the end of the last row before on_trap.
+		{"metastable", analysis.Document{Kind: "run", Verdict: analysis.VerdictMetastable,
+			Observation: &analysis.Observation{EndS: 80}}, 60, "metastable"},
+		// Trapped, the run ended before its last row: the run's end.
+		{"trapped, end", analysis.Document{Kind: "run", Verdict: analysis.VerdictTrapped,
+			Observation: &analysis.Observation{EndS: 55.5}}, 55.5, "trapped"},
+		// No trigger: no moment.
+		{"no trigger", analysis.Document{Kind: "run", Verdict: analysis.VerdictNoTrigger}, math.NaN(), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at, label := verdictMoment(tc.doc, v, rows)
+			if !(at == tc.at || math.IsNaN(at) && math.IsNaN(tc.at)) || label != tc.label {
+				t.Errorf("got %v %q, want %v %q", at, label, tc.at, tc.label)
+			}
+		})
+	}
+}
+
+// The ticks lie in the range, the labelled ones evenly spaced at 1, 2 or
+// 5 × 10^k, about n of them.
+func TestNiceTicks(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		lo := rapid.Float64Range(-1e6, 1e6).Draw(t, "lo")
+		span := rapid.Float64Range(1e-3, 1e6).Draw(t, "span")
+		n := rapid.IntRange(3, 16).Draw(t, "n")
+		hi := lo + span
+		var labelled []float64
+		for _, tk := range (niceTicks{n: n}).Ticks(lo, hi) {
+			if tk.Value < lo-span*1e-9 || tk.Value > hi+span*1e-9 {
+				t.Fatalf("tick %v outside [%v, %v]", tk.Value, lo, hi)
+			}
+			if tk.Label != "" {
+				labelled = append(labelled, tk.Value)
+			}
+		}
+		if len(labelled) < max(1, n*2/5-1) || len(labelled) > n+1 {
+			t.Fatalf("%d labelled ticks for n = %d over [%v, %v]", len(labelled), n, lo, hi)
+		}
+		if len(labelled) < 2 {
+			return
+		}
+		step := labelled[1] - labelled[0]
+		m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9))
+		if math.Abs(m-1) > 1e-6 && math.Abs(m-2) > 1e-6 && math.Abs(m-5) > 1e-6 && math.Abs(m-10) > 1e-6 {
+			t.Fatalf("step %v is not 1, 2 or 5 × 10^k", step)
+		}
+		for i := 2; i < len(labelled); i++ {
+			if d := labelled[i] - labelled[i-1]; math.Abs(d-step) > step*1e-6 {
+				t.Fatalf("uneven steps %v and %v", step, d)
+			}
+		}
+	})
+	// A table of the labels people see.
+	for _, tc := range []struct {
+		lo, hi float64
+		n      int
+		want   string
+	}{
+		{0, 80, 16, "0 5 10 15 20 25 30 35 40 45 50 55 60 65 70 75 80"}, // a run of 80 s
+		{0, 15.3, 5, "0 5 10 15"},                        // a wait panel
+		{0, 1.08, 5, "0.0 0.2 0.4 0.6 0.8 1.0"},          // an empty panel
+		{0, 864, 8, "0 100 200 300 400 500 600 700 800"}, // rates
+		{0, 2.16, 3, "0 1 2"},                            // pods
+	} {
+		var got []string
+		for _, tk := range (niceTicks{n: tc.n}).Ticks(tc.lo, tc.hi) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("ticks over [%v, %v], n = %d: %q, want %q", tc.lo, tc.hi, tc.n, s, tc.want)
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// unknown is how the reports show a value the document does not have.
+const unknown = "–"
+
+// num formats a number for people: three significant digits or so,
+// trailing zeros dropped ("3", "2.99", "0.248", "1250").
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return unknown
+	}
+	if math.IsInf(x, 1) {
+		return "∞"
+	}
+	if math.IsInf(x, -1) {
+		return "−∞"
+	}
+	a := math.Abs(x)
+	var s string
+	switch {
+	case a >= 100:
+		s = strconv.FormatFloat(x, 'f', 0, 64)
+	case a >= 10:
+		s = strconv.FormatFloat(x, 'f', 1, 64)
+	case a >= 0.01 || a == 0:
+		s = strconv.FormatFloat(x, 'f', 2, 64)
+	default:
+		return strconv.FormatFloat(x, 'g', 2, 64)
+	}
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// numPtr formats a nullable number of the result document.
+func numPtr(p *float64) string { return num(analysis.Value(p)) }
+
+// secPtr formats a nullable duration in seconds ("67.3 s", "4 min 12 s").
+func secPtr(p *float64) string {
+	if p == nil {
+		return unknown
+	}
+	return analysis.FormatSeconds(*p)
+}
+
+// withUnit formats an estimate's value in its unit: seconds as durations,
+// rates with "/s".
+func withUnit(p *float64, unit string) string {
+	if p == nil {
+		return unknown
+	}
+	switch unit {
+	case "s":
+		if *p < 0 {
+			return num(*p) + " s"
+		}
+		return analysis.FormatSeconds(*p)
+	case "1/s":
+		return num(*p) + "/s"
+	case "":
+		return num(*p)
+	}
+	return num(*p) + " " + unit
+}
+
+// recoveryMeasured is the measured recovery in words: the time, the
+// projection of a service still recovering, or never.
+func recoveryMeasured(doc analysis.Document) string {
+	switch {
+	case doc.RecoveryS != nil:
+		return analysis.FormatSeconds(*doc.RecoveryS)
+	case doc.Verdict == analysis.VerdictMetastable && doc.Observation != nil && doc.Observation.ProjectedRecoveryS != nil:
+		return "not yet; projected " + analysis.FormatSeconds(*doc.Observation.ProjectedRecoveryS)
+	case doc.Verdict == analysis.VerdictTrapped:
+		return "never (trapped)"
+	case doc.Verdict == analysis.VerdictMetastable:
+		return "not within the observation"
+	}
+	return unknown
+}
+
+// recoveryPredicted is the closed form's recovery time in words.
+func recoveryPredicted(doc analysis.Document) string {
+	p := doc.Prediction
+	switch {
+	case p.RecoveryS != nil:
+		return analysis.FormatSeconds(*p.RecoveryS)
+	case p.Verdict == analysis.VerdictTrapped:
+		return "never (trapped)"
+	case p.Verdict == analysis.VerdictNoTrigger:
+		return "no trigger"
+	}
+	return unknown
+}
+
+// predictedHidden is the hidden factor the plan expects: the layers the
+// scenario declares beyond the client, A_predicted / A_client.
+func predictedHidden(doc analysis.Document) float64 {
+	if doc.Amplification.Client <= 0 {
+		return math.NaN()
+	}
+	return doc.Amplification.Predicted / doc.Amplification.Client
+}
+
+// workLost is the first attempts that failed, in seconds of demand, and
+// the logical requests that gave up.
+func workLost(obs *analysis.Observation) string {
+	if obs == nil || (obs.LostWorkS == nil && obs.FailedRequests == nil) {
+		return unknown
+	}
+	var parts []string
+	if obs.LostWorkS != nil {
+		parts = append(parts, analysis.FormatSeconds(*obs.LostWorkS)+" of demand")
+	}
+	if obs.FailedRequests != nil {
+		parts = append(parts, num(*obs.FailedRequests)+" requests failed")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kindTitle names what produced the document when it is not a run.
+func kindTitle(doc analysis.Document) string {
+	switch doc.Kind {
+	case "", "run":
+		return "Trigger test"
+	case "simulate":
+		if doc.Model != "" {
+			return "Model (" + doc.Model + ")"
+		}
+		return "Model"
+	case "plan":
+		return "Plan"
+	}
+	return doc.Kind
+}
+
+// scenarioName is the scenario's name, or a stand-in when it has none.
+func scenarioName(doc analysis.Document) string {
+	if doc.Scenario.Name == "" {
+		return "unnamed scenario"
+	}
+	return doc.Scenario.Name
+}
+
+// notices are the warnings a reader must see before the numbers: an
+// interrupted or inconclusive run, an on_trap action that failed.
+func notices(doc analysis.Document) []string {
+	obs := doc.Observation
+	if obs == nil {
+		return nil
+	}
+	var out []string
+	if obs.Interrupted {
+		out = append(out, "The run was interrupted: what follows is what was measured until then.")
+	}
+	if obs.Inconclusive != "" {
+		out = append(out, "Inconclusive: "+obs.Inconclusive)
+	}
+	if obs.OnTrap != nil && obs.OnTrap.Error != "" {
+		out = append(out, "The on_trap action failed: "+obs.OnTrap.Error)
+	}
+	return out
+}
+
+// onTrapText says what the on_trap action did, "" when none ran.
+func onTrapText(doc analysis.Document) string {
+	ot := obsOnTrap(doc)
+	if ot == nil {
+		return ""
+	}
+	s := "on_trap " + ot.Action + " started " + analysis.FormatSeconds(ot.AtS) + " after the spike ended; "
+	if ot.RecoveryS != nil {
+		return s + "the service was back " + analysis.FormatSeconds(*ot.RecoveryS) + " later"
+	}
+	return s + "the service was not back within on_trap's observation"
+}

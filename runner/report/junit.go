@@ -1,0 +1,147 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// JUnitFile is the JUnit XML report in a run's folder, for CI systems.
+const JUnitFile = "junit.xml"
+
+// junitSuites is the document root, <testsuites>.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+// junitSuite is the one <testsuite> of a trigger test.
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  *junitText      `xml:"system-out"`
+}
+
+// junitText is an element's text as CDATA, so line breaks stay readable.
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the gate as JUnit XML: one <testsuite name="trigger
+// <scenario>"> with one <testcase> per gate criterion (doc.Gate.Criteria),
+// a <failure> for each that failed, and <properties> with the verdict,
+// recovery_s and A_fail (numbers in plain units, "null" when unknown). A
+// no-trigger verdict is a failed "trigger" criterion already; a document
+// whose gate was never evaluated gets one failed "gate" case, so CI never
+// reads an empty suite as a pass. The suite's time is the run's length in
+// seconds.
+func WriteJUnit(w io.Writer, doc analysis.Document) error {
+	name := scenarioName(doc)
+	class := "trigger." + strings.Join(strings.Fields(name), "_")
+	obs := doc.Observation
+	suite := junitSuite{Name: "trigger " + name, Time: "0"}
+	if obs != nil {
+		suite.Time = strconv.FormatFloat(obs.EndS, 'f', 3, 64)
+	}
+	prop := func(n, v string) { suite.Properties = append(suite.Properties, junitProperty{n, v}) }
+	prop("kind", doc.Kind)
+	prop("verdict", string(doc.Verdict))
+	prop("recovery_s", xmlNum(doc.RecoveryS))
+	prop("A_fail", xmlNum(doc.Amplification.Measured))
+	prop("predicted_verdict", string(doc.Prediction.Verdict))
+	prop("predicted_recovery_s", xmlNum(doc.Prediction.RecoveryS))
+	prop("A_predicted", strconv.FormatFloat(doc.Amplification.Predicted, 'g', -1, 64))
+	prop("hidden_factor", xmlNum(doc.Amplification.Hidden))
+	if obs != nil {
+		prop("projected_recovery_s", xmlNum(obs.ProjectedRecoveryS))
+		prop("interrupted", strconv.FormatBool(obs.Interrupted))
+		if obs.Inconclusive != "" {
+			prop("inconclusive", obs.Inconclusive)
+		}
+	}
+	if doc.Scenario.File != "" {
+		prop("scenario_file", doc.Scenario.File)
+	}
+
+	criteria := doc.Gate.Criteria
+	if len(criteria) == 0 {
+		criteria = []analysis.GateCriterion{{Name: "gate", Detail: "the gate was not evaluated"}}
+	}
+	for _, c := range criteria {
+		tc := junitCase{Name: c.Name, ClassName: class, Time: "0"}
+		if !c.Passed {
+			tc.Failure = &junitFailure{Message: c.Detail, Type: "gate", Text: c.Detail}
+			suite.Failures++
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
+	suite.Tests = len(suite.Cases)
+	var out []string
+	if obs != nil {
+		if obs.VerdictReason != "" {
+			out = append(out, "verdict: "+obs.VerdictReason)
+		}
+		for _, f := range obs.Findings {
+			out = append(out, "finding: "+f)
+		}
+	}
+	if len(out) > 0 {
+		suite.SystemOut = &junitText{strings.Join(out, "\n")}
+	}
+
+	root := junitSuites{Name: "trigger", Tests: suite.Tests, Failures: suite.Failures, Time: suite.Time, Suites: []junitSuite{suite}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	return nil
+}
+
+// xmlNum is a nullable number for a property value: shortest exact form,
+// "null" when unknown.
+func xmlNum(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*p, 'g', -1, 64)
+}

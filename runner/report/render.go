@@ -1,0 +1,163 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// Files of the chart in a run's folder (HTMLFile, MarkdownFile and
+// JUnitFile are beside their writers).
+const (
+	// SVGFile is the timeline chart as SVG.
+	SVGFile = "timeline.svg"
+	// PNGFile is the timeline chart as PNG, 1200 × 700 pixels.
+	PNGFile = "timeline.png"
+)
+
+// resultFile is the result document's name in a run's folder; the same
+// as runner.ResultFile (runner imports this package, not the reverse).
+const resultFile = "result.json"
+
+// ReportFiles are the files WriteAll writes, in the order it writes them.
+var ReportFiles = []string{SVGFile, PNGFile, HTMLFile, MarkdownFile, JUnitFile}
+
+// WriteAll renders every report of a run into dir: timeline.svg,
+// timeline.png, report.html, report.md and junit.xml. Each file is written
+// to a temporary file and renamed, so a reader never sees half a report.
+// A report that fails does not stop the others; the errors are joined.
+// rows may be empty (a simulate document's own timeline is used then).
+func WriteAll(dir string, doc analysis.Document, rows []analysis.MeasuredSecond) error {
+	var errs []error
+	var svg []byte
+	ch, chartErr := TimelineChart(doc, rows)
+	if chartErr == nil {
+		svg, chartErr = ch.svg()
+	}
+	if chartErr != nil {
+		errs = append(errs, chartErr)
+	} else {
+		errs = append(errs,
+			writeFileAtomic(dir, SVGFile, func(w io.Writer) error { _, err := w.Write(svg); return err }),
+			writeFileAtomic(dir, PNGFile, ch.WritePNG))
+	}
+	shown := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		shown = abs
+	}
+	errs = append(errs,
+		writeFileAtomic(dir, HTMLFile, func(w io.Writer) error { return writeHTML(w, doc, svg, chartErr, shown) }),
+		writeFileAtomic(dir, MarkdownFile, func(w io.Writer) error { return WriteMarkdown(w, doc) }),
+		writeFileAtomic(dir, JUnitFile, func(w io.Writer) error { return WriteJUnit(w, doc) }))
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// RenderDir re-renders the reports of a recorded run from dir/result.json
+// and dir/timeline.csv (`trigger report DIR`). It needs only those two
+// files, what a crashed or interrupted run leaves, and renders whatever
+// kind of document it finds (run, simulate, plan). Without timeline.csv the
+// reports are drawn from the document alone. A timeline cut short by a
+// crash is used up to its last whole row and the cut is reported as an
+// error after every report has been written.
+func RenderDir(dir string) error {
+	doc, err := ReadResult(filepath.Join(dir, resultFile))
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	var rows []analysis.MeasuredSecond
+	var partial error
+	f, err := os.Open(filepath.Join(dir, TimelineFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("report: %w", err)
+	default:
+		rows, partial = ReadTimeline(f)
+		f.Close()
+		if partial != nil && len(rows) == 0 {
+			return fmt.Errorf("report: %s: %w", TimelineFile, partial)
+		}
+	}
+	if err := WriteAll(dir, doc, rows); err != nil {
+		return err
+	}
+	if partial != nil {
+		return fmt.Errorf("report: %s: reports drawn from its first %d rows: %w", TimelineFile, len(rows), partial)
+	}
+	return nil
+}
+
+// writeFileAtomic writes dir/name through a temporary file and a rename.
+func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+name+"-*")
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	_, err = buf.WriteTo(tmp)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// FluidRows turns a model's timeline (a simulate document's Timeline) into
+// timeline rows, so a model run is charted like a real one: rates per
+// second as the model has them (first attempts offered, retries, answered
+// in time, timed out, refused, ingress, served, abandoned) and the wait.
+// Phases follow the scenario: warmup, then the spike of spike_s, then
+// observe. What a model does not have (tracers, pods, latencies) is NaN.
+func FluidRows(doc analysis.Document) []analysis.MeasuredSecond {
+	sc := doc.Scenario
+	rows := make([]analysis.MeasuredSecond, 0, len(doc.Timeline))
+	for _, s := range doc.Timeline {
+		m := nanSecond()
+		m.TS = s.TimeS
+		switch {
+		case s.TimeS < sc.WarmupS:
+			m.Phase = "warmup"
+		case s.TimeS < sc.WarmupS+sc.SpikeS:
+			m.Phase = "spike"
+		default:
+			m.Phase = "observe"
+		}
+		var attempts, retries float64
+		for j, a := range s.AttemptsPerS {
+			attempts += a
+			if j > 0 {
+				retries += a
+			}
+		}
+		m.Planned, m.Sent, m.Retries = s.DemandPerS, s.DemandPerS, retries
+		m.OK = math.Max(0, s.ServedPerS-s.AbandonedPerS)
+		m.FirstOK = s.GoodputPerS
+		m.Timeouts, m.Rejected, m.Errors = s.TimeoutsPerS, s.RefusedPerS, 0
+		m.Failed = s.FailedRequestsPerS
+		m.IngressPerS, m.ServedPerS, m.AbandonedPerS = attempts, s.ServedPerS, s.AbandonedPerS
+		m.WaitS = s.WaitS
+		rows = append(rows, m)
+	}
+	return rows
+}
