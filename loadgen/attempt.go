@@ -161,10 +161,12 @@ func (d *Driver) newRequest(ctx context.Context, lr logical, timeout time.Durati
 	if d.cfg.Request.Body != nil {
 		body = bytes.NewReader(d.cfg.Request.Body)
 	}
-	req, err := http.NewRequestWithContext(ctx, d.cfg.Request.Method, d.cfg.Request.URL, body)
+	// The URL was parsed once by NewDriver: pass none here and share it.
+	req, err := http.NewRequestWithContext(ctx, d.cfg.Request.Method, "", body)
 	if err != nil {
 		return nil, err
 	}
+	req.URL, req.Host = d.url, d.url.Host
 	h := make(http.Header, len(d.cfg.Request.Header)+3)
 	for k, v := range d.cfg.Request.Header {
 		h[k] = v

@@ -68,6 +68,7 @@ type Config struct {
 // runs once.
 type Driver struct {
 	cfg     Config
+	url     *url.URL // parsed once; shared read-only by every attempt's request
 	rt      http.RoundTripper
 	retrier *Retrier
 	rec     *recorder
@@ -139,6 +140,7 @@ func NewDriver(cfg Config) (*Driver, error) {
 	cfg.Stages = append([]Stage(nil), cfg.Stages...)
 	d := &Driver{
 		cfg:      cfg,
+		url:      u,
 		rt:       cfg.Transport,
 		idle:     make(chan struct{}, 1),
 		replanC:  make(chan struct{}, 1),

@@ -95,9 +95,17 @@ func (c *countingRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return c.rt.RoundTrip(r)
 }
 
+// useLean makes runDriver use a LeanTransport when the config names none.
+var useLean bool
+
 // runDriver runs a driver to its end, bounded by a 30 s safety timeout.
 func runDriver(t *testing.T, cfg Config) *Driver {
 	t.Helper()
+	if useLean && cfg.Transport == nil {
+		lt := NewLeanTransport(DefaultTransportOptions())
+		t.Cleanup(lt.CloseIdleConnections)
+		cfg.Transport = lt
+	}
 	d, err := NewDriver(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -409,10 +417,15 @@ func TestDriverCancel(t *testing.T) {
 		s.note(r)
 		<-r.Context().Done()
 	})
+	var rt http.RoundTripper
+	if useLean {
+		rt = NewLeanTransport(DefaultTransportOptions())
+	}
 	d, err := NewDriver(Config{
-		Request: Request{URL: srv.URL},
-		Stages:  []Stage{Constant(20*time.Second, 50)},
-		Timeout: 150 * time.Millisecond,
+		Transport: rt,
+		Request:   Request{URL: srv.URL},
+		Stages:    []Stage{Constant(20*time.Second, 50)},
+		Timeout:   150 * time.Millisecond,
 		Retry: RetryPolicy{MaxRetries: 5, On: NewOutcomeSet(OutcomeTimeout),
 			Backoff: Backoff{Kind: BackoffConstant, Base: 5 * time.Second}},
 		Tracers: &Tracers{Rate: 5},
@@ -582,5 +595,113 @@ func BenchmarkAttempt(b *testing.B) {
 		d.pending.Add(1)
 		d.attempts.Add(1)
 		d.run(ctx, logical{id: 1, attempt: 1, planned: d.now()})
+	}
+}
+
+func TestLeanTransportE2E(t *testing.T) {
+	// The loopback end-to-end tests again, through the LeanTransport.
+	useLean = true
+	defer func() { useLean = false }()
+	for name, f := range map[string]func(*testing.T){
+		"NeverAnswers": TestDriverNeverAnswers, // timeouts, X-Attempt, X-Deadline-Ms
+		"RetryAfter":   TestDriverRetryAfter,   // status, Retry-After header
+		"Always503":    TestDriverAlways503,    // POST with a body, retried
+		"Fast":         TestDriverFast,         // keep-alive reuse, tracers
+		"ConnectError": TestDriverConnectError, // dial refused
+		"Deadline":     TestDriverDeadline,     // shrinking X-Deadline-Ms
+		"Registerer":   TestDriverRegisterer,   // metrics, frozen timeline
+		"Cancel":       TestDriverCancel,       // run cancelled mid-attempt
+	} {
+		t.Run(name, f)
+	}
+}
+
+func TestLeanTransportResponses(t *testing.T) {
+	// Wire cases the lean path must get right: chunked bodies, HEAD, 204,
+	// 1xx before the response, Connection: close, a server closing idle
+	// connections (the reused connection fails before a response and the
+	// request is retried once on a new one).
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/chunked":
+			w.Write([]byte("hello "))
+			w.(http.Flusher).Flush()
+			w.Write([]byte("world"))
+		case "/nocontent":
+			w.WriteHeader(http.StatusNoContent)
+		case "/early":
+			w.WriteHeader(http.StatusEarlyHints)
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte("after hints"))
+		case "/close":
+			w.Header().Set("Connection", "close")
+			w.Write([]byte("bye"))
+		case "/body":
+			b, _ := io.ReadAll(r.Body)
+			w.Write(b)
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	lt := NewLeanTransport(DefaultTransportOptions())
+	defer lt.CloseIdleConnections()
+	do := func(method, path, body string) (int, string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		req, _ := http.NewRequestWithContext(ctx, method, srv.URL+path, rd)
+		resp, err := lt.RoundTrip(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s %s: body: %v", method, path, err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	tests := []struct {
+		method, path, body string
+		code               int
+		want               string
+	}{
+		{"GET", "/chunked", "", 200, "hello world"},  // chunked transfer encoding
+		{"HEAD", "/chunked", "", 200, ""},            // no body after HEAD
+		{"GET", "/nocontent", "", 204, ""},           // no body with 204
+		{"GET", "/early", "", 200, "after hints"},    // 103 before the response
+		{"POST", "/body", "payload", 200, "payload"}, // request body
+		{"GET", "/close", "", 200, "bye"},            // server closes after
+		{"GET", "/", "", 200, "ok"},                  // a new connection after the close
+		{"GET", "/", "", 200, "ok"},                  // reused
+	}
+	for _, tc := range tests {
+		if code, got := do(tc.method, tc.path, tc.body); code != tc.code || got != tc.want {
+			t.Errorf("%s %s = %d %q, want %d %q", tc.method, tc.path, code, got, tc.code, tc.want)
+		}
+	}
+	before := conns.Load()
+	for i := 0; i < 20; i++ {
+		do("GET", "/", "")
+	}
+	if n := conns.Load() - before; n != 0 {
+		t.Errorf("%d new connections for 20 sequential requests: keep-alive not reused", n)
+	}
+	// The server drops its idle connections: the next request must still succeed.
+	srv.CloseClientConnections()
+	if code, got := do("GET", "/", ""); code != 200 || got != "ok" {
+		t.Errorf("after the server closed idle connections: %d %q", code, got)
 	}
 }

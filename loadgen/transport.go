@@ -60,16 +60,7 @@ func NewTransport(o TransportOptions) *http.Transport {
 	if o.BufferSize <= 0 {
 		o.BufferSize = 1 << 10
 	}
-	d := &dialer{linger0: o.Linger0}
-	d.base = net.Dialer{Timeout: o.DialTimeout, KeepAlive: -1, Control: d.control}
-	if n := min(o.SourceAddrs, 254); n > 1 {
-		d.sources = make([]*net.Dialer, n)
-		for i := range d.sources {
-			nd := d.base
-			nd.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(i+1))}
-			d.sources[i] = &nd
-		}
-	}
+	d := newDialer(o)
 	t := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           d.dialContext,
@@ -89,6 +80,24 @@ func NewTransport(o TransportOptions) *http.Transport {
 		t.Protocols = &p
 	}
 	return t
+}
+
+// newDialer returns the dialer of the options (defaults filled in by the caller).
+func newDialer(o TransportOptions) *dialer {
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 10 * time.Second
+	}
+	d := &dialer{linger0: o.Linger0}
+	d.base = net.Dialer{Timeout: o.DialTimeout, KeepAlive: -1, Control: d.control}
+	if n := min(o.SourceAddrs, 254); n > 1 {
+		d.sources = make([]*net.Dialer, n)
+		for i := range d.sources {
+			nd := d.base
+			nd.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(i+1))}
+			d.sources[i] = &nd
+		}
+	}
+	return d
 }
 
 // dialer dials with the transport options' socket settings.

@@ -163,7 +163,12 @@ func drive(ctx context.Context, args []string) error {
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile here")
 	perSecond := fs.Bool("timeline", false, "print the per-second timeline on stderr")
 	maxLag := fs.Duration("max-lag", 0, "catch-up bound (0: the driver's default, 1 s)")
+	leanDrive := fs.Bool("lean", false, "use loadgen.LeanTransport instead of net/http's Transport")
 	fs.Parse(args)
+	var driveRT http.RoundTripper
+	if *leanDrive {
+		driveRT = loadgen.NewLeanTransport(loadgen.DefaultTransportOptions())
+	}
 	if *cpuprof != "" {
 		f, err := os.Create(*cpuprof)
 		if err != nil {
@@ -183,11 +188,12 @@ func drive(ctx context.Context, args []string) error {
 		return err
 	}
 	d, err := loadgen.NewDriver(loadgen.Config{
-		Request:  loadgen.Request{URL: *u},
-		Stages:   []loadgen.Stage{loadgen.Constant(*dur, *rate)},
-		Arrivals: arr,
-		Timeout:  *timeout,
-		MaxLag:   *maxLag,
+		Request:   loadgen.Request{URL: *u},
+		Stages:    []loadgen.Stage{loadgen.Constant(*dur, *rate)},
+		Arrivals:  arr,
+		Timeout:   *timeout,
+		MaxLag:    *maxLag,
+		Transport: driveRT,
 	})
 	if err != nil {
 		return err
@@ -243,6 +249,7 @@ type stormResult struct {
 	Linger0        bool             `json:"linger0"`
 	SourceAddrs    int              `json:"source_addrs"`
 	HTTP2          bool             `json:"http2"`
+	Lean           bool             `json:"lean"`
 	Planned        int64            `json:"planned"`
 	Sent           int64            `json:"sent"`
 	Dropped        int64            `json:"dropped"`
@@ -271,6 +278,7 @@ func storm(ctx context.Context, args []string) error {
 	linger0 := fs.Bool("linger0", true, "SO_LINGER 0 on client sockets")
 	sources := fs.Int("sources", 1, "source addresses spread over 127.0.1.x")
 	h2 := fs.Bool("h2", false, "HTTP/2 only (h2c prior knowledge for http://)")
+	lean := fs.Bool("lean", false, "use loadgen.LeanTransport instead of net/http's Transport")
 	samples := fs.Bool("samples", false, "print per-second samples")
 	memprof := fs.String("memprofile", "", "write a heap profile here in the middle of the storm")
 	fs.Parse(args)
@@ -285,7 +293,11 @@ func storm(ctx context.Context, args []string) error {
 	if port == 0 {
 		port = 80
 	}
-	tr := loadgen.NewTransport(loadgen.TransportOptions{Linger0: *linger0, SourceAddrs: *sources, HTTP2: *h2})
+	opts := loadgen.TransportOptions{Linger0: *linger0, SourceAddrs: *sources, HTTP2: *h2}
+	var tr http.RoundTripper = loadgen.NewTransport(opts)
+	if *lean {
+		tr = loadgen.NewLeanTransport(opts)
+	}
 	d, err := loadgen.NewDriver(loadgen.Config{
 		Request:   loadgen.Request{URL: *u},
 		Stages:    []loadgen.Stage{loadgen.Constant(*dur, *rate)},
@@ -297,7 +309,7 @@ func storm(ctx context.Context, args []string) error {
 		return err
 	}
 	runtime.GC()
-	res := stormResult{Rate: *rate, TimeoutS: timeout.Seconds(), Linger0: *linger0, SourceAddrs: *sources, HTTP2: *h2,
+	res := stormResult{Rate: *rate, TimeoutS: timeout.Seconds(), Linger0: *linger0, SourceAddrs: *sources, HTTP2: *h2, Lean: *lean,
 		BaseRSSMiB: float64(procStatus("VmRSS")) / 1024}
 	res.TimeWaitBefore = countTimeWait(port)
 	ctx, cancel := context.WithTimeout(ctx, *dur+*timeout+30*time.Second)

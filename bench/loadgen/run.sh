@@ -7,7 +7,8 @@
 #   3. timeout storms: 2,000 attempts/s, 1 s timeout, 60 s, against a target
 #      that never answers and closes silently once the client has given up
 #      (so the client closed first and TIME_WAIT is possible), with SO_LINGER 0
-#      (the default), without it, and over h2c (a target that never answers);
+#      (the default), without it, over h2c (a target that never answers), and
+#      through loadgen.LeanTransport (SO_LINGER 0, no net/http goroutines);
 #      resident memory per attempt in flight, descriptors, TIME_WAIT sockets,
 #      drops, lag.
 # vegeta is installed with `go install` into a temporary GOBIN; it is not a
@@ -15,7 +16,7 @@
 # itself. Results (JSON) go to $OUT (default: a temporary directory, printed).
 #
 # Knobs (environment): RATES, TRIALS, DURATION, LAG_DURATION, STORM_DURATION,
-# STORM_RATE, STORMS ("linger0 nolinger h2c"; empty for none), VEGETA (a vegeta binary to use
+# STORM_RATE, STORMS ("linger0 nolinger h2c lean"; empty for none), VEGETA (a vegeta binary to use
 # instead of installing one), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,7 +27,7 @@ DURATION=${DURATION:-10s}
 LAG_DURATION=${LAG_DURATION:-30s}
 STORM_DURATION=${STORM_DURATION:-60s}
 STORM_RATE=${STORM_RATE:-2000}
-STORMS=${STORMS-linger0 nolinger h2c}
+STORMS=${STORMS-linger0 nolinger h2c lean}
 FAST=127.0.0.1:18099
 HANG=127.0.0.1:18098
 HANG_H2C=127.0.0.1:18097
@@ -69,6 +70,7 @@ for s in $STORMS; do
     linger0)  args=(-url "http://$HANG/") ;;
     nolinger) args=(-url "http://$HANG/" -linger0=false) ;;
     h2c)      args=(-url "http://$HANG_H2C/" -h2) ;;
+    lean)     args=(-url "http://$HANG/" -lean) ;;
     *) echo "unknown storm $s" >&2; exit 2 ;;
   esac
   echo "== timeout storm ($s): $STORM_RATE/s, 1s timeout, $STORM_DURATION" >&2

@@ -1,0 +1,288 @@
+package loadgen
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// LeanTransport is a minimal HTTP/1.1 RoundTripper for http:// targets,
+// built for timeout storms: an attempt costs its caller's goroutine and its
+// connection, and nothing else — no per-connection reader and writer
+// goroutines as in net/http's Transport, whose stacks are a third of the
+// memory of a waiting attempt there. Requests are written with
+// http.Request.Write and responses parsed with http.ReadResponse, so the
+// wire format is the standard library's; the attempt's context deadline
+// becomes the connection's deadline, and cancelling the context (the run
+// ending) expires it at once. Keep-alive connections whose response body was
+// read to the end are kept, up to MaxIdleConnsPerHost per host. A request on
+// a reused connection that fails before any byte of a response is retried
+// once on a new connection (the server had closed the idle connection).
+// https:// and other schemes go to Fallback. Safe for concurrent use.
+type LeanTransport struct {
+	// Fallback serves what the lean path does not (https); nil means a
+	// NewTransport with the same options.
+	Fallback http.RoundTripper
+
+	d       *dialer
+	bufSize int
+	maxIdle int
+
+	mu   sync.Mutex
+	idle map[string][]*leanConn // by host:port, most recently used last
+
+	writers sync.Pool // *bufio.Writer
+}
+
+// leanConn is one keep-alive connection.
+type leanConn struct {
+	net.Conn
+	br   *bufio.Reader
+	used time.Time // when it went idle
+}
+
+// leanIdleTimeout is how long an idle connection is kept.
+const leanIdleTimeout = 90 * time.Second
+
+// NewLeanTransport returns a LeanTransport with the socket options of o
+// (Linger0, SourceAddrs, DialTimeout, BufferSize, MaxIdleConnsPerHost).
+func NewLeanTransport(o TransportOptions) *LeanTransport {
+	if o.MaxIdleConnsPerHost <= 0 {
+		o.MaxIdleConnsPerHost = 4096
+	}
+	if o.BufferSize <= 0 {
+		o.BufferSize = 1 << 10
+	}
+	t := &LeanTransport{
+		Fallback: NewTransport(o),
+		d:        newDialer(o),
+		bufSize:  o.BufferSize,
+		maxIdle:  o.MaxIdleConnsPerHost,
+		idle:     map[string][]*leanConn{},
+	}
+	t.writers.New = func() any { return bufio.NewWriterSize(nil, t.bufSize) }
+	return t
+}
+
+var errLeanReused = errors.New("loadgen: lean: reused connection closed before a response")
+
+// RoundTrip sends one request and returns its response; the body must be
+// read to the end or closed.
+func (t *LeanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "http" {
+		return t.Fallback.RoundTrip(req)
+	}
+	if req.Body != nil && req.GetBody == nil {
+		// Cannot be replayed on a new connection: no retry of a reused one.
+		return t.roundTrip(req, false)
+	}
+	resp, err := t.roundTrip(req, true)
+	if errors.Is(err, errLeanReused) {
+		if req.GetBody != nil {
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, gerr
+			}
+			r2 := *req
+			r2.Body = body
+			req = &r2
+		}
+		return t.roundTrip(req, false)
+	}
+	return resp, err
+}
+
+func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Response, error) {
+	ctx := req.Context()
+	key := canonicalAddr(req)
+	var c *leanConn
+	reused := false
+	if mayReuse {
+		c = t.getIdle(key)
+		reused = c != nil
+	}
+	if c == nil {
+		conn, err := t.dial(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		c = &leanConn{Conn: conn, br: bufio.NewReaderSize(conn, t.bufSize)}
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		c.SetDeadline(dl)
+	} else {
+		c.SetDeadline(time.Time{})
+	}
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
+	fail := func(err error) (*http.Response, error) {
+		stop()
+		c.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("loadgen: lean: %w (%w)", ctx.Err(), err)
+		}
+		return nil, err
+	}
+
+	bw := t.writers.Get().(*bufio.Writer)
+	bw.Reset(c)
+	err := req.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	t.writers.Put(bw)
+	if err != nil {
+		if reused && ctx.Err() == nil && closedByPeer(err) {
+			stop()
+			c.Close()
+			return nil, errLeanReused
+		}
+		return fail(err)
+	}
+	var resp *http.Response
+	for {
+		resp, err = http.ReadResponse(c.br, req)
+		if err != nil {
+			if reused && ctx.Err() == nil && c.br.Buffered() == 0 && closedByPeer(err) {
+				stop()
+				c.Close()
+				return nil, errLeanReused
+			}
+			return fail(err)
+		}
+		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+			continue // informational: the real response follows
+		}
+		break
+	}
+	resp.Body = &leanBody{rc: resp.Body, t: t, c: c, key: key, stop: stop, keep: !resp.Close && !req.Close}
+	return resp, nil
+}
+
+// dial connects in a goroutine of its own: the dial path is deep, and a
+// stack grown by it would stay with the attempt's goroutine while it waits
+// for the response (8 KiB instead of 4 per attempt in flight).
+func (t *LeanTransport) dial(ctx context.Context, key string) (net.Conn, error) {
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c, err := t.d.dialContext(ctx, "tcp", key)
+		ch <- result{c, err}
+	}()
+	r := <-ch
+	return r.c, r.err
+}
+
+// closedByPeer reports an error of a connection the server had closed or
+// reset (not a timeout): the request never reached it.
+func closedByPeer(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// canonicalAddr returns host:port of the request's URL (port 80 by default).
+func canonicalAddr(req *http.Request) string {
+	host, port := req.URL.Hostname(), req.URL.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// getIdle returns a fresh idle connection to key, or nil.
+func (t *LeanTransport) getIdle(key string) *leanConn {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cs := t.idle[key]
+	for len(cs) > 0 {
+		c := cs[len(cs)-1]
+		cs = cs[:len(cs)-1]
+		if time.Since(c.used) < leanIdleTimeout {
+			t.idle[key] = cs
+			return c
+		}
+		c.Close()
+	}
+	delete(t.idle, key)
+	return nil
+}
+
+// putIdle keeps c for reuse, or closes it when the pool is full.
+func (t *LeanTransport) putIdle(key string, c *leanConn) {
+	c.SetDeadline(time.Time{})
+	c.used = time.Now()
+	t.mu.Lock()
+	if len(t.idle[key]) < t.maxIdle {
+		t.idle[key] = append(t.idle[key], c)
+		c = nil
+	}
+	t.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}
+
+// CloseIdleConnections closes the idle connections of both paths.
+func (t *LeanTransport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = map[string][]*leanConn{}
+	t.mu.Unlock()
+	for _, cs := range idle {
+		for _, c := range cs {
+			c.Close()
+		}
+	}
+	if ci, ok := t.Fallback.(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}
+
+// leanBody returns its connection to the pool once read to the end.
+type leanBody struct {
+	rc   io.ReadCloser
+	t    *LeanTransport
+	c    *leanConn
+	key  string
+	stop func() bool
+	keep bool
+	eof  bool
+	done bool
+}
+
+func (b *leanBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
+}
+
+func (b *leanBody) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	err := b.rc.Close()
+	stopped := b.stop() // false: the context fired, the deadline was expired
+	if b.keep && b.eof && stopped && b.c.br.Buffered() == 0 {
+		b.t.putIdle(b.key, b.c)
+		return err
+	}
+	b.c.Close()
+	return err
+}
