@@ -1,0 +1,235 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// copyFixture puts testdata/<name>'s result.json and timeline.csv (only
+// those: what a crashed run leaves) in a temporary folder.
+func copyFixture(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{resultFile, TimelineFile} {
+		b, err := os.ReadFile(filepath.Join("testdata", name, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// checkReports checks that every report is in dir, non-empty, with
+// nothing left behind by the atomic writes.
+func checkReports(t *testing.T, dir string) {
+	t.Helper()
+	for _, f := range ReportFiles {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+// RenderDir on the folder of a real run writes all five reports, and
+// they say the same as the writers called one by one.
+func TestRenderDir(t *testing.T) {
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			dir := copyFixture(t, name)
+			if err := RenderDir(dir); err != nil {
+				t.Fatal(err)
+			}
+			checkReports(t, dir)
+			if len(ReportFiles) != 5 {
+				t.Errorf("ReportFiles = %v", ReportFiles)
+			}
+			doc, rows := loadFixture(t, name)
+			var md, junit, svg bytes.Buffer
+			if err := WriteMarkdown(&md, doc); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteJUnit(&junit, doc); err != nil {
+				t.Fatal(err)
+			}
+			ch, err := TimelineChart(doc, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ch.WriteSVG(&svg); err != nil {
+				t.Fatal(err)
+			}
+			for f, want := range map[string][]byte{MarkdownFile: md.Bytes(), JUnitFile: junit.Bytes(), SVGFile: svg.Bytes()} {
+				got, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s differs from its writer's output (%v)", f, err)
+				}
+			}
+			page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(page, []byte("<code>"+dir+"</code>")) {
+				t.Error("report.html does not name the run's folder")
+			}
+		})
+	}
+}
+
+// writeDoc writes a result document into a new folder.
+func writeDoc(t *testing.T, doc analysis.Document) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := WriteResult(filepath.Join(dir, resultFile), doc); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// RenderDir renders whatever a folder holds, without failing.
+func TestRenderDirPartialFolders(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T) string
+	}{
+		// A simulate document, no timeline.csv: the model's own timeline is charted.
+		{"simulate", func(t *testing.T) string { return writeDoc(t, simulateDoc(t)) }},
+		// A plan: no observation, no timeline.
+		{"plan", func(t *testing.T) string {
+			return writeDoc(t, analysis.Plan(analysis.PlanInputs{
+				Scenario: analysis.ScenarioSection{Name: "p", DemandPerS: 80, CapacityPerS: 200, Multiplier: 5, SpikeS: 10, WarmupS: 20, ObserveS: 60, TimeoutS: 1},
+				Layers:   []analysis.RetryLayer{{Name: "client", MaxRetries: 2}},
+			}))
+		}},
+		// A run interrupted during its spike: a short timeline, no verdict.
+		{"interrupted", func(t *testing.T) string {
+			doc, rows := loadFixture(t, "recovered")
+			doc.Observation.Interrupted, doc.Verdict, doc.RecoveryS = true, analysis.VerdictNoTrigger, nil
+			doc.Observation.VerdictReason, doc.Observation.EndS = "interrupted before a verdict", 25
+			doc.Gate = analysis.EvaluateGate(analysis.GateSpec{}, analysis.VerdictNoTrigger, math.NaN(), math.NaN(), math.NaN())
+			dir := writeDoc(t, doc)
+			f, err := os.Create(filepath.Join(dir, TimelineFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			w, err := NewTimelineWriter(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range rows[:25] {
+				if err := w.Write(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return dir
+		}},
+		// A run whose timeline.csv is missing: the chart from the document alone.
+		{"no timeline", func(t *testing.T) string {
+			dir := copyFixture(t, "trapped")
+			os.Remove(filepath.Join(dir, TimelineFile))
+			return dir
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.setup(t)
+			if err := RenderDir(dir); err != nil {
+				t.Fatal(err)
+			}
+			checkReports(t, dir)
+		})
+	}
+}
+
+// A timeline cut by a crash mid-row: the reports are drawn from the
+// whole rows and the cut is reported.
+func TestRenderDirTruncatedTimeline(t *testing.T) {
+	dir := copyFixture(t, "recovered")
+	path := filepath.Join(dir, TimelineFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, []byte("81,observe,4x")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = RenderDir(dir)
+	if err == nil || !strings.Contains(err.Error(), "first 80 rows") {
+		t.Errorf("err = %v, want the cut reported", err)
+	}
+	checkReports(t, dir)
+}
+
+// What RenderDir cannot work without is an error.
+func TestRenderDirErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(dir string)
+		want  string
+	}{
+		// Nothing in the folder.
+		{"empty folder", func(string) {}, "result.json"},
+		// A result.json that is not JSON.
+		{"bad json", func(dir string) { os.WriteFile(filepath.Join(dir, resultFile), []byte("{"), 0o644) }, "result"},
+		// A timeline.csv with no readable row at all.
+		{"bad timeline", func(dir string) {
+			b, _ := json.Marshal(analysis.Document{Kind: "run"})
+			os.WriteFile(filepath.Join(dir, resultFile), b, 0o644)
+			os.WriteFile(filepath.Join(dir, TimelineFile), []byte("t_s\nx\n"), 0o644)
+		}, "timeline"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(dir)
+			err := RenderDir(dir)
+			if err == nil || !strings.HasPrefix(err.Error(), "report: ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want a report: error naming %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// FluidRows keeps the model's rates and places the phases.
+func TestFluidRows(t *testing.T) {
+	doc := simulateDoc(t)
+	rows := FluidRows(doc)
+	if len(rows) != len(doc.Timeline) {
+		t.Fatalf("%d rows for %d samples", len(rows), len(doc.Timeline))
+	}
+	phases := map[string]int{}
+	for i, m := range rows {
+		s := doc.Timeline[i]
+		phases[m.Phase]++
+		if m.TS != s.TimeS || m.Sent != s.DemandPerS || m.WaitS != s.WaitS || m.Timeouts != s.TimeoutsPerS {
+			t.Fatalf("row %d: %+v from %+v", i, m, s)
+		}
+		if math.Abs(m.IngressPerS-(m.Sent+m.Retries)) > 1e-9 {
+			t.Fatalf("row %d: ingress %v ≠ first %v + retries %v (no hidden layer)", i, m.IngressPerS, m.Sent, m.Retries)
+		}
+		if !math.IsNaN(m.Pods) || !math.IsNaN(m.TracerWaitS) {
+			t.Fatalf("row %d: a model has no pods or tracers: %+v", i, m)
+		}
+	}
+	if phases["warmup"] != 20 || phases["spike"] != 10 || phases["observe"] != len(rows)-30 {
+		t.Errorf("phases %v", phases)
+	}
+}
