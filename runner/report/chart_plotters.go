@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -148,6 +149,17 @@ func (v vline) Plot(c draw.Canvas, plt *plot.Plot) {
 	sty.XAlign = draw.XRight
 	sty.YAlign = draw.YBottom
 	c.FillText(sty, vg.Point{X: x - 2, Y: c.Max.Y - 4}, v.label)
+}
+
+// note writes a line of text in the middle of a panel (an empty one).
+type note struct{ text string }
+
+var _ plot.Plotter = note{}
+
+// Plot writes the note.
+func (n note) Plot(c draw.Canvas, _ *plot.Plot) {
+	sty := text.Style{Color: colSpike, Font: font.From(fontRegular, 12), XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
+	c.FillText(sty, c.Center(), n.text)
 }
 
 // hline is a horizontal reference line (the client timeout τ_out) that

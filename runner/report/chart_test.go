@@ -6,6 +6,8 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -228,13 +230,48 @@ func TestChartWithoutRows(t *testing.T) {
 	doc, _ := loadFixture(t, "recovered")
 	svg, _ := renderSVG(t, doc, nil)
 	got := parseSVG(t, svg)
-	for _, want := range []string{"spike start", "spike end", "recovered after 39.0 s", "warmup", "observe"} {
+	for _, want := range []string{"spike start", "spike end", "recovered after 39.0 s", "warmup", "observe", "no timeline recorded"} {
 		if !got.hasText(want) {
 			t.Errorf("text %q missing", want)
 		}
 	}
 	if len(got.paths[SeriesSent]) > 0 {
 		t.Error("a rate drawn without rows")
+	}
+}
+
+// Rows whose times are unknown or go backwards are refused, and WriteAll
+// still writes the reports that need no chart, naming the problem.
+func TestChartRefusesDisorderedRows(t *testing.T) {
+	doc, rows := loadFixture(t, "recovered")
+	for _, tc := range []struct {
+		name string
+		edit func([]analysis.MeasuredSecond)
+	}{
+		{"backwards", func(r []analysis.MeasuredSecond) { r[10].TS = 3 }},        // a row out of order
+		{"unknown", func(r []analysis.MeasuredSecond) { r[10].TS = math.NaN() }}, // a row without a time
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := append([]analysis.MeasuredSecond(nil), rows...)
+			tc.edit(bad)
+			if _, err := TimelineChart(doc, bad); err == nil || !strings.Contains(err.Error(), "row 11") {
+				t.Errorf("err = %v, want row 11 named", err)
+			}
+			dir := t.TempDir()
+			err := WriteAll(dir, doc, bad)
+			if err == nil || !strings.Contains(err.Error(), "row 11") {
+				t.Errorf("WriteAll: err = %v", err)
+			}
+			for _, f := range []string{HTMLFile, MarkdownFile, JUnitFile} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Errorf("%s not written: %v", f, err)
+				}
+			}
+			page, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+			if !bytes.Contains(page, []byte("The chart could not be drawn")) {
+				t.Error("report.html does not say why the chart is missing")
+			}
+		})
 	}
 }
 

@@ -186,3 +186,34 @@ func onTrapText(doc analysis.Document) string {
 	}
 	return s + "the service was not back within on_trap's observation"
 }
+
+// verdictHeadline is the verdict in a few words, with the recovery time
+// against the prediction.
+func verdictHeadline(doc analysis.Document) string {
+	pred := ""
+	if doc.Prediction.RecoveryS != nil {
+		pred = " (predicted " + analysis.FormatSeconds(*doc.Prediction.RecoveryS) + ")"
+	}
+	switch doc.Verdict {
+	case analysis.VerdictRecovered:
+		if doc.RecoveryS != nil {
+			return "recovered after " + analysis.FormatSeconds(*doc.RecoveryS) + pred
+		}
+		return "recovered" + pred
+	case analysis.VerdictMetastable:
+		if doc.Observation != nil && doc.Observation.ProjectedRecoveryS != nil {
+			return "metastable, projected recovery " + analysis.FormatSeconds(*doc.Observation.ProjectedRecoveryS) + pred
+		}
+		return "metastable" + pred
+	case analysis.VerdictTrapped:
+		if ot := obsOnTrap(doc); ot != nil {
+			return "trapped (judged " + analysis.FormatSeconds(ot.AtS) + " after the spike)"
+		}
+		return "trapped"
+	case analysis.VerdictNoTrigger:
+		return "no trigger (inconclusive)"
+	case "":
+		return "no verdict"
+	}
+	return string(doc.Verdict)
+}
