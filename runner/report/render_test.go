@@ -233,3 +233,27 @@ func TestFluidRows(t *testing.T) {
 		t.Errorf("phases %v", phases)
 	}
 }
+
+// BenchmarkWriteAll renders every report of the recovered run (80 rows):
+// the cost `trigger run` adds at its end.
+func BenchmarkWriteAll(b *testing.B) {
+	dir := b.TempDir()
+	doc, err := ReadResult(filepath.Join("testdata", "recovered", resultFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join("testdata", "recovered", TimelineFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows, err := ReadTimeline(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := WriteAll(dir, doc, rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
