@@ -29,7 +29,8 @@ const ResultFile = "result.json"
 // baseline, the spike, observation until the service has recovered and
 // held, is judged trapped or metastable, or the horizon; the optional
 // on_trap action; then the gate. It appends timeline.csv as it measures and
-// writes result.json at the end, also when a signal stops it (then the
+// writes result.json and the reports (report.html, timeline.png and .svg,
+// report.md, junit.xml) at the end, also when a signal stops it (then the
 // error is an *Error of KindInterrupted and the Result is still valid).
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	s := opts.Scenario
@@ -208,6 +209,11 @@ loop:
 	}
 	if err := report.WriteResult(filepath.Join(r.opts.OutDir, ResultFile), res.Document); err != nil && runErr == nil {
 		runErr = failf(KindHarness, "%w", err)
+	}
+	if err := report.WriteAll(r.opts.OutDir, res.Document, res.Timeline); err != nil {
+		// The result and the timeline are written; a report that could not
+		// be drawn is a note, and `trigger report DIR` can try again.
+		r.opts.logf("reports: %v", err)
 	}
 	return res, runErr
 }

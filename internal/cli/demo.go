@@ -151,11 +151,6 @@ func runDemoSystem(ctx context.Context, sys demoSystem, out string, stderr io.Wr
 	dir := filepath.Join(out, sys.key)
 	res, err := runner.Run(ctx, runner.Options{Scenario: s, OutDir: dir, Progress: pp.update, Logf: pp.note})
 	pp.end()
-	if res != nil {
-		if rerr := writeReports(dir, res); rerr != nil {
-			pp.note("reports: %v", rerr)
-		}
-	}
 	return res, err
 }
 

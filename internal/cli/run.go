@@ -68,7 +68,7 @@ Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error, 3 inconclusive
 				return runError(err)
 			}
 			if perr := emit(stdout, res.Document, asJSON, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "\nResults in %s (result.json, timeline.csv)\n", res.OutDir)
+				_, err := fmt.Fprintf(w, "\nReport: %s\n(result.json, timeline.csv, report.md, junit.xml and the chart in %s)\n", reportPath(res.OutDir), res.OutDir)
 				return err
 			}); perr != nil {
 				return perr
