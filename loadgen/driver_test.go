@@ -640,6 +640,9 @@ func TestLeanTransportResponses(t *testing.T) {
 		case "/body":
 			b, _ := io.ReadAll(r.Body)
 			w.Write(b)
+		case "/longheader":
+			w.Header().Set("X-Long", strings.Repeat("y", 3000))
+			w.Write([]byte(strings.Repeat("z", 100000)))
 		default:
 			w.Write([]byte("ok"))
 		}

@@ -48,17 +48,23 @@ type leanConn struct {
 	used time.Time // when it went idle
 }
 
+// leanBufferSize is the default read buffer of a lean connection: a
+// response head of a few hundred bytes fits, a longer line is read in pieces,
+// and bodies bypass it.
+const leanBufferSize = 512
+
 // leanIdleTimeout is how long an idle connection is kept.
 const leanIdleTimeout = 90 * time.Second
 
 // NewLeanTransport returns a LeanTransport with the socket options of o
-// (Linger0, SourceAddrs, DialTimeout, BufferSize, MaxIdleConnsPerHost).
+// (Linger0, SourceAddrs, DialTimeout, BufferSize — 512 bytes when 0 —,
+// MaxIdleConnsPerHost); its Fallback is NewTransport(o).
 func NewLeanTransport(o TransportOptions) *LeanTransport {
 	if o.MaxIdleConnsPerHost <= 0 {
 		o.MaxIdleConnsPerHost = 4096
 	}
 	if o.BufferSize <= 0 {
-		o.BufferSize = 1 << 10
+		o.BufferSize = leanBufferSize
 	}
 	t := &LeanTransport{
 		Fallback: NewTransport(o),
