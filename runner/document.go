@@ -91,6 +91,6 @@ func (r *run) document() analysis.Document {
 		a = in.AClient
 	}
 	doc.Gate = analysis.EvaluateGate(r.inputs.Gate, verdict, recovery, analysis.Value(obs.ProjectedRecoveryS), a)
-	obs.Findings = findings(doc, in, r.recoveryS)
+	obs.Findings = findings(doc, r.rows, in, r.recoveryS)
 	return doc
 }
