@@ -24,6 +24,10 @@ type Document struct {
 	// Timeline is the model's timeline (simulate only; a run writes its
 	// timeline to timeline.csv).
 	Timeline []FluidSample `json:"timeline,omitempty"`
+	// Runs is the spread over repeated request-level runs (simulate
+	// --model request --runs N with N > 1); the rest of the document shows
+	// the median run.
+	Runs *RunSpread `json:"runs,omitempty"`
 }
 
 // ScenarioSection restates the scenario's model inputs.

@@ -1,0 +1,302 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The request-level model: a discrete-event simulation of single attempts
+// (issue 7). It answers what the fluid model cannot: how likely a trigger
+// is, whether a busy service ever times out on its own, how long recovery
+// takes when arrivals are Poisson and service times vary. It stays in
+// SPEC.md's delay form: an attempt's retry is decided when its client's
+// timeout fires, and work whose client has gone is served anyway unless
+// deadlines propagate.
+
+// ArrivalProcess is how first attempts arrive within the rate stages.
+type ArrivalProcess uint8
+
+const (
+	// ArrivalsPoisson is a non-homogeneous Poisson process at the stage rate.
+	ArrivalsPoisson ArrivalProcess = iota
+	// ArrivalsUniform spaces arrivals evenly in the cumulative rate: the n-th
+	// arrival where the expected count reaches n − 1 (as loadgen plans them).
+	ArrivalsUniform
+)
+
+// ServiceTimeKind is the distribution of one request's service time.
+type ServiceTimeKind uint8
+
+const (
+	// ServiceDeterministic serves every request in exactly Workers/PodRate seconds.
+	ServiceDeterministic ServiceTimeKind = iota
+	// ServiceExponential draws exponential service times (coefficient of variation 1).
+	ServiceExponential
+	// ServiceLognormal draws lognormal service times with coefficient of
+	// variation ServiceCV.
+	ServiceLognormal
+)
+
+// QueueDiscipline is how requests wait for a server.
+type QueueDiscipline uint8
+
+const (
+	// QueuePerPod gives each pod its own FIFO queue behind a round-robin
+	// balancer (the specimen's default).
+	QueuePerPod QueueDiscipline = iota
+	// QueueShared is one FIFO queue in front of every server (M/G/c).
+	QueueShared
+)
+
+var (
+	arrivalNames = []string{"poisson", "uniform"}
+	serviceNames = []string{"deterministic", "exponential", "lognormal"}
+	queueNames   = []string{"per_pod", "shared"}
+)
+
+func (a ArrivalProcess) String() string  { return enumName(arrivalNames, int(a)) }
+func (k ServiceTimeKind) String() string { return enumName(serviceNames, int(k)) }
+func (q QueueDiscipline) String() string { return enumName(queueNames, int(q)) }
+
+func enumName(names []string, i int) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("unknown(%d)", i)
+}
+
+func parseEnum(what string, names []string, s string) (int, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return 0, nil
+	}
+	for i, n := range names {
+		if n == s {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("analysis: unknown %s %q (want %s)", what, s, strings.Join(names, ", "))
+}
+
+// ParseArrivalProcess parses "poisson" or "uniform"; empty means poisson.
+func ParseArrivalProcess(s string) (ArrivalProcess, error) {
+	i, err := parseEnum("arrivals", arrivalNames, s)
+	return ArrivalProcess(i), err
+}
+
+// ParseServiceTime parses "deterministic", "exponential" or "lognormal";
+// empty means deterministic.
+func ParseServiceTime(s string) (ServiceTimeKind, error) {
+	i, err := parseEnum("service time", serviceNames, s)
+	return ServiceTimeKind(i), err
+}
+
+// ParseQueueDiscipline parses "per_pod" or "shared"; empty means per_pod.
+func ParseQueueDiscipline(s string) (QueueDiscipline, error) {
+	i, err := parseEnum("queue", queueNames, s)
+	return QueueDiscipline(i), err
+}
+
+// FailureKind is how an attempt failed, as the retry policy sees it.
+type FailureKind uint8
+
+const (
+	// FailureTimeout: the client's timeout fired before the answer came.
+	FailureTimeout FailureKind = iota + 1
+	// FailureRefused: the admission bound refused the attempt at the door
+	// (the specimen answers 503); it cost no service time.
+	FailureRefused
+)
+
+// RetryFailure describes a failed attempt to a RetryDecider.
+type RetryFailure struct {
+	Attempt    int         // 1 = the first attempt
+	Kind       FailureKind // timeout or refused
+	StartedS   float64     // when the logical request started, seconds from the start of the run
+	PrevDelayS float64     // the backoff before this attempt, seconds (0 for the first)
+}
+
+// RetryDecider makes the clients' retry decisions in a request-level run.
+// Times are seconds from the start of the run and never go backwards. The
+// simulator calls FirstAttempt for every logical request, Succeeded for
+// every attempt answered in time (when its outcome is known, at its
+// arrival), and Failed when an attempt's failure reaches its client: at its
+// timeout, or at once for a refusal. runner.SimRetry adapts loadgen's
+// Retrier, so the model applies the driver's own caps, budgets, token
+// buckets, backoff and jitter.
+type RetryDecider interface {
+	FirstAttempt(nowS float64)
+	Succeeded(nowS float64)
+	// Failed says whether the failed attempt is retried and after how many
+	// seconds of backoff (counted from nowS).
+	Failed(nowS float64, f RetryFailure) (retry bool, delayS float64)
+}
+
+// RetryModel is the clients' retry policy for the request-level model.
+type RetryModel struct {
+	// New returns a fresh decider for one run; seed feeds its jitter. Nil
+	// means clients never retry.
+	New func(seed uint64) RetryDecider
+	// MaxRetries is R, used to size the timeline's attempt columns and the
+	// settling time of A_fail's window; negative means unlimited.
+	MaxRetries int
+	// MaxDelayS is the longest backoff, seconds (settling time).
+	MaxDelayS float64
+}
+
+// RequestConfig is one run of the request-level model.
+type RequestConfig struct {
+	Stages   []FluidStage // first-attempt demand; the run lasts their total duration
+	Arrivals ArrivalProcess
+	// Pods is N and Workers the servers in one pod: c = Pods × Workers
+	// servers. Zero means 1.
+	Pods, Workers int
+	// PodRatePerS is the requests per second one pod finishes when busy;
+	// the mean service time is Workers/PodRatePerS seconds and C = N·c.
+	PodRatePerS float64
+	ServiceTime ServiceTimeKind
+	// ServiceCV is the lognormal coefficient of variation; zero means 1.
+	ServiceCV float64
+	Queue     QueueDiscipline
+	TimeoutS  float64 // τ_out, seconds
+	Retry     RetryModel
+	// InnerAmplification is the work a timing-out client attempt brings when
+	// hidden layers retry it on the way (the product of their factors, as in
+	// FluidConfig): ⌊A⌋ − 1 extra copies, one more with probability A − ⌊A⌋,
+	// arriving with it. Zero means 1.
+	InnerAmplification float64
+	// DeadlinePropagation drops a request whose deadline (arrival + τ_out)
+	// passed before it reached a server: it costs no service.
+	DeadlinePropagation bool
+	// AdmissionBoundS is b: admit an attempt only if its queue then holds at
+	// most b seconds of that queue's capacity (SPEC.md, admission bound).
+	// Zero means no bound.
+	AdmissionBoundS float64
+	// RefusalDelayS is the least time from a refusal to the retry (the
+	// refusal's round trip); zero means 10 ms, the fluid model's step.
+	RefusalDelayS float64
+	// Seed makes the run reproducible: the same seed, the same result.
+	Seed uint64
+	// SampleS is the timeline's resolution, seconds; zero means 1 s.
+	SampleS float64
+	// SpikeStartS and SpikeEndS delimit the spike (seconds from the start);
+	// when both are zero, the first stage with the highest rate.
+	SpikeStartS, SpikeEndS float64
+	// StopWhenRecovered ends the run once the service has recovered after
+	// the spike, nothing is pending and no later stage overloads it alone.
+	StopWhenRecovered bool
+	// CollapseWaitS ends the run as collapsed once the wait passes it; zero
+	// means never (tipping sweeps set it to a multiple of τ_out).
+	CollapseWaitS float64
+	// MaxPending bounds the attempts waiting for their timeout or their
+	// retry; a run that needs more ends early, Truncated. Zero means 4 Mi.
+	MaxPending int
+}
+
+// Errors of the request-level simulator.
+var (
+	// ErrRequestConfig is wrapped by every configuration error.
+	ErrRequestConfig = errors.New("request model: invalid configuration")
+)
+
+const defaultMaxPending = 4 << 20
+
+func (c *RequestConfig) normalize() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrRequestConfig, fmt.Sprintf(format, args...))
+	}
+	if c.Pods == 0 {
+		c.Pods = 1
+	}
+	if c.Workers == 0 {
+		c.Workers = 1
+	}
+	if c.ServiceCV == 0 {
+		c.ServiceCV = 1
+	}
+	switch {
+	case len(c.Stages) == 0:
+		return bad("no stages")
+	case c.Pods < 0 || c.Workers < 0:
+		return bad("pods %d and workers %d must be positive", c.Pods, c.Workers)
+	case c.Pods*c.Workers > 1<<20:
+		return bad("%d servers is more than the model handles", c.Pods*c.Workers)
+	case !(c.PodRatePerS > 0) || math.IsInf(c.PodRatePerS, 0):
+		return bad("pod rate %v/s must be positive", c.PodRatePerS)
+	case !(c.TimeoutS > 0) || math.IsInf(c.TimeoutS, 0):
+		return bad("timeout %v s must be positive", c.TimeoutS)
+	case c.AdmissionBoundS < 0 || c.RefusalDelayS < 0 || c.CollapseWaitS < 0 || c.InnerAmplification < 0:
+		return bad("admission bound, refusal delay, collapse wait and inner amplification must not be negative")
+	case c.ServiceCV < 0 || math.IsNaN(c.ServiceCV):
+		return bad("service cv %v must not be negative", c.ServiceCV)
+	case c.ServiceTime > ServiceLognormal || c.Queue > QueueShared || c.Arrivals > ArrivalsUniform:
+		return bad("unknown service time, queue or arrival kind")
+	}
+	for i, s := range c.Stages {
+		if s.DurationS < 0 || s.RatePerS < 0 || math.IsNaN(s.DurationS+s.RatePerS) || math.IsInf(s.DurationS+s.RatePerS, 0) {
+			return bad("stage %d: duration %v s and rate %v/s must be finite and not negative", i, s.DurationS, s.RatePerS)
+		}
+	}
+	if c.InnerAmplification == 0 {
+		c.InnerAmplification = 1
+	}
+	if c.RefusalDelayS == 0 {
+		c.RefusalDelayS = 0.01
+	}
+	if c.SampleS <= 0 {
+		c.SampleS = 1
+	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = defaultMaxPending
+	}
+	if c.SpikeStartS == 0 && c.SpikeEndS == 0 {
+		c.SpikeStartS, c.SpikeEndS = peakStage(c.Stages)
+	}
+	return nil
+}
+
+// CapacityPerS is C = Pods × PodRatePerS, requests per second (zero pods count as one).
+func (c RequestConfig) CapacityPerS() float64 {
+	return float64(max(c.Pods, 1)) * c.PodRatePerS
+}
+
+// RequestCounts are a run's totals, each attempt counted once.
+type RequestCounts struct {
+	// FirstAttempts are logical requests started; Attempts all client
+	// attempts that arrived (first attempts and retries).
+	FirstAttempts, Attempts int64
+	// Succeeded are attempts answered within their timeout; TimedOut were
+	// admitted and answered too late or never; Refused were turned away by
+	// the admission bound. Attempts = Succeeded + TimedOut + Refused.
+	Succeeded, TimedOut, Refused int64
+	// Hidden are the copies hidden layers added; HiddenRefused of them were refused.
+	Hidden, HiddenRefused int64
+	// Served finished service within the run, Abandoned of them after their
+	// client had gone; Dropped were discarded unserved (deadline
+	// propagation); Queued were admitted but not finished when the run ended.
+	// Attempts + Hidden − Refused − HiddenRefused = Served + Dropped + Queued.
+	Served, Abandoned, Dropped, Queued int64
+	// GaveUp are logical requests whose last allowed attempt failed; Pending
+	// were still waiting for a timeout or a retry when the run ended.
+	// FirstAttempts = Succeeded + GaveUp + Pending.
+	GaveUp, Pending int64
+}
+
+// RequestResult is what one request-level run shows: the fluid model's
+// result (verdict, recovery, timeline as per-sample rows) and the counts.
+type RequestResult struct {
+	FluidResult
+	Seed   uint64
+	Counts RequestCounts
+	// CollapsedAtS is when the wait passed CollapseWaitS (seconds from the
+	// start); NaN when it did not.
+	CollapsedAtS float64
+	// Truncated says the run ended early because more than MaxPending
+	// attempts were waiting (a storm the model stopped following).
+	Truncated bool
+}
+
+// Collapsed reports whether the run ended with the wait past CollapseWaitS.
+func (r RequestResult) Collapsed() bool { return !math.IsNaN(r.CollapsedAtS) }

@@ -1,0 +1,88 @@
+package analysis
+
+import "math"
+
+// finish closes the timeline at end and judges the run as the fluid model
+// does: recovered when, after the spike and the last failed attempt, the
+// queue emptied and nothing was left to fail; otherwise trapped when the
+// wait's trend is not falling at the horizon, metastable when it is, with a
+// projected recovery time (JudgeTrend, ProjectRecovery).
+func (r *requestRun) finish(end float64) {
+	res := &r.res
+	served, abandoned, queued := r.tl.finish(r.srv, end)
+	c := &res.Counts
+	c.Served, c.Abandoned, c.Queued = int64(served), int64(abandoned), int64(queued)
+	c.Pending = int64(r.ring.size + len(r.retries.h))
+
+	f := &res.FluidResult
+	f.EndS = end
+	f.Timeline = r.tl.rows
+	f.PeakWaitS = r.tl.peak
+	f.FinalWaitS = r.srv.wait(end)
+	f.AmplificationFailed = r.tl.fail.ratio()
+	f.TimedOut, f.Refused, f.Abandoned = float64(c.TimedOut), float64(c.Refused), float64(c.Abandoned)
+	f.FailedRequests = float64(c.GaveUp)
+	if base := r.cfg.Stages[0].RatePerS; base > 0 {
+		f.LostWorkS = r.lostFirst / base
+	}
+	if !math.IsNaN(r.firstFail) {
+		f.T0S = r.firstFail - r.spikeStart
+	}
+	if math.IsNaN(r.cleanFrom) && r.srv.maxFree <= end {
+		// The queue emptied after the last arrival.
+		if e := math.Max(r.srv.maxFree, r.spikeEnd); e <= end {
+			r.cleanFrom = e
+		}
+	}
+	clean := !math.IsNaN(r.cleanFrom) && c.Pending == 0 && !res.Collapsed() && !res.Truncated
+	recovery := math.Inf(1)
+	if clean {
+		recovery = math.Max(0, r.cleanFrom-r.spikeEnd)
+	}
+	switch {
+	case res.Collapsed():
+		f.Verdict = VerdictTrapped
+		f.RecoveryS, f.ProjectedRecoveryS = recovery, recovery
+		f.WaitSlope = r.trend(end).Trend.Slope
+	case math.IsNaN(r.firstFail):
+		f.Verdict = VerdictNoTrigger
+		f.RecoveryS, f.ProjectedRecoveryS = recovery, recovery
+	case clean:
+		f.Verdict = VerdictRecovered
+		f.RecoveryS, f.ProjectedRecoveryS = recovery, recovery
+	default:
+		v := r.trend(end)
+		f.RecoveryS = recovery
+		f.WaitSlope = v.Trend.Slope
+		f.ProjectedRecoveryS = v.ProjectedS
+		if v.SlopeHi < 0 {
+			f.Verdict = VerdictMetastable
+		} else {
+			f.Verdict = VerdictTrapped
+		}
+	}
+}
+
+// trend judges the wait over the last quarter of the time after the spike
+// (at least two settling times of the retry streams), by least squares on
+// the rows' end-of-sample waits.
+func (r *requestRun) trend(end float64) TrendVerdict {
+	after := end - r.spikeEnd
+	window := math.Max(0.25*after, 2*float64(r.tl.fail.settle)*r.tl.sample)
+	from := math.Max(r.spikeEnd, end-window)
+	var ts, ws []float64
+	for _, row := range r.tl.rows {
+		rowEnd := math.Min(row.TimeS+r.tl.sample, end)
+		if rowEnd > from && rowEnd <= end {
+			ts = append(ts, rowEnd-r.spikeEnd)
+			ws = append(ws, row.WaitS)
+		}
+	}
+	rho := 0.0
+	if idx := r.arrivals.idx; idx < len(r.cfg.Stages) {
+		rho = r.cfg.Stages[idx].RatePerS / r.capacity
+	} else {
+		rho = r.cfg.Stages[len(r.cfg.Stages)-1].RatePerS / r.capacity
+	}
+	return JudgeTrend(ts, ws, after, r.res.FinalWaitS, r.timeout, rho, 0, TrendPolicy{})
+}

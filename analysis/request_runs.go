@@ -1,0 +1,121 @@
+package analysis
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// RunSpread summarizes repeated request-level runs of one scenario with
+// different seeds: how the verdict and the recovery time vary with the
+// luck of arrivals and service times.
+type RunSpread struct {
+	Runs int `json:"runs"`
+	// FirstSeed is the first run's seed; run i used FirstSeed + i.
+	FirstSeed uint64 `json:"first_seed"`
+	// ShownSeed is the seed of the run the document shows: the median run
+	// by recovery time (the lower median for an even count).
+	ShownSeed uint64          `json:"shown_seed"`
+	Verdicts  map[Verdict]int `json:"verdicts"`
+	// TrappedFraction is the fraction of runs judged trapped.
+	TrappedFraction float64 `json:"trapped_fraction"`
+	// RecoveredFraction is the fraction of runs that recovered.
+	RecoveredFraction float64 `json:"recovered_fraction"`
+	// RecoveryMinS, RecoveryMedianS and RecoveryMaxS are seconds from the
+	// spike's end, over every run, a run that did not recover counting as
+	// infinitely slow (null).
+	RecoveryMinS    *float64 `json:"recovery_min_s"`
+	RecoveryMedianS *float64 `json:"recovery_median_s"`
+	RecoveryMaxS    *float64 `json:"recovery_max_s"`
+	// PeakWaitMinS and PeakWaitMaxS bound the runs' peak waits, seconds.
+	PeakWaitMinS float64 `json:"peak_wait_min_s"`
+	PeakWaitMaxS float64 `json:"peak_wait_max_s"`
+}
+
+// SimulateRequestRuns runs cfg with the seeds cfg.Seed, cfg.Seed + 1, …
+// (runs of them, at least one) and returns the median run by recovery time
+// with the spread of all. Only one run's timeline is kept: the median run is
+// found from the others' summaries and run again (same seed, same result).
+func SimulateRequestRuns(ctx context.Context, cfg RequestConfig, runs int) (RequestResult, RunSpread, error) {
+	runs = max(runs, 1)
+	type summary struct {
+		seed     uint64
+		recovery float64
+	}
+	sums := make([]summary, 0, runs)
+	sp := RunSpread{Runs: runs, FirstSeed: cfg.Seed, Verdicts: map[Verdict]int{}, PeakWaitMinS: math.Inf(1)}
+	var last RequestResult
+	for i := range runs {
+		c := cfg
+		c.Seed = cfg.Seed + uint64(i)
+		res, err := SimulateRequests(ctx, c)
+		if err != nil {
+			return RequestResult{}, sp, fmt.Errorf("run %d (seed %d): %w", i+1, c.Seed, err)
+		}
+		sp.Verdicts[res.Verdict]++
+		sp.PeakWaitMinS = math.Min(sp.PeakWaitMinS, res.PeakWaitS)
+		sp.PeakWaitMaxS = math.Max(sp.PeakWaitMaxS, res.PeakWaitS)
+		sums = append(sums, summary{c.Seed, res.RecoveryS})
+		last = res
+	}
+	slices.SortStableFunc(sums, func(a, b summary) int { return cmp.Compare(a.recovery, b.recovery) })
+	mid := sums[(len(sums)-1)/2]
+	sp.ShownSeed = mid.seed
+	sp.RecoveryMinS, sp.RecoveryMedianS, sp.RecoveryMaxS = Num(sums[0].recovery), Num(mid.recovery), Num(sums[len(sums)-1].recovery)
+	sp.TrappedFraction = float64(sp.Verdicts[VerdictTrapped]) / float64(runs)
+	sp.RecoveredFraction = float64(sp.Verdicts[VerdictRecovered]) / float64(runs)
+	if last.Seed == mid.seed {
+		return last, sp, nil
+	}
+	c := cfg
+	c.Seed = mid.seed
+	res, err := SimulateRequests(ctx, c)
+	if err != nil {
+		return RequestResult{}, sp, fmt.Errorf("median run (seed %d): %w", c.Seed, err)
+	}
+	return res, sp, nil
+}
+
+// SimulateRequestPlan runs the request-level model over the scenario's
+// warmup, spike and observation (cfg, built by runner.RequestConfig) and
+// returns the plan's document with the median run's observation, verdict
+// and timeline, and the spread over the runs when there is more than one
+// (`trigger simulate --model request --runs N`). The gate judges the
+// median run.
+func SimulateRequestPlan(ctx context.Context, in PlanInputs, cfg RequestConfig, runs int) (Document, error) {
+	doc := Plan(in)
+	res, spread, err := SimulateRequestRuns(ctx, cfg, runs)
+	if err != nil {
+		return doc, err
+	}
+	doc.Kind, doc.Model = "simulate", "request"
+	doc.Verdict = ApplyBudget(res.Verdict, res.RecoveryS, in.Gate.MaxRecoveryS)
+	doc.RecoveryS = Num(res.RecoveryS)
+	doc.Observation = &Observation{
+		Source:              "request",
+		T0S:                 Num(res.T0S),
+		PeakWaitS:           Num(res.PeakWaitS),
+		FinalWaitS:          Num(res.FinalWaitS),
+		WaitSlope:           Num(res.WaitSlope),
+		ProjectedRecoveryS:  Num(res.ProjectedRecoveryS),
+		LostWorkS:           Num(res.LostWorkS),
+		TimedOut:            Num(res.TimedOut),
+		Refused:             Num(res.Refused),
+		Abandoned:           Num(res.Abandoned),
+		FailedRequests:      Num(res.FailedRequests),
+		AmplificationFailed: nonZero(res.AmplificationFailed),
+		EndS:                res.EndS,
+	}
+	doc.Amplification.Measured = doc.Observation.AmplificationFailed
+	if doc.Amplification.Measured != nil && doc.Amplification.Client > 0 {
+		doc.Amplification.Hidden = Num(*doc.Amplification.Measured / doc.Amplification.Client)
+	}
+	doc.Gate = EvaluateGate(in.Gate, doc.Verdict, res.RecoveryS, res.ProjectedRecoveryS, Value(doc.Amplification.Measured))
+	doc.Timeline = res.Timeline
+	if runs > 1 {
+		doc.Runs = &spread
+	}
+	return doc, nil
+}

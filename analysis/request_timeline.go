@@ -1,0 +1,177 @@
+package analysis
+
+import "math"
+
+// maxAttemptColumns bounds the timeline's attempt columns: retries past the
+// 15th are counted in the last one.
+const maxAttemptColumns = 16
+
+// requestTimeline counts a request-level run by sample (one row per
+// SampleS): arrivals by attempt number, refusals, timeouts and first-attempt
+// goodput at the attempt's arrival; service and abandoned work at their
+// completion; the wait w = backlog/C at each row's end. Rows are allocated
+// once for the whole horizon, so memory is bounded by its length. Counts
+// become per-second rates when the run finishes.
+type requestTimeline struct {
+	rows   []FluidSample
+	work   []float64 // [i]: hidden copies arriving in row i (A_fail's work adds them)
+	sample float64
+	inv    float64 // 1/sample
+	cols   int
+	// lateServed counts service that completes past the last row.
+	lateServed, lateAbandoned float64
+
+	nextRow      int     // the first row not flushed
+	nextBoundary float64 // its end
+	edges        []float64
+	edge         int // next stage edge
+	fail         *failWindow
+	peak         float64
+}
+
+func newRequestTimeline(cfg RequestConfig, horizon float64) *requestTimeline {
+	n := max(1, int(math.Ceil(horizon/cfg.SampleS-1e-9)))
+	cols := maxAttemptColumns
+	if r := cfg.Retry.MaxRetries; cfg.Retry.New == nil {
+		cols = 1
+	} else if r >= 0 && r+1 < cols {
+		cols = r + 1
+	}
+	tl := &requestTimeline{rows: make([]FluidSample, n), work: make([]float64, n), sample: cfg.SampleS, inv: 1 / cfg.SampleS, cols: cols}
+	slab := make([]float64, n*cols)
+	for i := range tl.rows {
+		tl.rows[i].TimeS = float64(i) * cfg.SampleS
+		tl.rows[i].AttemptsPerS = slab[i*cols : (i+1)*cols : (i+1)*cols]
+	}
+	tl.nextBoundary = cfg.SampleS
+	t := 0.0
+	for _, s := range cfg.Stages[:len(cfg.Stages)-1] {
+		t += s.DurationS
+		tl.edges = append(tl.edges, t)
+	}
+	// A_fail is measured away from the edges of a failed state, where the
+	// retry streams have settled: R retry cycles of τ_out plus backoff.
+	retries := cfg.Retry.MaxRetries
+	if retries < 0 || retries > 10 {
+		retries = 10
+	}
+	if cfg.Retry.New == nil {
+		retries = 0
+	}
+	settleS := float64(retries)*(cfg.TimeoutS+cfg.Retry.MaxDelayS) + cfg.TimeoutS
+	tl.fail = newFailWindow(max(1, int(math.Ceil(settleS*tl.inv))))
+	return tl
+}
+
+func (tl *requestTimeline) index(t float64) int {
+	i := int(t * tl.inv)
+	if i >= len(tl.rows) {
+		i = len(tl.rows) - 1
+	}
+	return i
+}
+
+// row returns the row of time t (the last row for later times).
+func (tl *requestTimeline) row(t float64) *FluidSample { return &tl.rows[tl.index(t)] }
+
+// arrival counts a client attempt arriving at t and returns its row.
+func (tl *requestTimeline) arrival(t float64, attempt int32) *FluidSample {
+	row := &tl.rows[tl.index(t)]
+	col := int(attempt) - 1
+	if col >= tl.cols {
+		col = tl.cols - 1
+	}
+	row.AttemptsPerS[col]++
+	if attempt == 1 {
+		row.DemandPerS++
+	}
+	return row
+}
+
+// hidden counts a copy a hidden layer adds at t.
+func (tl *requestTimeline) hidden(t float64) { tl.work[tl.index(t)]++ }
+
+// served counts a job whose service completes at done; late means its
+// client had given up (abandoned work, retry debt).
+func (tl *requestTimeline) served(done float64, late bool) {
+	i := int(done * tl.inv)
+	if i >= len(tl.rows) {
+		tl.lateServed++
+		if late {
+			tl.lateAbandoned++
+		}
+		return
+	}
+	tl.rows[i].ServedPerS++
+	if late {
+		tl.rows[i].AbandonedPerS++
+	}
+}
+
+// flush closes the next row: the wait at its end, and its share of A_fail.
+func (tl *requestTimeline) flush(srv *servers) {
+	tl.close(srv, tl.nextBoundary)
+	tl.nextRow++
+	tl.nextBoundary = float64(tl.nextRow+1) * tl.sample
+}
+
+// close sets the wait of row nextRow at time end and feeds A_fail's window.
+func (tl *requestTimeline) close(srv *servers, end float64) {
+	i := tl.nextRow
+	if i >= len(tl.rows) {
+		return
+	}
+	row := &tl.rows[i]
+	row.WaitS = srv.wait(end)
+	row.MaxWaitS = math.Max(row.MaxWaitS, row.WaitS)
+	tl.peak = math.Max(tl.peak, row.MaxWaitS)
+	for tl.edge < len(tl.edges) && tl.edges[tl.edge] <= end {
+		tl.fail.edge()
+		tl.edge++
+	}
+	attempts := 0.0
+	for _, a := range row.AttemptsPerS {
+		attempts += a
+	}
+	failing := attempts > 0 && row.TimeoutsPerS+row.RefusedPerS >= attempts
+	tl.fail.add(attempts+tl.work[i], row.DemandPerS, failing)
+}
+
+// finish closes the rows up to end, cuts the timeline there and turns
+// counts into rates. It returns the service completed within the run and
+// after it (admitted work still queued at end, exact when end falls on a
+// row boundary).
+func (tl *requestTimeline) finish(srv *servers, end float64) (served, abandoned, queued float64) {
+	for tl.nextBoundary <= end+1e-9 && tl.nextRow < len(tl.rows) {
+		tl.flush(srv)
+	}
+	n := min(len(tl.rows), int(math.Ceil(end*tl.inv-1e-9)))
+	if tl.nextRow < n {
+		tl.close(srv, end) // a partial last row
+	}
+	queued = tl.lateServed
+	for i := range tl.rows {
+		if i < n {
+			served += tl.rows[i].ServedPerS
+			abandoned += tl.rows[i].AbandonedPerS
+		} else {
+			queued += tl.rows[i].ServedPerS
+		}
+	}
+	tl.rows = tl.rows[:n]
+	for i := range tl.rows {
+		s := &tl.rows[i]
+		span := math.Min(tl.sample, end-s.TimeS)
+		if span <= 0 {
+			continue
+		}
+		for _, p := range []*float64{&s.DemandPerS, &s.AdmittedPerS, &s.RefusedPerS, &s.TimeoutsPerS,
+			&s.RetriesDroppedPerS, &s.ServedPerS, &s.AbandonedPerS, &s.GoodputPerS, &s.FailedRequestsPerS} {
+			*p /= span
+		}
+		for j := range s.AttemptsPerS {
+			s.AttemptsPerS[j] /= span
+		}
+	}
+	return served, abandoned, queued
+}

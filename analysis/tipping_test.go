@@ -1,0 +1,92 @@
+package analysis
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// The third check: for the M/M/1 service of the collapse law with
+// unlimited retries, at θ = 5 and θ = 2, half the runs have collapsed
+// within the horizon at a load at or below λ_c, and every run above λ_c
+// collapses (SPEC.md: above λ_c no policy keeps the good state; below it,
+// falling is a probability).
+func TestTippingSweepCollapseLaw(t *testing.T) {
+	for _, theta := range []float64{5, 2} {
+		res, err := TippingSweep(context.Background(), TippingConfig{Theta: theta, Runs: 20, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc, _ := CollapseCeiling(1, theta)
+		if res.LambdaC != lc || !res.Hysteresis || res.RecoveryThreshold != 0 {
+			t.Errorf("θ = %v: λ_c %v (want %v), hysteresis %v, λ_r %v", theta, res.LambdaC, lc, res.Hysteresis, res.RecoveryThreshold)
+		}
+		if res.Tipping50 == nil || *res.Tipping50 > lc {
+			t.Errorf("θ = %v: 50 %% tipping point %v, want at or below λ_c = %.4f", theta, Value(res.Tipping50), lc)
+		}
+		above := 0
+		for _, p := range res.Points {
+			t.Logf("θ = %v: λ/μ = %.4f (%.2f λ_c): %2d/%d collapsed, median after %.0f service times", theta, p.Load, p.Load/lc, p.Collapsed, p.Runs, Value(p.MedianCollapseS))
+			if p.Load > lc {
+				above++
+				if p.Collapsed != p.Runs {
+					t.Errorf("θ = %v: λ/μ = %.4f > λ_c: %d of %d runs collapsed, want all", theta, p.Load, p.Collapsed, p.Runs)
+				}
+			}
+		}
+		if above < 3 {
+			t.Errorf("θ = %v: only %d loads above λ_c swept", theta, above)
+		}
+	}
+}
+
+// A long timeout keeps a lightly loaded server up: at θ = 50 and λ = λ_c/2
+// no run collapses, while above λ_c runs do.
+func TestTippingSweepLongTimeout(t *testing.T) {
+	lc, _ := CollapseCeiling(1, 50)
+	res, err := TippingSweep(context.Background(), TippingConfig{Theta: 50, Runs: 10, Seed: 3, HorizonS: 5000, Loads: []float64{0.5 * lc, 1.3 * lc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Points[0].Collapsed != 0 || res.Points[1].Collapsed == 0 {
+		t.Errorf("θ = 50: %d/10 collapsed at λ_c/2, %d/10 at 1.3 λ_c; want none, some", res.Points[0].Collapsed, res.Points[1].Collapsed)
+	}
+}
+
+func TestTippingPointInterpolation(t *testing.T) {
+	pts := func(fr ...float64) []TippingPoint {
+		var out []TippingPoint
+		for i, f := range fr {
+			out = append(out, TippingPoint{Load: 0.1 * float64(i+1), Fraction: f})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		pts  []TippingPoint
+		want float64 // NaN: none
+	}{
+		{"between points", pts(0, 0.25, 0.75, 1), 0.25},    // halfway from 0.2 to 0.3
+		{"on a point", pts(0, 0.5, 1), 0.2},                // reaches exactly 0.5 at 0.2
+		{"from the start", pts(0.6, 1), 0.1},               // the first load already tips
+		{"never", pts(0, 0.1, 0.4), math.NaN()},            // no load reaches half
+		{"first crossing", pts(0, 0.6, 0.2, 0.9), 0.18333}, // non-monotone: the first crossing counts
+	} {
+		got := Value(tippingPoint(tc.pts, 0.5))
+		if math.IsNaN(tc.want) != math.IsNaN(got) || !math.IsNaN(got) && math.Abs(got-tc.want) > 1e-4 {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestTippingConfigErrors(t *testing.T) {
+	for name, cfg := range map[string]TippingConfig{
+		"no theta":      {},
+		"negative runs": {Theta: 1, Runs: -1},
+		"zero load":     {Theta: 1, Loads: []float64{0}},
+	} {
+		if _, err := TippingSweep(context.Background(), cfg); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
