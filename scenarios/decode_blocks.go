@@ -109,6 +109,12 @@ func (d *decoder) decodeService(blk *hcl.Block) Service {
 		AdmissionBound:  b.duration("admission_bound", 0),
 		MaxReplicas:     b.integer("max_replicas", 0),
 		ScalabilityPeak: b.integer("scalability_peak", 0),
+
+		Workers:             b.integer("workers", DefaultWorkers),
+		ServiceTime:         b.str("service_time", DefaultServiceTime),
+		ServiceCV:           b.num("service_cv", DefaultServiceCV),
+		Queue:               b.str("queue", DefaultQueue),
+		DeadlinePropagation: b.boolean("deadline_propagation", false),
 	}
 	if ab := b.one("autoscaler", false, ""); ab != nil {
 		a := d.open("autoscaler", "service.autoscaler", ab.Body, ab.DefRange, autoscalerSchema)

@@ -155,6 +155,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 			Capacity: 102, Pods: 4, PodRate: 25.5, AdmissionBound: 400 * time.Millisecond,
 			MaxReplicas: 12, ScalabilityPeak: 20,
 			Autoscaler: &Autoscaler{Signal: "paired", Target: 0.6, DeadTime: 45 * time.Second},
+			Workers:    8, ServiceTime: "lognormal", ServiceCV: 1.5, Queue: "shared", DeadlinePropagation: true,
 		},
 		Load: LoadProfile{Baseline: 40, Warmup: 5 * time.Second, Observe: 90 * time.Second,
 			Spike: Spike{Multiplier: 4.5, Duration: 8 * time.Second}},
@@ -287,7 +288,10 @@ func TestServiceCapacity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eq(t, "service", s.Service, tt.want)
+			want := tt.want
+			// The request model's attributes take their defaults.
+			want.Workers, want.ServiceTime, want.ServiceCV, want.Queue = DefaultWorkers, DefaultServiceTime, DefaultServiceCV, DefaultQueue
+			eq(t, "service", s.Service, want)
 		})
 	}
 }
@@ -332,6 +336,34 @@ prometheus {
 	}
 	if !strings.Contains(b.String(), "Warning: Scrape targets ignored") || !strings.Contains(b.String(), `scrape  = ["http://127.0.0.1:8080/metrics"]`) {
 		t.Errorf("rendered warning:\n%s", b.String())
+	}
+}
+
+// TestServiceRequestModel: the request model's attributes decode, and a
+// coefficient of variation given for a law that has none is a warning.
+func TestServiceRequestModel(t *testing.T) {
+	for _, tc := range []struct {
+		name, service string
+		warning       string // summary of the expected warning; empty: none
+	}{
+		// Lognormal with its cv: no warning.
+		{"lognormal", `service_time = "lognormal"` + "\nservice_cv = 2", ""},
+		// Exponential with a cv: the cv is unused.
+		{"unused cv", `service_time = "exponential"` + "\nservice_cv = 2", "Unused service_cv"},
+		// The defaults alone.
+		{"defaults", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Parse("s.hcl", []byte(minimal+"service {\ncapacity = 100\n"+tc.service+"\n}\n"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			if s.Warnings != nil {
+				got = s.Warnings.Diagnostics[0].Summary
+			}
+			eq(t, "warning", got, tc.warning)
+		})
 	}
 }
 

@@ -29,6 +29,14 @@ const (
 	DefaultTracerRate = 2
 	// DefaultTracerTimeout is client.tracers.timeout.
 	DefaultTracerTimeout = 60 * time.Second
+	// DefaultWorkers is service.workers, requests one pod serves at a time.
+	DefaultWorkers = 1
+	// DefaultServiceTime is service.service_time.
+	DefaultServiceTime = "deterministic"
+	// DefaultServiceCV is service.service_cv.
+	DefaultServiceCV = 1
+	// DefaultQueue is service.queue.
+	DefaultQueue = "per_pod"
 	// DefaultRetryProbability is layer.retry_probability.
 	DefaultRetryProbability = 1
 	// DefaultWarmup is load.warmup.

@@ -59,8 +59,9 @@ var (
 	layerSchema = &hcl.BodySchema{Attributes: attrs("max_retries", "budget", "retry_probability", "timeout")}
 
 	serviceSchema = &hcl.BodySchema{
-		Attributes: attrs("capacity", "pods", "pod_rate", "admission_bound", "max_replicas", "scalability_peak"),
-		Blocks:     blocks("autoscaler"),
+		Attributes: attrs("capacity", "pods", "pod_rate", "admission_bound", "max_replicas", "scalability_peak",
+			"workers", "service_time", "service_cv", "queue", "deadline_propagation"),
+		Blocks: blocks("autoscaler"),
 	}
 	autoscalerSchema = &hcl.BodySchema{Attributes: attrs("signal", "target", "dead_time")}
 
@@ -90,6 +91,8 @@ var (
 	backoffKinds    = []string{"none", "constant", "exponential"}
 	jitterKinds     = []string{"none", "full", "equal", "decorrelated"}
 	scalerSignals   = []string{"cpu", "ingress", "first_attempts", "paired"}
+	serviceTimes    = []string{"deterministic", "exponential", "lognormal"}
+	queueKinds      = []string{"per_pod", "shared"}
 	onTrapActions   = []string{"drop", "rate", "command"}
 	defaultRetryOn  = []string{"timeout", "connect", "5xx"}
 	embeddedAddress = "embedded"

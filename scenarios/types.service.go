@@ -19,6 +19,24 @@ type Service struct {
 	// stops growing; zero means unknown.
 	ScalabilityPeak int
 	Autoscaler      *Autoscaler // nil when the block is absent
+
+	// The attributes below shape only the request-level model
+	// (`trigger simulate --model request`); the defaults are the specimen's.
+
+	// Workers is the requests one pod serves at a time (its servers); the
+	// model has pods × workers servers, each at pod_rate/workers. Default 1.
+	Workers int
+	// ServiceTime is the law of one request's service time:
+	// "deterministic" (default), "exponential" or "lognormal".
+	ServiceTime string
+	// ServiceCV is the coefficient of variation of lognormal service times; default 1.
+	ServiceCV float64
+	// Queue is "per_pod" (default: a FIFO per pod behind round robin) or
+	// "shared" (one FIFO in front of every server).
+	Queue string
+	// DeadlinePropagation says the service drops a request whose client's
+	// deadline passed before it reached a server, instead of serving it.
+	DeadlinePropagation bool
 }
 
 // Autoscaler describes the service's autoscaler (block "service.autoscaler").

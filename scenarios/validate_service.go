@@ -61,6 +61,20 @@ func (v *validator) service() {
 	v.errorf(s.MaxReplicas > 0 && s.Pods > 0 && s.MaxReplicas < s.Pods, "service.max_replicas", "Ceiling below baseline",
 		"max_replicas = %d is below pods = %d: the service could not even run its baseline replicas.", s.MaxReplicas, s.Pods)
 
+	v.errorf(s.Workers < 1, "service.workers", "Value out of range",
+		"workers is the requests one pod serves at a time and must be at least 1. Got %d.", s.Workers)
+	if src.has("service.service_time") {
+		v.oneOf("service.service_time", "service-time law", s.ServiceTime, serviceTimes)
+	}
+	if src.has("service.queue") {
+		v.oneOf("service.queue", "queue discipline", s.Queue, queueKinds)
+	}
+	v.errorf(!(s.ServiceCV > 0) || s.ServiceCV > 100, "service.service_cv", "Value out of range",
+		"service_cv is the coefficient of variation of lognormal service times and must be in (0, 100]. Got %g.", s.ServiceCV)
+	v.warnf(src.has("service.service_cv") && s.ServiceCV > 0 && contains(serviceTimes, s.ServiceTime) && s.ServiceTime != "lognormal",
+		"service.service_cv", "Unused service_cv",
+		"service_cv applies to lognormal service times only; service_time is %q.", s.ServiceTime)
+
 	if a := s.Autoscaler; a != nil && v.present("service.autoscaler") {
 		const p = "service.autoscaler."
 		if src.has(p + "signal") {

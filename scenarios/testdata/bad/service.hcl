@@ -1,5 +1,5 @@
-# Capacity that disagrees with pods × pod_rate; an autoscaler and layers
-# with values out of range.
+# Capacity that disagrees with pods × pod_rate; an autoscaler, layers and
+# the request model's attributes with values out of range.
 scenario "service" {}
 
 target {
@@ -27,6 +27,10 @@ service {
   pod_rate        = 50
   max_replicas    = 2
   admission_bound = "-500ms"
+  workers         = 0
+  service_time    = "exponentail"
+  service_cv      = -1
+  queue           = "lifo"
   autoscaler {
     signal    = "first_attempt"
     target    = 1.5

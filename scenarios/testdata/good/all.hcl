@@ -68,6 +68,12 @@ service {
   admission_bound  = "400ms"
   max_replicas     = 12
   scalability_peak = 20
+  workers          = 8
+  service_time     = "lognormal"
+  service_cv       = 1.5
+  queue            = "shared"
+
+  deadline_propagation = true
   autoscaler {
     signal    = "paired"
     target    = 0.6
