@@ -312,3 +312,60 @@ func TestParseRequestEnums(t *testing.T) {
 		t.Error("lifo: no error")
 	}
 }
+
+// Repeated runs: the spread covers every run, the shown run is the median
+// by recovery time, and the document carries it with the spread.
+func TestRequestRunsSpread(t *testing.T) {
+	// recovers.hcl's numbers: ρ = 0.25, A = 3, k = 5, Δ = 10 s, τ_out = 1 s.
+	cfg := RequestConfig{
+		Stages: SpikeSchedule(50, 5, 20, 10, 180), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
+		ServiceTime: ServiceExponential, Retry: CapRetries(2, 0), Seed: 10,
+	}
+	res, sp, err := SimulateRequestRuns(context.Background(), cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, n := range sp.Verdicts {
+		total += n
+	}
+	if total != 7 || sp.Runs != 7 || sp.FirstSeed != 10 || sp.ShownSeed < 10 || sp.ShownSeed > 16 || res.Seed != sp.ShownSeed {
+		t.Errorf("spread %+v, shown run seed %d", sp, res.Seed)
+	}
+	if sp.RecoveredFraction != 1 || sp.TrappedFraction != 0 || Value(sp.RecoveryMedianS) != res.RecoveryS ||
+		!(Value(sp.RecoveryMinS) <= res.RecoveryS && res.RecoveryS <= Value(sp.RecoveryMaxS)) || sp.RecoveryMinS == sp.RecoveryMaxS {
+		t.Errorf("spread %+v: min %v median %v max %v, shown %v", sp, Value(sp.RecoveryMinS), Value(sp.RecoveryMedianS), Value(sp.RecoveryMaxS), res.RecoveryS)
+	}
+	// The closed form says about 67 s; the lag-corrected form 60 s.
+	if med := Value(sp.RecoveryMedianS); med < 45 || med > 80 {
+		t.Errorf("median recovery %.1f s, want near the closed form's 60–67 s", med)
+	}
+
+	in := PlanInputs{
+		Scenario: ScenarioSection{Name: "recovers", DemandPerS: 50, CapacityPerS: 200, Multiplier: 5, SpikeS: 10, WarmupS: 20, ObserveS: 180, TimeoutS: 1},
+		Layers:   []RetryLayer{{Name: "client", MaxRetries: 2}},
+		Gate:     GateSpec{MaxRecoveryS: 120},
+	}
+	doc, err := SimulateRequestPlan(context.Background(), in, cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Kind != "simulate" || doc.Model != "request" || doc.Observation == nil || doc.Observation.Source != "request" ||
+		doc.Runs == nil || doc.Runs.ShownSeed != sp.ShownSeed || doc.Verdict != VerdictRecovered || !doc.Gate.Passed ||
+		Value(doc.RecoveryS) != res.RecoveryS || len(doc.Timeline) == 0 {
+		t.Errorf("document: kind %s model %s verdict %s gate %+v runs %+v", doc.Kind, doc.Model, doc.Verdict, doc.Gate, doc.Runs)
+	}
+	if one, _ := SimulateRequestPlan(context.Background(), in, cfg, 1); one.Runs != nil {
+		t.Error("a single run carries a spread")
+	}
+
+	// Trapped in every run (A·ρ = 1.2): no recovery anywhere.
+	cfg.Stages = SpikeSchedule(80, 5, 20, 10, 180)
+	_, sp, err = SimulateRequestRuns(context.Background(), cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.TrappedFraction != 1 || sp.RecoveryMinS != nil || sp.RecoveryMedianS != nil {
+		t.Errorf("trapped spread %+v", sp)
+	}
+}
