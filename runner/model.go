@@ -124,3 +124,58 @@ func PlanInputs(s *scenarios.Scenario) (analysis.PlanInputs, error) {
 	}
 	return in, nil
 }
+
+// RequestConfig is the scenario as the request-level model runs it: the
+// same stages, capacity, timeout and admission bound as the fluid model
+// (PlanInputs), the scenario's arrival process, pods × workers servers with
+// the service block's service-time law and queue, the clients' own retry
+// policy through loadgen's Retrier (SimRetry), and the other retry layers
+// as hidden work per failing attempt. A service given by its capacity alone
+// is one pod at that rate.
+func RequestConfig(s *scenarios.Scenario, seed uint64) (analysis.RequestConfig, error) {
+	in, err := PlanInputs(s)
+	if err != nil {
+		return analysis.RequestConfig{}, err
+	}
+	policy, err := RetryPolicy(s.Client)
+	if err != nil {
+		return analysis.RequestConfig{}, err
+	}
+	arrivals, err := analysis.ParseArrivalProcess(s.Client.Arrivals)
+	if err != nil {
+		return analysis.RequestConfig{}, fmt.Errorf("runner: %w", err)
+	}
+	service, err := analysis.ParseServiceTime(s.Service.ServiceTime)
+	if err != nil {
+		return analysis.RequestConfig{}, fmt.Errorf("runner: %w", err)
+	}
+	queue, err := analysis.ParseQueueDiscipline(s.Service.Queue)
+	if err != nil {
+		return analysis.RequestConfig{}, fmt.Errorf("runner: %w", err)
+	}
+	sc := in.Scenario
+	pods, podRate := s.Service.Pods, s.Service.PodRate
+	if pods <= 0 || podRate <= 0 {
+		pods, podRate = 1, s.Service.Capacity
+	}
+	inner := 1.0
+	for _, l := range in.Layers[1:] {
+		inner *= l.Amplification()
+	}
+	return analysis.RequestConfig{
+		Stages:              analysis.SpikeSchedule(sc.DemandPerS, sc.Multiplier, sc.WarmupS, sc.SpikeS, sc.ObserveS),
+		Arrivals:            arrivals,
+		Pods:                pods,
+		Workers:             max(1, s.Service.Workers),
+		PodRatePerS:         podRate,
+		ServiceTime:         service,
+		ServiceCV:           s.Service.ServiceCV,
+		Queue:               queue,
+		TimeoutS:            sc.TimeoutS,
+		Retry:               SimRetry(policy),
+		InnerAmplification:  inner,
+		DeadlinePropagation: s.Service.DeadlinePropagation,
+		AdmissionBoundS:     sc.AdmissionBoundS,
+		Seed:                seed,
+	}, nil
+}

@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/loadgen"
+)
+
+// simRetry makes loadgen's Retrier the request-level model's retry
+// decider, so the model applies the very caps, budgets, token buckets,
+// backoff and jitter the driver applies. Seconds become durations on the
+// way in and out; a refusal at the door is the 503 the specimen answers.
+type simRetry struct{ r *loadgen.Retrier }
+
+var _ analysis.RetryDecider = simRetry{}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func (s simRetry) FirstAttempt(nowS float64) { s.r.FirstAttempt(seconds(nowS)) }
+func (s simRetry) Succeeded(nowS float64)    { s.r.Succeeded(seconds(nowS)) }
+
+func (s simRetry) Failed(nowS float64, f analysis.RetryFailure) (bool, float64) {
+	outcome := loadgen.OutcomeTimeout
+	if f.Kind == analysis.FailureRefused {
+		outcome = loadgen.Outcome503
+	}
+	d := s.r.Failed(seconds(nowS), loadgen.Failure{
+		Attempt:   f.Attempt,
+		Outcome:   outcome,
+		Started:   seconds(f.StartedS),
+		PrevDelay: seconds(f.PrevDelayS),
+	})
+	return d.Retry, d.Delay.Seconds()
+}
+
+// SimRetry is the retry model of a loadgen policy for the request-level
+// model: each run gets a fresh Retrier (its own budget window and token
+// bucket) whose jitter is drawn from a source seeded by the run's seed.
+func SimRetry(p loadgen.RetryPolicy) analysis.RetryModel {
+	maxDelay := time.Duration(0)
+	prev := time.Duration(0)
+	for n := 1; n <= min(p.MaxRetries, 64); n++ {
+		_, hi := p.Backoff.Bounds(n, prev)
+		maxDelay, prev = max(maxDelay, hi), hi
+	}
+	return analysis.RetryModel{
+		New: func(seed uint64) analysis.RetryDecider {
+			return simRetry{loadgen.NewRetrier(p, rand.New(rand.NewPCG(seed, 0x6a69747465722121)))}
+		},
+		MaxRetries: p.MaxRetries,
+		MaxDelayS:  maxDelay.Seconds(),
+	}
+}
