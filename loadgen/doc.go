@@ -17,9 +17,13 @@
 //
 // # Attempts
 //
-// Every attempt goes through one shared http.RoundTripper (NewTransport by
-// default) with a context deadline of Config.Timeout (τ_out), or less when
-// the logical request's overall deadline is closer, and carries:
+// Every attempt goes through one shared http.RoundTripper with a context
+// deadline of Config.Timeout (τ_out), or less when the logical request's
+// overall deadline is closer. The default is a LeanTransport: HTTP/1.1 on
+// the attempt's own goroutine for http:// targets (net/http's request writer
+// and response parser, no per-connection goroutines), and a tuned, shared
+// net/http Transport (NewTransport) for https://; pass NewTransport for
+// net/http everywhere. Every attempt carries:
 //
 //	X-Request-Id   one value per logical request (tracers: "<run>-t<n>")
 //	X-Attempt      1 for the first attempt, 2, 3, … for retries, 0 for tracers
@@ -80,8 +84,8 @@
 // TransportOptions.HTTP2 abandons a timed-out attempt with a stream reset and
 // needs no new connection at all. Memory per attempt in flight is set by
 // goroutines: net/http's Transport holds three per waiting HTTP/1.1 attempt
-// (about 36 KiB of RSS each measured at 2,000 timeouts/s); LeanTransport
-// (NewLeanTransport, opt-in) holds one and measured about 16 KiB. What a
+// (about 36 KiB of RSS each measured at 2,000 timeouts/s); LeanTransport,
+// the default, holds one and measured about 16 KiB. What a
 // user sees: trigger_in_flight and open descriptors level off at about
 // rate × timeout, the schedule is kept (trigger_dropped_total stays 0), no
 // TIME_WAIT builds up, and memory grows with the attempts in flight;

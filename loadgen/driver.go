@@ -58,8 +58,14 @@ type Config struct {
 	// once. 0 means DefaultMaxLag (1 s): long enough to ride out a GC pause or
 	// a descheduled process without losing arrivals, short enough that a
 	// burst of catch-up is at most one second of demand.
-	MaxLag     time.Duration
-	Transport  http.RoundTripper     // optional; default NewTransport(DefaultTransportOptions())
+	MaxLag time.Duration
+	// Transport carries every attempt; nil means
+	// NewLeanTransport(DefaultTransportOptions()): the lean HTTP/1.1 path for
+	// http:// targets and a tuned net/http Transport (NewTransport) for
+	// https://. Set NewTransport(DefaultTransportOptions()) for net/http's
+	// Transport everywhere (see the package doc, "Timeout storms", for the
+	// difference measured).
+	Transport  http.RoundTripper
 	Registerer prometheus.Registerer // optional; where the trigger_* collectors are also registered
 }
 
@@ -148,7 +154,7 @@ func NewDriver(cfg Config) (*Driver, error) {
 		precise:  true,
 	}
 	if d.rt == nil {
-		d.rt = NewTransport(DefaultTransportOptions())
+		d.rt = NewLeanTransport(DefaultTransportOptions())
 	}
 	d.retrier = NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))
 	d.rec = newRecorder(func() (int64, int64) { return d.pending.Load(), d.inFlight.Load() })

@@ -95,16 +95,17 @@ func (c *countingRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return c.rt.RoundTrip(r)
 }
 
-// useLean makes runDriver use a LeanTransport when the config names none.
-var useLean bool
+// useNetHTTP makes the end-to-end tests use net/http's Transport
+// (NewTransport) instead of the default LeanTransport.
+var useNetHTTP bool
 
 // runDriver runs a driver to its end, bounded by a 30 s safety timeout.
 func runDriver(t *testing.T, cfg Config) *Driver {
 	t.Helper()
-	if useLean && cfg.Transport == nil {
-		lt := NewLeanTransport(DefaultTransportOptions())
-		t.Cleanup(lt.CloseIdleConnections)
-		cfg.Transport = lt
+	if useNetHTTP && cfg.Transport == nil {
+		nt := NewTransport(DefaultTransportOptions())
+		t.Cleanup(nt.CloseIdleConnections)
+		cfg.Transport = nt
 	}
 	d, err := NewDriver(cfg)
 	if err != nil {
@@ -356,7 +357,10 @@ func TestDriverMaxInFlight(t *testing.T) {
 		s.note(r)
 		<-r.Context().Done()
 	})
-	ct := &countingRT{rt: NewTransport(DefaultTransportOptions())}
+	ct := &countingRT{rt: NewLeanTransport(DefaultTransportOptions())}
+	if useNetHTTP {
+		ct.rt = NewTransport(DefaultTransportOptions())
+	}
 	d := runDriver(t, Config{
 		Transport: ct,
 		Request:   Request{URL: srv.URL},
@@ -418,8 +422,8 @@ func TestDriverCancel(t *testing.T) {
 		<-r.Context().Done()
 	})
 	var rt http.RoundTripper
-	if useLean {
-		rt = NewLeanTransport(DefaultTransportOptions())
+	if useNetHTTP {
+		rt = NewTransport(DefaultTransportOptions())
 	}
 	d, err := NewDriver(Config{
 		Transport: rt,
@@ -598,10 +602,10 @@ func BenchmarkAttempt(b *testing.B) {
 	}
 }
 
-func TestLeanTransportE2E(t *testing.T) {
-	// The loopback end-to-end tests again, through the LeanTransport.
-	useLean = true
-	defer func() { useLean = false }()
+func TestNetHTTPTransportE2E(t *testing.T) {
+	// The loopback end-to-end tests again, through net/http's Transport.
+	useNetHTTP = true
+	defer func() { useNetHTTP = false }()
 	for name, f := range map[string]func(*testing.T){
 		"NeverAnswers": TestDriverNeverAnswers, // timeouts, X-Attempt, X-Deadline-Ms
 		"RetryAfter":   TestDriverRetryAfter,   // status, Retry-After header
@@ -611,6 +615,7 @@ func TestLeanTransportE2E(t *testing.T) {
 		"Deadline":     TestDriverDeadline,     // shrinking X-Deadline-Ms
 		"Registerer":   TestDriverRegisterer,   // metrics, frozen timeline
 		"Cancel":       TestDriverCancel,       // run cancelled mid-attempt
+		"MaxInFlight":  TestDriverMaxInFlight,  // the bound on concurrent round trips
 	} {
 		t.Run(name, f)
 	}
@@ -702,9 +707,15 @@ func TestLeanTransportResponses(t *testing.T) {
 	if n := conns.Load() - before; n != 0 {
 		t.Errorf("%d new connections for 20 sequential requests: keep-alive not reused", n)
 	}
-	// The server drops its idle connections: the next request must still succeed.
+	// The server drops its idle connections: the next requests must still
+	// succeed, a POST included (it may not be replayed, so the closed
+	// connection must be noticed before it is used).
 	srv.CloseClientConnections()
 	if code, got := do("GET", "/", ""); code != 200 || got != "ok" {
-		t.Errorf("after the server closed idle connections: %d %q", code, got)
+		t.Errorf("GET after the server closed idle connections: %d %q", code, got)
+	}
+	srv.CloseClientConnections()
+	if code, got := do("POST", "/body", "again"); code != 200 || got != "again" {
+		t.Errorf("POST after the server closed idle connections: %d %q", code, got)
 	}
 }

@@ -22,9 +22,11 @@ import (
 // wire format is the standard library's; the attempt's context deadline
 // becomes the connection's deadline, and cancelling the context (the run
 // ending) expires it at once. Keep-alive connections whose response body was
-// read to the end are kept, up to MaxIdleConnsPerHost per host. A request on
-// a reused connection that fails before any byte of a response is retried
-// once on a new connection (the server had closed the idle connection).
+// read to the end are kept, up to MaxIdleConnsPerHost per host, and checked
+// for a close by the server before reuse. A request on a reused connection
+// that fails before any byte of a response is retried once on a new
+// connection if it is replayable by net/http's rule (idempotent method or an
+// idempotency key); otherwise the error is returned.
 // https:// and other schemes go to Fallback. Safe for concurrent use.
 type LeanTransport struct {
 	// Fallback serves what the lean path does not (https); nil means a
@@ -85,11 +87,10 @@ func (t *LeanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "http" {
 		return t.Fallback.RoundTrip(req)
 	}
-	if req.Body != nil && req.GetBody == nil {
-		// Cannot be replayed on a new connection: no retry of a reused one.
-		return t.roundTrip(req, false)
-	}
 	resp, err := t.roundTrip(req, true)
+	if errors.Is(err, errLeanReused) && !replayable(req) {
+		return nil, fmt.Errorf("loadgen: lean: %s on a reused connection: %w", req.Method, io.ErrUnexpectedEOF)
+	}
 	if errors.Is(err, errLeanReused) {
 		if req.GetBody != nil {
 			body, gerr := req.GetBody()
@@ -189,6 +190,40 @@ func (t *LeanTransport) dial(ctx context.Context, key string) (net.Conn, error) 
 	return r.c, r.err
 }
 
+// replayable reports whether a request may be sent again after a reused
+// connection failed under it, by net/http's rule: idempotent methods, or an
+// idempotency key, and a body that can be produced again.
+func replayable(req *http.Request) bool {
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return false
+	}
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	_, key := req.Header["Idempotency-Key"]
+	_, xkey := req.Header["X-Idempotency-Key"]
+	return key || xkey
+}
+
+// alive reports whether an idle connection is still open: nothing to read
+// and no EOF (net/http's Transport learns of a close from its per-connection
+// reader, which the lean transport does not have).
+func (c *leanConn) alive() bool {
+	if c.br.Buffered() > 0 {
+		return false
+	}
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return true
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	return peekAlive(raw)
+}
+
 // closedByPeer reports an error of a connection the server had closed or
 // reset (not a timeout): the request never reached it.
 func closedByPeer(err error) bool {
@@ -209,22 +244,23 @@ func canonicalAddr(req *http.Request) string {
 	return net.JoinHostPort(host, port)
 }
 
-// getIdle returns a fresh idle connection to key, or nil.
+// getIdle returns a fresh, still open idle connection to key, or nil.
 func (t *LeanTransport) getIdle(key string) *leanConn {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	cs := t.idle[key]
-	for len(cs) > 0 {
+	for {
+		t.mu.Lock()
+		cs := t.idle[key]
+		if len(cs) == 0 {
+			t.mu.Unlock()
+			return nil
+		}
 		c := cs[len(cs)-1]
-		cs = cs[:len(cs)-1]
-		if time.Since(c.used) < leanIdleTimeout {
-			t.idle[key] = cs
+		t.idle[key] = cs[:len(cs)-1]
+		t.mu.Unlock()
+		if time.Since(c.used) < leanIdleTimeout && c.alive() {
 			return c
 		}
 		c.Close()
 	}
-	delete(t.idle, key)
-	return nil
 }
 
 // putIdle keeps c for reuse, or closes it when the pool is full.

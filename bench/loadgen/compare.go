@@ -49,6 +49,7 @@ func compare(ctx context.Context, args []string) error {
 	minSuccess := fs.Float64("min-success", 0.99, "least success ratio for a rate to count as sustained")
 	lagDur := fs.Duration("lag-duration", 30*time.Second, "length of the lag run at half the highest sustained rate")
 	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout of both tools")
+	netHTTP := fs.Bool("nethttp", false, "drive with net/http's Transport instead of the default LeanTransport")
 	trials := fs.Int("trials", 3, "trials per rate; a tool sustains a rate if any trial does (the machine is shared: a trial can be spoiled by others' load, not improved by it)")
 	fs.Parse(args)
 	if err := loopbackURL(*u); err != nil {
@@ -81,7 +82,7 @@ func compare(ctx context.Context, args []string) error {
 				return err
 			}
 			runO := func() error {
-				r.Ours, err = runDrive(ctx, self, *u, rate, *dur, *timeout)
+				r.Ours, err = runDrive(ctx, self, *u, rate, *dur, *timeout, *netHTTP)
 				return err
 			}
 			order := []func() error{runV, runO}
@@ -124,7 +125,7 @@ func compare(ctx context.Context, args []string) error {
 		MinSuccess float64      `json:"min_success"`
 	}{Rows: rows, VegetaMax: bestV, OursMax: bestO, DurationS: dur.Seconds(), Tolerance: *tol, MinSuccess: *minSuccess}
 	if bestO > 0 {
-		res, err := runDrive(ctx, self, *u, bestO/2, *lagDur, *timeout)
+		res, err := runDrive(ctx, self, *u, bestO/2, *lagDur, *timeout, *netHTTP)
 		if err != nil {
 			return err
 		}
@@ -169,12 +170,15 @@ func runVegeta(ctx context.Context, bin, u string, rate float64, dur, timeout ti
 }
 
 // runDrive runs this program's drive mode in its own process.
-func runDrive(ctx context.Context, self, u string, rate float64, dur, timeout time.Duration) (driveResult, error) {
+func runDrive(ctx context.Context, self, u string, rate float64, dur, timeout time.Duration, netHTTP bool) (driveResult, error) {
 	var res driveResult
 	ctx, cancel := context.WithTimeout(ctx, dur+2*timeout+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, "drive", "-url", u, "-rate", strconv.FormatFloat(rate, 'f', -1, 64),
 		"-duration", dur.String(), "-timeout", timeout.String())
+	if netHTTP {
+		cmd.Args = append(cmd.Args, "-nethttp")
+	}
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	if err != nil {

@@ -163,11 +163,11 @@ func drive(ctx context.Context, args []string) error {
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile here")
 	perSecond := fs.Bool("timeline", false, "print the per-second timeline on stderr")
 	maxLag := fs.Duration("max-lag", 0, "catch-up bound (0: the driver's default, 1 s)")
-	leanDrive := fs.Bool("lean", false, "use loadgen.LeanTransport instead of net/http's Transport")
+	netHTTP := fs.Bool("nethttp", false, "use net/http's Transport (loadgen.NewTransport) instead of the default LeanTransport")
 	fs.Parse(args)
-	var driveRT http.RoundTripper
-	if *leanDrive {
-		driveRT = loadgen.NewLeanTransport(loadgen.DefaultTransportOptions())
+	var driveRT http.RoundTripper // nil: the driver's default
+	if *netHTTP {
+		driveRT = loadgen.NewTransport(loadgen.DefaultTransportOptions())
 	}
 	if *cpuprof != "" {
 		f, err := os.Create(*cpuprof)

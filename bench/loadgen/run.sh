@@ -15,7 +15,8 @@
 # dependency of the module. Everything talks to 127.0.0.1 only and stops by
 # itself. Results (JSON) go to $OUT (default: a temporary directory, printed).
 #
-# Knobs (environment): RATES, TRIALS, DURATION, LAG_DURATION, STORM_DURATION,
+# Knobs (environment): RATES, TRIALS, NETHTTP (set: drive the comparison
+# with net/http's Transport instead of the default LeanTransport), DURATION, LAG_DURATION, STORM_DURATION,
 # STORM_RATE, STORMS ("linger0 nolinger h2c lean"; empty for none), VEGETA (a vegeta binary to use
 # instead of installing one), OUT.
 set -euo pipefail
@@ -61,7 +62,7 @@ echo "== host: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg
 start_target "$FAST" fast
 echo "== vegeta vs loadgen at $RATES for $DURATION each" >&2
 "$WORK/loadgen-bench" compare -vegeta "$VEGETA" -url "http://$FAST/" -rates "$RATES" \
-  -duration "$DURATION" -lag-duration "$LAG_DURATION" -trials "$TRIALS" >"$OUT/compare.json"
+  -duration "$DURATION" -lag-duration "$LAG_DURATION" -trials "$TRIALS" ${NETHTTP:+-nethttp} >"$OUT/compare.json"
 
 start_target "$HANG" silent
 start_target "$HANG_H2C" hang -h2c
