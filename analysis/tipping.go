@@ -24,8 +24,9 @@ type TippingConfig struct {
 	// max(20,000, 200·θ).
 	HorizonS float64
 	// CollapseWait is the wait, in timeouts, past which a run counts as
-	// collapsed (every attempt then times out and the storm feeds itself);
-	// zero means 20.
+	// collapsed: every attempt then times out. With unlimited retries the
+	// storm then feeds itself for good; with R attempts it may still come
+	// back when λ < λ_r = μ/R. Zero means 20.
 	CollapseWait float64
 	// Seed is the first run's seed; run i of every load uses Seed + i.
 	Seed uint64
@@ -38,19 +39,20 @@ type TippingPoint struct {
 	Collapsed int     `json:"collapsed"`
 	// Fraction is Collapsed/Runs, the probability of collapse within the horizon.
 	Fraction float64 `json:"fraction"`
-	// MedianCollapseS is the median time to collapse of the runs that
-	// collapsed, in service times; null when none did.
-	MedianCollapseS *float64 `json:"median_collapse_s"`
+	// MedianCollapse is the median time to collapse of the runs that
+	// collapsed, in service times (1/μ); null when none did.
+	MedianCollapse *float64 `json:"median_collapse_service_times"`
 }
 
 // TippingResult is a sweep beside the collapse law's closed forms.
 type TippingResult struct {
 	Theta    float64 `json:"theta"`
 	Attempts int     `json:"attempts"` // 0: unlimited
-	HorizonS float64 `json:"horizon_s"`
-	// CollapseWaitS is the wait that counts as collapse, in service times.
-	CollapseWaitS float64 `json:"collapse_wait_s"`
-	Runs          int     `json:"runs"`
+	// Horizon is how long each run watched, in service times (1/μ).
+	Horizon float64 `json:"horizon_service_times"`
+	// CollapseWait is the wait that counts as collapse, in service times.
+	CollapseWait float64 `json:"collapse_wait_service_times"`
+	Runs         int     `json:"runs"`
 	// LambdaC is λ_c/μ and RhoStar ρ* (CollapseCeiling); LambdaCAsymptote is
 	// the large-θ form 1 − (ln θ + 1)/θ.
 	LambdaC          float64 `json:"lambda_c"`
@@ -96,7 +98,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 	}
 	lc, rhoStar := CollapseCeiling(1, cfg.Theta)
 	res := TippingResult{
-		Theta: cfg.Theta, Attempts: cfg.Attempts, HorizonS: cfg.HorizonS, CollapseWaitS: cfg.CollapseWait * cfg.Theta, Runs: cfg.Runs,
+		Theta: cfg.Theta, Attempts: cfg.Attempts, Horizon: cfg.HorizonS, CollapseWait: cfg.CollapseWait * cfg.Theta, Runs: cfg.Runs,
 		LambdaC: lc, RhoStar: rhoStar, LambdaCAsymptote: CollapseCeilingAsymptote(1, cfg.Theta),
 		RecoveryThreshold: RecoveryThreshold(1, cfg.Attempts), Hysteresis: HasHysteresis(cfg.Attempts, cfg.Theta),
 	}
@@ -120,7 +122,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 				Retry:         CapRetries(retries, 0),
 				Seed:          cfg.Seed + uint64(i),
 				SampleS:       cfg.HorizonS / 100,
-				CollapseWaitS: res.CollapseWaitS,
+				CollapseWaitS: res.CollapseWait,
 			})
 			if err != nil {
 				return res, fmt.Errorf("tipping: load %v: %w", load, err)
@@ -133,7 +135,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 		p.Fraction = float64(p.Collapsed) / float64(p.Runs)
 		if len(times) > 0 {
 			slices.Sort(times)
-			p.MedianCollapseS = Num(median(times))
+			p.MedianCollapse = Num(median(times))
 		}
 		res.Points = append(res.Points, p)
 	}

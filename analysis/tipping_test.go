@@ -26,7 +26,7 @@ func TestTippingSweepCollapseLaw(t *testing.T) {
 		}
 		above := 0
 		for _, p := range res.Points {
-			t.Logf("θ = %v: λ/μ = %.4f (%.2f λ_c): %2d/%d collapsed, median after %.0f service times", theta, p.Load, p.Load/lc, p.Collapsed, p.Runs, Value(p.MedianCollapseS))
+			t.Logf("θ = %v: λ/μ = %.4f (%.2f λ_c): %2d/%d collapsed, median after %.0f service times", theta, p.Load, p.Load/lc, p.Collapsed, p.Runs, Value(p.MedianCollapse))
 			if p.Load > lc {
 				above++
 				if p.Collapsed != p.Runs {

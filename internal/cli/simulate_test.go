@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// runSub calls Main in a subtest of its own, so that several calls in one
+// test each start from the repository root (run changes directory until
+// its test ends).
+func runSub(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Run(strings.Join(args, " "), func(t *testing.T) { code, stdout, stderr = run(t, args...) })
+	return code, stdout, stderr
+}
+
+// simulate --model request runs the request-level model: its verdicts
+// agree with the fluid model on the shipped scenarios, exit codes follow
+// the gate, and the JSON document names the model and carries a timeline.
+func TestSimulateRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		code    int
+		verdict analysis.Verdict
+	}{
+		{"recovers", ExitPassed, analysis.VerdictRecovered},         // A·ρ = 0.75
+		{"trapped", ExitGateFailed, analysis.VerdictTrapped},        // A·ρ = 1.2
+		{"no-trigger", ExitInconclusive, analysis.VerdictNoTrigger}, // k·ρ = 0.75
+		{"gateway-budget", ExitPassed, analysis.VerdictRecovered},   // hidden gateway ×3 behind a budget
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, "simulate", "--model", "request", "--json", "scenarios/"+tc.name+".hcl")
+			var doc analysis.Document
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatalf("exit %d: %v\n%s", code, err, stderr)
+			}
+			if code != tc.code || doc.Verdict != tc.verdict || doc.Model != "request" || doc.Observation == nil ||
+				doc.Observation.Source != "request" || len(doc.Timeline) < 100 || doc.Runs != nil {
+				t.Errorf("exit %d verdict %s model %q timeline %d; want exit %d, %s", code, doc.Verdict, doc.Model, len(doc.Timeline), tc.code, tc.verdict)
+			}
+		})
+	}
+}
+
+// The same seed prints the same document; another seed, another run.
+func TestSimulateRequestSeed(t *testing.T) {
+	_, a, _ := runSub(t, "simulate", "--model", "request", "--json", "--seed", "5", "scenarios/recovers.hcl")
+	_, b, _ := runSub(t, "simulate", "--model", "request", "--json", "--seed", "5", "scenarios/recovers.hcl")
+	_, c, _ := runSub(t, "simulate", "--model", "request", "--json", "--seed", "6", "scenarios/recovers.hcl")
+	if a != b || a == c || a == "" {
+		t.Errorf("seed 5 twice equal: %v; seeds 5 and 6 differ: %v", a == b, a != c)
+	}
+}
+
+// --runs N: the document shows the median run and the spread of all N.
+func TestSimulateRequestRuns(t *testing.T) {
+	code, stdout, _ := runSub(t, "simulate", "--model", "request", "--json", "--runs", "5", "--seed", "3", "scenarios/recovers.hcl")
+	var doc analysis.Document
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	sp := doc.Runs
+	if code != ExitPassed || sp == nil || sp.Runs != 5 || sp.FirstSeed != 3 || sp.Verdicts[analysis.VerdictRecovered] != 5 ||
+		sp.RecoveryMedianS == nil || doc.RecoveryS == nil || *doc.RecoveryS != *sp.RecoveryMedianS {
+		t.Fatalf("exit %d, runs %+v, recovery %v", code, sp, analysis.Value(doc.RecoveryS))
+	}
+	_, text, _ := runSub(t, "simulate", "--model", "request", "--runs", "3", "scenarios/trapped.hcl")
+	for _, want := range []string{"Runs           3 seeds from 1: trapped 3; trapped in 100 %", "recovery min never, median never, max never", "above: the median run (seed", "Model          request:", "Timeline (every"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// The request model's text output for a seed is pinned.
+func TestSimulateRequestText(t *testing.T) {
+	code, stdout, _ := run(t, "simulate", "--model", "request", "--seed", "1", "scenarios/recovers.hcl")
+	if code != ExitPassed {
+		t.Errorf("exit %d", code)
+	}
+	t.Chdir("internal/cli")
+	golden(t, "simulate-request-recovers.txt", stdout)
+}
+
+// simulate --tipping sweeps the collapse law's service: from flags, or
+// with θ and R taken from a scenario; the text is pinned.
+func TestSimulateTipping(t *testing.T) {
+	code, stdout, stderr := runSub(t, "simulate", "--tipping", "--theta", "5", "--runs", "8", "--json")
+	var res analysis.TippingResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, stderr)
+	}
+	lc, _ := analysis.CollapseCeiling(1, 5)
+	if code != ExitPassed || res.Theta != 5 || res.Attempts != 0 || res.Runs != 8 || res.LambdaC != lc || len(res.Points) != 16 ||
+		res.Tipping50 == nil || *res.Tipping50 > lc {
+		t.Errorf("exit %d, result %+v", code, res)
+	}
+	for _, p := range res.Points {
+		if p.Load > lc && p.Collapsed != p.Runs {
+			t.Errorf("λ/μ = %v above λ_c: %d of %d collapsed", p.Load, p.Collapsed, p.Runs)
+		}
+	}
+
+	// recovers.hcl: θ = C·τ_out = 200·1, R = 2 + 1 = 3.
+	_, stdout, _ = runSub(t, "simulate", "--tipping", "--json", "--runs", "2", "--loads", "0.5,1.2", "scenarios/recovers.hcl")
+	res = analysis.TippingResult{}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Theta != 200 || res.Attempts != 3 || len(res.Points) != 2 || res.Points[0].Collapsed != 0 || res.Points[1].Collapsed != 2 {
+		t.Errorf("from recovers.hcl: %+v", res)
+	}
+
+	code, stdout, _ = run(t, "simulate", "--tipping", "--theta", "2", "--attempts", "3", "--runs", "4", "--loads", "0.1,0.2,0.3,0.4,0.6")
+	if code != ExitPassed {
+		t.Errorf("exit %d", code)
+	}
+	t.Chdir("internal/cli")
+	golden(t, "simulate-tipping.txt", stdout)
+}
+
+// Usage errors of simulate exit 2 and say what is wrong.
+func TestSimulateUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"runs with the fluid model", []string{"simulate", "--runs", "3", "scenarios/recovers.hcl"}, "deterministic"},
+		{"no runs", []string{"simulate", "--model", "request", "--runs", "0", "scenarios/recovers.hcl"}, "--runs 0"},
+		{"negative seed", []string{"simulate", "--model", "request", "--seed", "-1", "scenarios/recovers.hcl"}, "--seed -1"},
+		{"no scenario", []string{"simulate", "--model", "request"}, "accepts 1 arg"},
+		{"tipping without theta", []string{"simulate", "--tipping"}, "--theta"},
+		{"tipping with a bad load", []string{"simulate", "--tipping", "--theta", "5", "--loads", "-1"}, "load -1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, tc.args...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
