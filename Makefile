@@ -19,6 +19,7 @@ test:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./analysis/
+	$(GO) test -run '^$$' -bench RequestSim -benchtime 3x -cpu 1 ./runner/
 
 demo: build
 	@echo "The live demo (specimen + embedded Prometheus + trigger run) arrives with 'trigger run'."
