@@ -127,9 +127,14 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 			if err != nil {
 				return res, fmt.Errorf("tipping: load %v: %w", load, err)
 			}
-			if run.Collapsed() || run.Truncated {
+			switch {
+			case run.Collapsed():
 				p.Collapsed++
 				times = append(times, run.CollapsedAtS)
+			case run.Truncated:
+				// A storm too large to follow is a collapse too.
+				p.Collapsed++
+				times = append(times, run.EndS)
 			}
 		}
 		p.Fraction = float64(p.Collapsed) / float64(p.Runs)
