@@ -56,8 +56,13 @@ var (
 	queueNames   = []string{"per_pod", "shared"}
 )
 
-func (a ArrivalProcess) String() string  { return enumName(arrivalNames, int(a)) }
+// String returns "poisson" or "uniform".
+func (a ArrivalProcess) String() string { return enumName(arrivalNames, int(a)) }
+
+// String returns "deterministic", "exponential" or "lognormal".
 func (k ServiceTimeKind) String() string { return enumName(serviceNames, int(k)) }
+
+// String returns "per_pod" or "shared", the scenario's spelling.
 func (q QueueDiscipline) String() string { return enumName(queueNames, int(q)) }
 
 func enumName(names []string, i int) string {
