@@ -306,6 +306,7 @@ type leanBody struct {
 	done bool
 }
 
+// Read reads the response body and notes its end.
 func (b *leanBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if err == io.EOF {
@@ -314,6 +315,8 @@ func (b *leanBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close keeps the connection for reuse if the body was read to the end, the
+// response allows keep-alive and the context did not fire; else closes it.
 func (b *leanBody) Close() error {
 	if b.done {
 		return nil
