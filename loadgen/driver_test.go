@@ -719,3 +719,30 @@ func TestLeanTransportResponses(t *testing.T) {
 		t.Errorf("POST after the server closed idle connections: %d %q", code, got)
 	}
 }
+
+func TestLeanTransportHTTP2Option(t *testing.T) {
+	// Asked for HTTP/2, the lean transport hands http:// to its net/http
+	// fallback, which speaks h2c with prior knowledge.
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Proto)
+	}))
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	srv.Config.Protocols = &p
+	srv.Start()
+	defer srv.Close()
+	o := DefaultTransportOptions()
+	o.HTTP2 = true
+	lt := NewLeanTransport(o)
+	defer lt.CloseIdleConnections()
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	resp, err := lt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "HTTP/2.0" {
+		t.Errorf("served over %q, want HTTP/2.0", b)
+	}
+}

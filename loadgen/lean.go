@@ -36,6 +36,7 @@ type LeanTransport struct {
 	d       *dialer
 	bufSize int
 	maxIdle int
+	h1      bool // the lean path is used (false when the options ask for HTTP/2)
 
 	mu   sync.Mutex
 	idle map[string][]*leanConn // by host:port, most recently used last
@@ -60,7 +61,8 @@ const leanIdleTimeout = 90 * time.Second
 
 // NewLeanTransport returns a LeanTransport with the socket options of o
 // (Linger0, SourceAddrs, DialTimeout, BufferSize — 512 bytes when 0 —,
-// MaxIdleConnsPerHost); its Fallback is NewTransport(o).
+// MaxIdleConnsPerHost); its Fallback is NewTransport(o). With o.HTTP2 every
+// request goes to the fallback (HTTP/2 only, h2c for http://).
 func NewLeanTransport(o TransportOptions) *LeanTransport {
 	if o.MaxIdleConnsPerHost <= 0 {
 		o.MaxIdleConnsPerHost = 4096
@@ -73,6 +75,7 @@ func NewLeanTransport(o TransportOptions) *LeanTransport {
 		d:        newDialer(o),
 		bufSize:  o.BufferSize,
 		maxIdle:  o.MaxIdleConnsPerHost,
+		h1:       !o.HTTP2,
 		idle:     map[string][]*leanConn{},
 	}
 	t.writers.New = func() any { return bufio.NewWriterSize(nil, t.bufSize) }
@@ -84,7 +87,7 @@ var errLeanReused = errors.New("loadgen: lean: reused connection closed before a
 // RoundTrip sends one request and returns its response; the body must be
 // read to the end or closed.
 func (t *LeanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Scheme != "http" {
+	if req.URL.Scheme != "http" || !t.h1 {
 		return t.Fallback.RoundTrip(req)
 	}
 	resp, err := t.roundTrip(req, true)
