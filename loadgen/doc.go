@@ -73,8 +73,8 @@
 // for 60 s, holding its port: 120,000 ports a minute, so a target that
 // closes silently after the client left exhausts the ports within about 15 s
 // unless the kernel reuses TIME_WAIT ports (Linux's tcp_tw_reuse = 2 does,
-// for loopback only). NewTransport therefore sets SO_LINGER 0 on every
-// connection by default (TransportOptions.Linger0): closing resets the
+// for loopback only). DefaultTransportOptions therefore set SO_LINGER 0 on
+// every connection of either transport (TransportOptions.Linger0): closing resets the
 // connection at once and leaves no TIME_WAIT, so ports in use stay at the
 // number of attempts in flight (≈ rate × timeout) and file descriptors too.
 // The target sees a reset instead of an orderly close of a connection whose
