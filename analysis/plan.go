@@ -163,11 +163,15 @@ func recommend(in PlanInputs, sc ScenarioSection, trig TriggerCheck, p Predictio
 		out = append(out, fmt.Sprintf("the trigger margin is only %.2f: if the real capacity is more than %.0f %% above %.0f/s the spike will not trigger; consider k ≥ %s",
 			trig.Margin, 100*slack, sc.CapacityPerS, trimFloat(kFor)))
 	}
+	boundHolds := p.AdmissionBound != nil && p.AdmissionBound.Holds
 	switch {
-	case a*rho >= 1 && p.AdmissionBound == nil:
+	case a*rho >= 1 && boundHolds:
+		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1, but the admission bound b = %s < τ_out keeps retry debt from forming: the excess is refused at the door, so clients see refusals instead of timeouts, and the service comes back",
+			a*rho, FormatSeconds(p.AdmissionBound.BoundS)))
+	case a*rho >= 1:
 		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1: once triggered the service stays failed. To escape, lower A below 1/ρ = %.2f (fewer retries, a retry budget β < %.2f), raise capacity above A·λ = %.0f/s, or refuse work at the door with an admission bound b < τ_out",
 			a*rho, 1/rho, math.Max(0, 1/rho-1), a*sc.DemandPerS))
-	case a*rho >= 0.8 && trig.Valid:
+	case a*rho >= 0.8 && trig.Valid && !boundHolds:
 		out = append(out, fmt.Sprintf("A·ρ = %.2f is close to 1: recovery time grows as 1/(1 − A·ρ) (critical slowing), so a little more load or one more retry layer traps the service", a*rho))
 	}
 	if p.AdmissionBound != nil && !p.AdmissionBound.Holds {
