@@ -179,8 +179,9 @@ func TestClockReplan(t *testing.T) {
 		if tot.Planned != 161 {
 			t.Errorf("planned %d, want 161", tot.Planned)
 		}
-		if el := d.Elapsed(); el != 2405*time.Millisecond {
-			t.Errorf("ended at %v, want 2.405s", el)
+		// The last arrival is at 2.405 s; the replanned stage lasts until 2.505 s.
+		if el := d.Elapsed(); el != 2505*time.Millisecond {
+			t.Errorf("ended at %v, want 2.505s (the end of the replanned stage)", el)
 		}
 	})
 }
@@ -207,6 +208,28 @@ func TestClockDropBeyondMaxLag(t *testing.T) {
 		}
 		if tot.Lag.P50 < 0.049 || tot.Lag.P50 > 0.051 {
 			t.Errorf("lag %+v, want 50 ms", tot.Lag)
+		}
+	})
+}
+
+func TestClockZeroRateIsAPause(t *testing.T) {
+	// Demand dropped to zero for 3 s (what the runner's on_trap "drop"
+	// does) is a pause, not the end of the run: Run lasts until the stage
+	// ends, tracers keep probing through it, and every second is counted.
+	synctest.Test(t, func(t *testing.T) {
+		rt := newFakeRT(func(r *http.Request) (*http.Response, error) { return status(200) })
+		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"},
+			Stages:   []Stage{Constant(time.Second, 10), Constant(3*time.Second, 0)},
+			Arrivals: Uniform, Timeout: time.Second, Transport: rt, Tracers: &Tracers{Rate: 2, Timeout: time.Second}})
+		tot := checkAccounting(t, d)
+		if el := d.Elapsed(); el != 4*time.Second {
+			t.Errorf("run ended at %v, want 4s (the end of the zero-rate stage)", el)
+		}
+		if tot.Sent != 10 || tot.TracerSent < 7 {
+			t.Errorf("sent %d first attempts and %d tracers; want 10 and a tracer every 0.5 s through the pause", tot.Sent, tot.TracerSent)
+		}
+		if n := len(d.Timeline()); n < 4 {
+			t.Errorf("%d seconds in the timeline, want 4", n)
 		}
 	})
 }

@@ -14,9 +14,10 @@ const fineWindow = 2 * time.Millisecond
 // until fineWindow before each planned time (start + offset), then precisely
 // to it, never chaining sleeps, so timer error does not accumulate. When it is behind it sends at once; a planned
 // time more than MaxLag in the past is dropped. It returns when the schedule
-// has ended or ctx is done.
+// has ended (its last stage is over, arrivals or not) or ctx is done.
 func (d *Driver) dispatch(ctx context.Context) {
 	sched := NewSchedule(d.cfg.Stages, d.cfg.Arrivals, d.cfg.Seed)
+	d.schedEnd.Store(int64(sched.End()))
 	var offset time.Duration
 	var pend *replanReq
 	replans := uint64(0)
@@ -32,11 +33,30 @@ func (d *Driver) dispatch(ctx context.Context) {
 			replans++
 			sched = NewSchedule(pend.stages, d.cfg.Arrivals, d.cfg.Seed+replans*0x9e3779b97f4a7c15)
 			offset, pend = pend.at, nil
+			d.schedEnd.Store(int64(offset + sched.End()))
 			at, ok = sched.Next()
 			continue
 		}
-		if !ok || ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return
+		}
+		if !ok {
+			// No arrival is left, but the schedule lasts until its last
+			// stage ends (demand dropped to zero is a pause: tracers keep
+			// probing, seconds keep being counted, a replan may come).
+			wait := offset + sched.End() - d.now()
+			if wait <= 0 {
+				return
+			}
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-d.replanC:
+				timer.Stop()
+			case <-ctx.Done():
+				return
+			}
+			continue
 		}
 		planned := offset + at
 		wait := planned - d.now()
@@ -123,6 +143,20 @@ func (d *Driver) tracers(ctx context.Context, schedDone <-chan struct{}) {
 		case <-ctx.Done():
 			return
 		default:
+		}
+		if planned >= time.Duration(d.schedEnd.Load()) {
+			// At or past the schedule's end: no tracer, but a replan may
+			// still extend the schedule, so look again a gap later.
+			n--
+			timer.Reset(gap)
+			select {
+			case <-timer.C:
+			case <-schedDone:
+				return
+			case <-ctx.Done():
+				return
+			}
+			continue
 		}
 		d.attempts.Add(1)
 		go d.trace(ctx, uint64(n))

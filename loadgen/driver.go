@@ -88,6 +88,9 @@ type Driver struct {
 	pending  atomic.Int64 // logical requests not ended
 	idle     chan struct{}
 	replanP  atomic.Pointer[replanReq]
+	// schedEnd is the current schedule's end, nanoseconds since the start
+	// (set by the dispatcher, read by the tracers).
+	schedEnd atomic.Int64
 	replanC  chan struct{}
 	seq      atomic.Uint64
 	idPrefix string

@@ -174,6 +174,16 @@ func (s *Schedule) Next() (at time.Duration, ok bool) {
 	return 0, false
 }
 
+// End is the schedule's length: the end of its last stage, whether or not
+// an arrival falls near it. A stage of rate zero is a pause, not an end.
+func (s *Schedule) End() time.Duration {
+	var end time.Duration
+	for _, st := range s.stages {
+		end += max(st.Duration, 0)
+	}
+	return end
+}
+
 // advance moves the target to the next arrival.
 func (s *Schedule) advance() {
 	if s.arrivals == Poisson {

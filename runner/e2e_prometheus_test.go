@@ -118,7 +118,10 @@ func TestE2ERealPrometheusAgreesWithEmbedded(t *testing.T) {
 			logTimeline(t, res)
 		}
 	})
-	embedded, err := runE2E(t, context.Background(), base.parse(t))
+	// The first run left its specimen trapped: the embedded run gets a fresh one.
+	fresh := base
+	fresh.url, _ = startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
+	embedded, err := runE2E(t, context.Background(), fresh.parse(t))
 	if err != nil {
 		t.Fatal(err)
 	}

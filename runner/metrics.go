@@ -156,6 +156,10 @@ func remoteAuth(cfg *prom.RemoteConfig, p *scenarios.Prometheus, getenv func(str
 	return err
 }
 
+// remoteDataGrace is how long a remote Prometheus' queries may return no
+// data before the run calls it missing.
+const remoteDataGrace = 15 * time.Second
+
 // checkQueries waits for the embedded server's first scrapes, checks that
 // every scrape target is up, and that every query returns data.
 func (m *metrics) checkQueries(ctx context.Context, opts Options, p *scenarios.Prometheus) error {
@@ -163,7 +167,9 @@ func (m *metrics) checkQueries(ctx context.Context, opts Options, p *scenarios.P
 	if interval <= 0 {
 		interval = prom.DefaultScrapeInterval
 	}
-	deadline := time.Now()
+	// A remote server may have just started scraping (or just been pointed
+	// at a new target): give its data a few scrapes to appear.
+	deadline := time.Now().Add(remoteDataGrace)
 	if m.embedded != nil {
 		warm := opts.QueryWarmup
 		if warm <= 0 {
