@@ -181,6 +181,9 @@ type Observation struct {
 	// WaitSource names the wait signal the trend was judged on: "service"
 	// (the scenario's wait query), "ingress-served" or "tracers".
 	WaitSource string `json:"wait_source,omitempty"`
+	// JudgedS is when the run judged the service trapped or metastable,
+	// seconds after the spike's end (null when it did not).
+	JudgedS *float64 `json:"judged_s,omitempty"`
 	// VerdictReason says, in words, what decided the verdict.
 	VerdictReason string `json:"verdict_reason,omitempty"`
 	// Findings are what the measurement says in plain words (a hidden

@@ -50,6 +50,7 @@ func (r *run) document() analysis.Document {
 		return doc
 	}
 	obs.SpikeStartS, obs.SpikeEndS = analysis.Num(r.spikeStart), analysis.Num(r.spikeEnd)
+	obs.JudgedS = analysis.Num(r.judgedAt - r.spikeEnd)
 	obs.T0S = analysis.Num(r.t0())
 
 	facts := r.facts()

@@ -40,6 +40,9 @@ func TestE2ETrappedStopsEarly(t *testing.T) {
 	if d.Verdict != analysis.VerdictTrapped || d.Gate.Passed {
 		t.Fatalf("verdict %s, gate passed %v; want trapped and a failed gate", d.Verdict, d.Gate.Passed)
 	}
+	if j := analysis.Value(d.Observation.JudgedS); !(j <= 10*1) {
+		t.Errorf("judged trapped %.1f s after the spike's end; want within 10 τ_out", j)
+	}
 	spikeEnd := *d.Observation.SpikeEndS
 	if limit := spikeEnd + 10*1; d.Observation.EndS > limit {
 		t.Errorf("judged at %.1f s, %.1f s after the spike's end; want within 10 τ_out", d.Observation.EndS, d.Observation.EndS-spikeEnd)

@@ -93,11 +93,20 @@ func (r *run) observe(now float64) bool {
 		}
 		return true
 	}
-	tv := r.judgeTrend(now, analysis.TrendPolicy{MinPoints: 4})
-	if tv.Decided {
-		r.trend = tv
-		r.verdict, r.reason = tv.Verdict, tv.Reason
-		if tv.Verdict == analysis.VerdictTrapped && r.s.OnTrap != nil {
+	if r.verdict == "" {
+		if tv := r.judgeTrend(now, analysis.TrendPolicy{MinPoints: 4}); tv.Decided {
+			r.trend, r.judgedAt = tv, now
+			r.verdict, r.reason = tv.Verdict, tv.Reason
+			r.opts.logf("judged %s %.1f s after the spike: %s", tv.Verdict, now-r.spikeEnd, tv.Reason)
+		}
+	}
+	if r.verdict != "" {
+		// Judged: keep the failed state a few seconds more if A_fail has
+		// not been measured yet, then act or stop.
+		if now < r.measuredBy() {
+			return false
+		}
+		if r.verdict == analysis.VerdictTrapped && r.s.OnTrap != nil {
 			r.startOnTrap(now)
 			return false
 		}
@@ -145,7 +154,7 @@ func (r *run) horizon(why string) {
 		return
 	}
 	tv := r.judgeTrend(r.elapsed(), analysis.TrendPolicy{MinPoints: 3, PatientPoints: 3})
-	r.trend = tv
+	r.trend, r.judgedAt = tv, r.elapsed()
 	switch {
 	case tv.Trend.N < 3:
 		r.verdict, r.reason = analysis.VerdictMetastable, why+" while still failing; no wait signal to tell a trap from a slow recovery"
@@ -218,4 +227,19 @@ func (r *run) t0() float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// minFailedWindow is how long, in seconds, the settled failed state must be
+// watched for A_fail to be measured before a judged run stops.
+const minFailedWindow = 3.0
+
+// measuredBy is when the failed state after the spike has been watched long
+// enough to measure A_fail: the retry streams settled, the service's rate
+// windows past the spike, and minFailedWindow more. Zero without an
+// ingress query (then A_fail cannot be measured at all).
+func (r *run) measuredBy() float64 {
+	if !r.mets.has("ingress") {
+		return 0
+	}
+	return r.spikeEnd + r.settle + r.mets.rateLag("ingress", "first_attempts", "served") + minFailedWindow
 }

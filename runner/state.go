@@ -33,6 +33,7 @@ type run struct {
 	reason       string
 	recoveryS    float64 // from the spike's end; NaN until recovered
 	trend        analysis.TrendVerdict
+	judgedAt     float64 // seconds since the load started; NaN until judged trapped or metastable
 	onTrap       *onTrapState
 	interrupted  bool
 	inconclusive string
@@ -42,7 +43,7 @@ type run struct {
 func newRun(opts Options, plan analysis.Document, in analysis.PlanInputs, policy loadgen.RetryPolicy, drv *loadgen.Driver, mets *metrics, tw *report.TimelineWriter) *run {
 	r := &run{
 		opts: opts, s: opts.Scenario, plan: plan, inputs: in, drv: drv, mets: mets, tw: tw,
-		phase: "warmup", spikeStart: math.NaN(), spikeEnd: math.NaN(), recoveryS: math.NaN(), lastStatus: -1,
+		phase: "warmup", spikeStart: math.NaN(), spikeEnd: math.NaN(), recoveryS: math.NaN(), judgedAt: math.NaN(), lastStatus: -1,
 	}
 	// The retry streams of the spike's attempts keep arriving for one
 	// timeout plus backoff per retry after the spike ends; one scrape

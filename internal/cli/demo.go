@@ -191,6 +191,9 @@ func printDemoSummary(w io.Writer, results []demoResult) error {
 		return fmt.Sprintf("%s (predicted %s)", optSeconds(d.RecoveryS), optSeconds(d.Prediction.RecoveryS))
 	}))
 	row("A_fail (service) / clients", val(func(d *analysis.Document) string {
+		if d.Amplification.Measured == nil {
+			return "— (no failed state to measure)"
+		}
 		return fmt.Sprintf("%s / %s", optNum(d.Amplification.Measured), optNum(d.Observation.AmplificationClient))
 	}))
 	row("First attempts lost", val(func(d *analysis.Document) string {

@@ -96,8 +96,9 @@ func phaseBands(rows []analysis.MeasuredSecond, v timelineView) []band {
 
 // verdictMoment is when the verdict was reached, seconds since the run
 // started, and its label: the recovery (spike end + recovery_s), or the
-// moment the run judged the service trapped or metastable (when on_trap
-// started, else the end of the observation). NaN when there is none.
+// moment the run judged the service trapped or metastable (judged_s; for
+// older documents when on_trap started, else the end of the observation).
+// NaN when there is none.
 func verdictMoment(doc analysis.Document, v timelineView, rows []analysis.MeasuredSecond) (float64, string) {
 	switch doc.Verdict {
 	case analysis.VerdictRecovered:
@@ -107,6 +108,9 @@ func verdictMoment(doc analysis.Document, v timelineView, rows []analysis.Measur
 		return v.spikeEnd + *doc.RecoveryS, "recovered after " + analysis.FormatSeconds(*doc.RecoveryS)
 	case analysis.VerdictTrapped, analysis.VerdictMetastable:
 		word := string(doc.Verdict)
+		if o := doc.Observation; o != nil && o.JudgedS != nil && finite(v.spikeEnd) {
+			return v.spikeEnd + *o.JudgedS, word
+		}
 		if ot := obsOnTrap(doc); ot != nil && finite(v.spikeEnd) {
 			return v.spikeEnd + ot.AtS, word
 		}

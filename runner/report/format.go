@@ -206,6 +206,9 @@ func verdictHeadline(doc analysis.Document) string {
 		}
 		return "metastable" + pred
 	case analysis.VerdictTrapped:
+		if o := doc.Observation; o != nil && o.JudgedS != nil {
+			return "trapped (judged " + analysis.FormatSeconds(*o.JudgedS) + " after the spike)"
+		}
 		if ot := obsOnTrap(doc); ot != nil {
 			return "trapped (judged " + analysis.FormatSeconds(ot.AtS) + " after the spike)"
 		}
