@@ -118,8 +118,8 @@ func TestChartSeriesInSVG(t *testing.T) {
 		verdict string // the verdict marker's label
 		phases  []string
 	}{
-		// recovers.hcl: the service came back 39 s after the spike.
-		{"recovered", "recovered after 39.0 s", []string{"warmup", "spike", "observe"}},
+		// recovers.hcl: the service came back 55 s after the spike.
+		{"recovered", "recovered after 55.0 s", []string{"warmup", "spike", "observe"}},
 		// trapped.hcl: judged trapped 7 s after the spike, then on_trap drop.
 		{"trapped", "trapped", []string{"warmup", "spike", "observe", "on_trap"}},
 	} {
@@ -230,7 +230,7 @@ func TestChartWithoutRows(t *testing.T) {
 	doc, _ := loadFixture(t, "recovered")
 	svg, _ := renderSVG(t, doc, nil)
 	got := parseSVG(t, svg)
-	for _, want := range []string{"spike start", "spike end", "recovered after 39.0 s", "warmup", "observe", "no timeline recorded"} {
+	for _, want := range []string{"spike start", "spike end", "recovered after 55.0 s", "warmup", "observe", "no timeline recorded"} {
 		if !got.hasText(want) {
 			t.Errorf("text %q missing", want)
 		}

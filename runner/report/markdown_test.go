@@ -33,7 +33,7 @@ func TestMarkdownMarks(t *testing.T) {
 	}{
 		// A passed gate: ✅ in the headline and on every criterion.
 		{"passed", "recovered", func(*analysis.Document) {},
-			[]string{"## ✅ Trigger test “recovers”: recovered after 39.0 s (predicted 67.3 s), gate passed", "- ✅ **recovery**: recovered in 39.0 s"},
+			[]string{"## ✅ Trigger test “recovers”: recovered after 55.0 s (predicted 67.3 s), gate passed", "- ✅ **recovery**: recovered in 55.0 s"},
 			[]string{"❌"}},
 		// A failed gate: ❌ in the headline and on the failed criterion only.
 		{"failed", "trapped", func(*analysis.Document) {},
