@@ -249,11 +249,17 @@ func SimulatePlan(in PlanInputs, stepS, sampleS float64) (Document, error) {
 	if err != nil {
 		return doc, err
 	}
-	doc.Kind, doc.Model = "simulate", "fluid"
-	doc.Verdict = ApplyBudget(res.Verdict, res.RecoveryS, in.Gate.MaxRecoveryS)
+	return withModelRun(doc, in.Gate, "fluid", res), nil
+}
+
+// withModelRun fills a plan's document with what a model run showed: the
+// `simulate` document of SimulatePlan and SimulateRequestPlan.
+func withModelRun(doc Document, gate GateSpec, model string, res FluidResult) Document {
+	doc.Kind, doc.Model = "simulate", model
+	doc.Verdict = ApplyBudget(res.Verdict, res.RecoveryS, gate.MaxRecoveryS)
 	doc.RecoveryS = Num(res.RecoveryS)
 	doc.Observation = &Observation{
-		Source:              "fluid",
+		Source:              model,
 		T0S:                 Num(res.T0S),
 		PeakWaitS:           Num(res.PeakWaitS),
 		FinalWaitS:          Num(res.FinalWaitS),
@@ -271,9 +277,9 @@ func SimulatePlan(in PlanInputs, stepS, sampleS float64) (Document, error) {
 	if doc.Amplification.Measured != nil && doc.Amplification.Client > 0 {
 		doc.Amplification.Hidden = Num(*doc.Amplification.Measured / doc.Amplification.Client)
 	}
-	doc.Gate = EvaluateGate(in.Gate, doc.Verdict, res.RecoveryS, res.ProjectedRecoveryS, Value(doc.Amplification.Measured))
+	doc.Gate = EvaluateGate(gate, doc.Verdict, res.RecoveryS, res.ProjectedRecoveryS, Value(doc.Amplification.Measured))
 	doc.Timeline = res.Timeline
-	return doc, nil
+	return doc
 }
 
 func nonZero(x float64) *float64 {

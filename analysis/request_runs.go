@@ -90,30 +90,7 @@ func SimulateRequestPlan(ctx context.Context, in PlanInputs, cfg RequestConfig, 
 	if err != nil {
 		return doc, err
 	}
-	doc.Kind, doc.Model = "simulate", "request"
-	doc.Verdict = ApplyBudget(res.Verdict, res.RecoveryS, in.Gate.MaxRecoveryS)
-	doc.RecoveryS = Num(res.RecoveryS)
-	doc.Observation = &Observation{
-		Source:              "request",
-		T0S:                 Num(res.T0S),
-		PeakWaitS:           Num(res.PeakWaitS),
-		FinalWaitS:          Num(res.FinalWaitS),
-		WaitSlope:           Num(res.WaitSlope),
-		ProjectedRecoveryS:  Num(res.ProjectedRecoveryS),
-		LostWorkS:           Num(res.LostWorkS),
-		TimedOut:            Num(res.TimedOut),
-		Refused:             Num(res.Refused),
-		Abandoned:           Num(res.Abandoned),
-		FailedRequests:      Num(res.FailedRequests),
-		AmplificationFailed: nonZero(res.AmplificationFailed),
-		EndS:                res.EndS,
-	}
-	doc.Amplification.Measured = doc.Observation.AmplificationFailed
-	if doc.Amplification.Measured != nil && doc.Amplification.Client > 0 {
-		doc.Amplification.Hidden = Num(*doc.Amplification.Measured / doc.Amplification.Client)
-	}
-	doc.Gate = EvaluateGate(in.Gate, doc.Verdict, res.RecoveryS, res.ProjectedRecoveryS, Value(doc.Amplification.Measured))
-	doc.Timeline = res.Timeline
+	doc = withModelRun(doc, in.Gate, "request", res.FluidResult)
 	if runs > 1 {
 		doc.Runs = &spread
 	}
