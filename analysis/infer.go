@@ -24,8 +24,9 @@ type RunFacts struct {
 	// RecoveryS is the measured recovery time from the spike's end (NaN if none).
 	RecoveryS float64
 	// ScenarioCapacityPerS is the scenario's C, used when the service's
-	// served rate is unknown.
-	ScenarioCapacityPerS float64
+	// served rate is unknown; ScenarioDemandPerS is its λ, used when the run
+	// measured no baseline (no warmup).
+	ScenarioCapacityPerS, ScenarioDemandPerS float64
 }
 
 // Inference is what a run's timeline says about the model's parameters
@@ -117,6 +118,9 @@ func Infer(rows []MeasuredSecond, f RunFacts, waitT, waitW []float64) Inference 
 	in.BaselinePerS = meanOver(rows, 1, f.SpikeStartS, func(r MeasuredSecond) float64 { return r.Sent })
 	if math.IsNaN(in.BaselinePerS) {
 		in.BaselinePerS = meanOver(rows, 0, f.SpikeStartS, func(r MeasuredSecond) float64 { return r.Sent })
+	}
+	if math.IsNaN(in.BaselinePerS) || in.BaselinePerS <= 0 {
+		in.BaselinePerS = f.ScenarioDemandPerS
 	}
 	lo, hi := in.FailedFromS, in.FailedToS
 	if hi-lo < 3 {

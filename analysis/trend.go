@@ -130,7 +130,7 @@ func JudgeTrend(ts, ws []float64, elapsedS, waitNowS, timeoutS, rho, budgetS flo
 	case tr.Slope >= 0 && (v.SlopeLo >= 0 || tr.N >= p.PatientPoints):
 		v.Decided, v.Verdict = true, VerdictTrapped
 		v.Reason = "the wait is not falling after the spike"
-	case v.SlopeHi < 0 && budgetS > 0 && v.ProjectedLoS > budgetS:
+	case v.SlopeHi < 0 && budgetS > 0 && !math.IsNaN(rho) && v.ProjectedLoS > budgetS:
 		v.Decided, v.Verdict = true, VerdictMetastable
 		v.Reason = "the wait is falling, but too slowly to recover within the budget"
 	case v.SlopeHi < 0:

@@ -70,3 +70,12 @@ func TestJudgeTrend(t *testing.T) {
 		t.Errorf("projection %v [%v, %v]", v.ProjectedS, v.ProjectedLoS, v.ProjectedHiS)
 	}
 }
+
+// An unknown utilization (no baseline measured) projects nothing, so it
+// must not make a falling wait metastable.
+func TestJudgeTrendUnknownUtilization(t *testing.T) {
+	ts, ws := line(8, -0.25, 20, 0.01, 5)
+	if v := JudgeTrend(ts, ws, 8, ws[7], 1, math.NaN(), 30, TrendPolicy{}); v.Decided {
+		t.Errorf("decided %s with ρ unknown: %s", v.Verdict, v.Reason)
+	}
+}

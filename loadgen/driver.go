@@ -257,6 +257,16 @@ func (d *Driver) Timeline() []Second {
 	return d.rec.timeline()
 }
 
+// TimelineSince returns a copy of the completed seconds from index n on
+// (what a caller polling once a second has not seen yet), without copying
+// the whole timeline each time.
+func (d *Driver) TimelineSince(n int) []Second {
+	if d.started.Load() {
+		d.rec.roll(d.now())
+	}
+	return d.rec.since(n)
+}
+
 // Live returns the second in progress (partial counts) — for progress lines.
 func (d *Driver) Live() Second { return d.rec.live(d.now()) }
 

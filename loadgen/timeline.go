@@ -248,10 +248,16 @@ func (r *recorder) tracerDone(now time.Duration, o Outcome, took time.Duration) 
 }
 
 // timeline returns a copy of the sealed seconds.
-func (r *recorder) timeline() []Second {
+func (r *recorder) timeline() []Second { return r.since(0) }
+
+// since returns a copy of the sealed seconds from index n on.
+func (r *recorder) since(n int) []Second {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Second(nil), r.sealed...)
+	if n >= len(r.sealed) {
+		return nil
+	}
+	return append([]Second(nil), r.sealed[max(n, 0):]...)
 }
 
 // live returns the second in progress with partial counts and summaries.

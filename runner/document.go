@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/trigger-test/trigger/analysis"
 )
@@ -53,7 +55,7 @@ func (r *run) document() analysis.Document {
 	obs.JudgedS = analysis.Num(r.judgedAt - r.spikeEnd)
 	obs.T0S = analysis.Num(r.t0())
 
-	facts := r.facts()
+	facts := r.facts(r.elapsed())
 	in := analysis.Infer(r.rows, facts, r.wait.t, r.wait.w)
 	if in.BaselinePerS > 0 {
 		obs.LostWorkS = analysis.Num(lostFirst / in.BaselinePerS)
@@ -87,11 +89,21 @@ func (r *run) document() analysis.Document {
 	}
 	doc.Verdict = verdict
 	doc.RecoveryS = analysis.Num(r.recoveryS)
+	// The gate judges the amplification the service experienced. When it
+	// could not be measured (no ingress query, or no settled failed state),
+	// the scenario's own belief stands in: the clients' count alone would
+	// hide exactly the layers the criterion is there to catch.
 	a := in.AFail
 	if math.IsNaN(a) {
-		a = in.AClient
+		a = r.plan.Amplification.Predicted
 	}
 	doc.Gate = analysis.EvaluateGate(r.inputs.Gate, verdict, recovery, analysis.Value(obs.ProjectedRecoveryS), a)
 	obs.Findings = findings(doc, r.rows, in, r.recoveryS)
+	if gaps := r.mets.gaps(); len(gaps) > 0 {
+		obs.Findings = append(obs.Findings, "Prometheus returned no value for "+strings.Join(gaps, ", ")+": the estimates that use them are incomplete")
+	}
+	if math.IsNaN(in.AFail) && r.inputs.Gate.MaxAmplification > 0 {
+		obs.Findings = append(obs.Findings, fmt.Sprintf("A_fail was not measured; the amplification gate used the scenario's predicted A = %.2f", r.plan.Amplification.Predicted))
+	}
 	return doc
 }

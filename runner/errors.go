@@ -39,6 +39,8 @@ var (
 	ErrNotAllowed = errors.New("target host not allowed")
 	// ErrBaselineFailing: attempts failed during warmup, before any spike.
 	ErrBaselineFailing = errors.New("the service already fails at baseline")
+	// ErrTargetRefused: the target refused every connection during warmup.
+	ErrTargetRefused = errors.New("the target refused connections")
 	// ErrInterrupted: the run was stopped by a signal.
 	ErrInterrupted = errors.New("interrupted")
 )

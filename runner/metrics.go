@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,7 +44,10 @@ type metrics struct {
 	remote   *prom.Remote
 	address  string
 	queries  []serviceQuery
-	lastErr  string // the last sampling error, logged once per change
+	timeout  time.Duration     // per query
+	lastErr  map[string]string // the last error of each query, logged once per change
+	missing  map[string]int    // seconds each query had no value
+	sampled  int               // seconds sampled
 }
 
 func scenarioQueries(p *scenarios.Prometheus) []serviceQuery {
@@ -86,7 +90,10 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 	if p == nil {
 		return nil, nil
 	}
-	m := &metrics{queries: scenarioQueries(p)}
+	m := &metrics{queries: scenarioQueries(p), timeout: p.Timeout, lastErr: map[string]string{}, missing: map[string]int{}}
+	if m.timeout <= 0 {
+		m.timeout = prom.DefaultTimeout
+	}
 	if p.Address == "embedded" || p.Address == "" {
 		targets := []prom.Target{{Job: "trigger", Gatherer: driver}}
 		for _, u := range p.Scrape {
@@ -114,6 +121,9 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 		}
 		if err := r.Ping(ctx); err != nil {
 			r.Close()
+			if ctx.Err() != nil {
+				return nil, &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+			}
 			return nil, failf(KindHarness, "%w", err)
 		}
 		m.remote, m.querier, m.address = r, r, r.Address()
@@ -218,25 +228,54 @@ func queryFailure(q serviceQuery, err error, address string) error {
 
 // sample reads every query at t; a failed query leaves its value NaN and
 // is reported through logf once per distinct error.
+//
+// The queries run concurrently, each bounded by the scenario's query
+// timeout, so one slow query does not hold the others back.
 func (m *metrics) sample(ctx context.Context, t time.Time, logf func(string, ...any)) serviceSample {
 	s := unknownSample()
 	if m == nil {
 		return s
 	}
-	for _, q := range m.queries {
-		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		v, err := m.querier.Instant(qctx, q.text, t)
-		cancel()
-		if err != nil {
-			if msg := err.Error(); msg != m.lastErr && ctx.Err() == nil {
-				m.lastErr = msg
+	vals := make([]float64, len(m.queries))
+	errs := make([]error, len(m.queries))
+	var wg sync.WaitGroup
+	for i, q := range m.queries {
+		wg.Go(func() {
+			qctx, cancel := context.WithTimeout(ctx, m.timeout)
+			defer cancel()
+			vals[i], errs[i] = m.querier.Instant(qctx, q.text, t)
+		})
+	}
+	wg.Wait()
+	for i, q := range m.queries {
+		if errs[i] != nil {
+			m.missing[q.name]++
+			if msg := errs[i].Error(); msg != m.lastErr[q.name] && ctx.Err() == nil {
+				m.lastErr[q.name] = msg
 				logf("prometheus: %s (the value is left out of this second)", msg)
 			}
 			continue
 		}
-		q.set(&s, v)
+		m.lastErr[q.name] = ""
+		q.set(&s, vals[i])
 	}
+	m.sampled++
 	return s
+}
+
+// gaps names the queries that had no value for more than a tenth of the
+// seconds sampled, with how many they missed.
+func (m *metrics) gaps() []string {
+	if m == nil || m.sampled == 0 {
+		return nil
+	}
+	var out []string
+	for _, q := range m.queries {
+		if n := m.missing[q.name]; n*10 > m.sampled {
+			out = append(out, fmt.Sprintf("%s (%d of %d seconds)", q.name, n, m.sampled))
+		}
+	}
+	return out
 }
 
 func (m *metrics) close() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
+	"sync/atomic"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -15,9 +16,13 @@ import (
 type onTrapState struct {
 	at        float64 // seconds since the load started
 	recovered float64 // seconds since the action; NaN until back
-	err       string
-	cancel    context.CancelFunc
-	done      chan struct{} // closed when a command has ended
+	// err is a command's failure; written by its goroutine before done is
+	// closed, read only after stop.
+	err     string
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when a command has ended
+	stopped bool          // stop has run
+	ours    atomic.Bool   // the run cancelled the command itself
 }
 
 // startOnTrap runs the scenario's on_trap action once the service is
@@ -39,10 +44,16 @@ func (r *run) startOnTrap(now float64) {
 		ctx, cancel := context.WithTimeout(context.Background(), ot.Observe)
 		st.cancel, st.done = cancel, make(chan struct{})
 		cmd := exec.CommandContext(ctx, ot.Command[0], ot.Command[1:]...)
+		// The command and everything it starts form one process group,
+		// killed as a whole when the run no longer needs it; output pipes
+		// held by a stray grandchild cannot keep the run waiting.
+		killGroupOnCancel(cmd)
+		cmd.WaitDelay = 2 * time.Second
 		r.opts.logf("on_trap: trapped; running %q", ot.Command)
 		go func() {
 			defer close(st.done)
-			if out, err := cmd.CombinedOutput(); err != nil {
+			out, err := cmd.CombinedOutput()
+			if err != nil && !st.ours.Load() {
 				st.err = fmt.Sprintf("%q: %v: %s", ot.Command, err, truncate(string(out), 400))
 			}
 		}()
@@ -67,6 +78,11 @@ func (r *run) watchOnTrap(now float64) bool {
 		return true
 	}
 	if now >= st.at+ot.Observe.Seconds() {
+		if ot.Action == "drop" && r.wait.source == "" {
+			r.reason += "; after on_trap drop the drain could not be measured (no wait signal: add a wait query or tracers)"
+			r.stopOnTrap()
+			return true
+		}
 		r.reason += fmt.Sprintf("; still not back %s after on_trap %s", ot.Observe, ot.Action)
 		r.stopOnTrap()
 		return true
@@ -97,8 +113,20 @@ func (r *run) drained(from, hold float64) (float64, bool) {
 	return math.NaN(), false
 }
 
+// stopOnTrap ends a command still running (once the service is back, or
+// when the run stops for any reason) and waits for it. Safe to call twice.
 func (r *run) stopOnTrap() {
-	if st := r.onTrap; st.cancel != nil {
+	st := r.onTrap
+	if st == nil || st.stopped {
+		return
+	}
+	st.stopped = true
+	if st.cancel != nil {
+		select {
+		case <-st.done:
+		default:
+			st.ours.Store(true)
+		}
 		st.cancel()
 		<-st.done
 	}

@@ -18,8 +18,8 @@ func (r *run) step() bool {
 		if now < r.s.Load.Warmup.Seconds() {
 			break
 		}
-		if why := r.baselineFailing(); why != "" {
-			r.inconclusive = why
+		if why, refused := r.baselineFailing(); why != "" {
+			r.inconclusive, r.targetRefused = why, refused
 			return true
 		}
 		r.startSpike()
@@ -41,22 +41,28 @@ func (r *run) step() bool {
 }
 
 // baselineFailing says why the service is already failing at baseline, or
-// "" when it is healthy: any attempt that failed during warmup, the first
-// second (connection set-up) aside.
-func (r *run) baselineFailing() string {
-	var failures, done float64
+// "" when it is healthy: more attempts failed during warmup (the first
+// second, connection set-up, aside) than the recovery threshold allows.
+// refused is set when the failures are all connections the target refused:
+// then the target is down, not overloaded.
+func (r *run) baselineFailing() (why string, refused bool) {
+	var failures, connect, done float64
 	for _, row := range r.rows {
 		if row.TS < 1 {
 			continue
 		}
 		failures += row.Failures()
+		connect += row.Connect
 		done += row.OK + row.Failures()
 	}
-	if failures == 0 {
-		return ""
+	if failures == 0 || failures <= (1-r.s.Recovery.SuccessRatio)*done {
+		return "", false
+	}
+	if connect == failures {
+		return fmt.Sprintf("the target refused every connection during the warmup (%.0f attempts to %s): is it up?", connect, r.s.Target.URL), true
 	}
 	return fmt.Sprintf("%.0f of %.0f attempts failed during the warmup at %.0f/s, before any spike; a trigger test needs a healthy baseline",
-		failures, done, r.s.Load.Baseline)
+		failures, done, r.s.Load.Baseline), false
 }
 
 // startSpike replaces the rest of the schedule by the spike and the
@@ -82,7 +88,7 @@ func (r *run) startSpike() {
 // metastable as soon as the wait's trend says so; else at the horizon.
 func (r *run) observe(now float64) bool {
 	rec := r.s.Recovery
-	if at, ok := analysis.FindRecovery(r.rows, r.spikeEnd, rec.SuccessRatio, rec.Hold.Seconds()); ok {
+	if at, ok := analysis.FindRecovery(r.rows, r.recoverySearchFrom(), rec.SuccessRatio, rec.Hold.Seconds()); ok {
 		r.recoveryS = math.Max(0, at-r.spikeEnd)
 		if analysis.Triggered(r.rows, r.spikeStart) {
 			r.verdict = analysis.VerdictRecovered
@@ -114,9 +120,21 @@ func (r *run) observe(now float64) bool {
 	}
 	if now >= r.spikeEnd+r.s.Load.Observe.Seconds() {
 		r.horizon("the observation horizon was reached")
+		if r.verdict == analysis.VerdictTrapped && r.s.OnTrap != nil {
+			r.startOnTrap(now)
+			return false
+		}
 		return true
 	}
 	return false
+}
+
+// recoverySearchFrom is where the search for a recovery starts: one client
+// timeout after the spike's end. Outcomes are counted when attempts
+// complete, so the last spike attempts that met a long wait show their
+// timeouts only then; before, the seconds can look healthy.
+func (r *run) recoverySearchFrom() float64 {
+	return r.spikeEnd + r.s.Client.Timeout.Seconds()
 }
 
 // judgeTrend fits the wait samples from the settled part of the
@@ -124,14 +142,14 @@ func (r *run) observe(now float64) bool {
 func (r *run) judgeTrend(now float64, policy analysis.TrendPolicy) analysis.TrendVerdict {
 	ts, ws := r.wait.since(r.spikeEnd+r.settle, r.spikeEnd)
 	budget := r.s.Gate.MaxRecovery.Seconds()
-	return analysis.JudgeTrend(ts, ws, now-r.spikeEnd, r.wait.latest(), r.s.Client.Timeout.Seconds(), r.utilization(), budget, policy)
+	return analysis.JudgeTrend(ts, ws, now-r.spikeEnd, r.wait.latest(), r.s.Client.Timeout.Seconds(), r.utilization(now), budget, policy)
 }
 
 // utilization is ρ as measured so far: the warmup's first-attempt rate over
 // the served rate since the spike began (the scenario's capacity until the
 // service reports one).
-func (r *run) utilization() float64 {
-	in := analysis.Infer(r.rows, r.facts(), nil, nil)
+func (r *run) utilization(now float64) float64 {
+	in := analysis.Infer(r.rows, r.facts(now), nil, nil)
 	return in.Utilization
 }
 
@@ -144,7 +162,7 @@ func (r *run) horizon(why string) {
 		}
 		return
 	}
-	if at, ok := analysis.FindRecovery(r.rows, r.spikeEnd, r.s.Recovery.SuccessRatio, r.s.Recovery.Hold.Seconds()); ok {
+	if at, ok := analysis.FindRecovery(r.rows, r.recoverySearchFrom(), r.s.Recovery.SuccessRatio, r.s.Recovery.Hold.Seconds()); ok {
 		r.recoveryS = math.Max(0, at-r.spikeEnd)
 		r.verdict, r.reason = analysis.VerdictRecovered, "recovered by the end of the run"
 		return
@@ -190,9 +208,9 @@ func (r *run) status(phase string) Status {
 	return st
 }
 
-// facts are what Infer needs besides the timeline.
-func (r *run) facts() analysis.RunFacts {
-	to := r.elapsed()
+// facts are what Infer needs besides the timeline, now seconds into the run.
+func (r *run) facts(now float64) analysis.RunFacts {
+	to := now
 	if !math.IsNaN(r.recoveryS) {
 		to = r.spikeEnd + r.recoveryS
 	}
@@ -210,6 +228,7 @@ func (r *run) facts() analysis.RunFacts {
 		FailedToS:            to,
 		RecoveryS:            r.recoveryS,
 		ScenarioCapacityPerS: r.s.Service.Capacity,
+		ScenarioDemandPerS:   r.s.Load.Baseline,
 	}
 }
 

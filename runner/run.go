@@ -98,6 +98,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, failf(KindHarness, "%w", err)
 	}
 	r := newRun(opts, analysis.Plan(in), in, policy, drv, mets, tw)
+	if settled := r.settle + mets.rateLag("ingress", "first_attempts", "served") + 3; settled > s.Load.Observe.Seconds() {
+		opts.logf("observe = %s is shorter than the %.0f s the retries and the rate windows take to settle after the spike: the trend cannot be judged and A_fail not measured; lengthen observe",
+			s.Load.Observe, settled)
+	}
 	return r.execute(ctx)
 }
 
@@ -181,7 +185,7 @@ loop:
 			r.horizon("the load schedule ended")
 			break loop
 		case <-tick.C:
-			if err := r.collect(ctx); err != nil {
+			if err := r.collect(ctx, 0); err != nil {
 				runErr = err
 				break loop
 			}
@@ -190,17 +194,24 @@ loop:
 			}
 		}
 	}
+	stoppedAt := r.drv.Elapsed()
 	stopDriver()
 	select {
 	case <-driverDone:
 	case <-time.After(5 * time.Second):
 		r.opts.logf("the driver did not stop within 5 s")
 	}
-	// The driver's last (partial) second is in its timeline once Run returned.
-	if err := r.collect(context.WithoutCancel(ctx)); err != nil && runErr == nil {
+	r.stopOnTrap()
+	// The seconds measured before the stop; the partial one the stop cut
+	// (its in-flight attempts cancelled by the harness) is left out.
+	if err := r.collect(ctx, stoppedAt); err != nil && runErr == nil {
 		runErr = err
 	}
-	if r.inconclusive != "" && runErr == nil {
+	switch {
+	case r.inconclusive != "" && runErr != nil:
+	case r.targetRefused:
+		runErr = &Error{Kind: KindHarness, Err: fmt.Errorf("%w: %s", ErrTargetRefused, r.inconclusive)}
+	case r.inconclusive != "":
 		runErr = &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", ErrBaselineFailing, r.inconclusive)}
 	}
 	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir}

@@ -37,7 +37,10 @@ type run struct {
 	onTrap       *onTrapState
 	interrupted  bool
 	inconclusive string
-	lastStatus   int // index of the last row reported as progress
+	// targetRefused marks an inconclusive warmup whose failures were all
+	// refused connections: the target is down (a harness error).
+	targetRefused bool
+	lastStatus    int // index of the last row reported as progress
 }
 
 func newRun(opts Options, plan analysis.Document, in analysis.PlanInputs, policy loadgen.RetryPolicy, drv *loadgen.Driver, mets *metrics, tw *report.TimelineWriter) *run {
@@ -57,6 +60,15 @@ func newRun(opts Options, plan analysis.Document, in analysis.PlanInputs, policy
 	if p := r.s.Prometheus; p != nil && p.ScrapeInterval > 0 {
 		r.settle += p.ScrapeInterval.Seconds() - 1
 	}
+	if policy.Budget != nil {
+		// A budget counts first attempts over its window: until the spike's
+		// have left it, the retries allowed are the spike's.
+		w := policy.BudgetWindow
+		if w <= 0 {
+			w = loadgen.DefaultBudgetWindow
+		}
+		r.settle += w.Seconds()
+	}
 	r.wait = newWaitSignal(mets, r.s)
 	return r
 }
@@ -67,15 +79,24 @@ func (r *run) elapsed() float64 { return r.drv.Elapsed().Seconds() }
 // collect turns every second the driver has completed since the last call
 // into a timeline row: the driver's counts and the service's metrics at the
 // end of that second. Each row is appended to timeline.csv at once.
-func (r *run) collect(ctx context.Context) error {
-	tl := r.drv.Timeline()
-	if len(tl) <= len(r.rows) {
+//
+// Seconds that end after until (the moment the run stopped the driver;
+// zero: no limit) are left out: attempts the harness cancelled there are
+// not the service's failures.
+func (r *run) collect(ctx context.Context, until time.Duration) error {
+	secs := r.drv.TimelineSince(len(r.rows))
+	if len(secs) == 0 {
 		return nil
 	}
 	if r.start.IsZero() {
 		r.start = time.Now().Add(-r.drv.Elapsed())
 	}
-	for _, sec := range tl[len(r.rows):] {
+	// A Ctrl-C does not lose the metrics of seconds already measured.
+	ctx = context.WithoutCancel(ctx)
+	for _, sec := range secs {
+		if until > 0 && time.Duration(sec.Index+1)*time.Second > until {
+			break
+		}
 		at := r.start.Add(time.Duration(sec.Index+1) * time.Second)
 		row := measuredSecond(sec, r.mets.sample(ctx, at, r.opts.logf))
 		row.Phase = r.phaseAt(row.TS + 0.5)
@@ -129,6 +150,7 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.MeasuredSeco
 		Timeouts:         both(loadgen.OutcomeTimeout),
 		Rejected:         both(loadgen.Outcome503) + both(loadgen.Outcome429),
 		Errors:           both(loadgen.Outcome5xx) + both(loadgen.OutcomeConnect) + both(loadgen.OutcomeOther),
+		Connect:          both(loadgen.OutcomeConnect),
 		Succeeded:        float64(sec.Succeeded),
 		Failed:           float64(sec.Failed),
 		Pending:          float64(sec.Pending),

@@ -90,14 +90,18 @@ func runDemo(ctx context.Context, out string, stdout, stderr io.Writer) error {
 	if err := printDemoSummary(stdout, results); err != nil {
 		return &ExitError{Code: ExitHarness, Err: err}
 	}
-	var wrong []string
+	var wrong, broken []string
 	for _, r := range results {
 		switch {
-		case r.res == nil:
-			wrong = append(wrong, fmt.Sprintf("%s: %v", r.sys.title, r.err))
+		case r.res == nil || r.res.Document.Observation == nil || r.res.Document.Observation.Inconclusive != "":
+			// The harness could not run the test: not a finding about the system.
+			broken = append(broken, fmt.Sprintf("%s: %v", r.sys.title, r.err))
 		case !contains(r.sys.expect, r.res.Document.Verdict):
 			wrong = append(wrong, fmt.Sprintf("%s ended %s, expected %s", r.sys.title, r.res.Document.Verdict, r.sys.expect[0]))
 		}
+	}
+	if len(broken) > 0 {
+		return &ExitError{Code: ExitHarness, Err: fmt.Errorf("the demo could not run: %s", strings.Join(broken, "; "))}
 	}
 	if len(wrong) > 0 {
 		return &ExitError{Code: ExitGateFailed, Err: fmt.Errorf("the demo did not show what the model says: %s", strings.Join(wrong, "; "))}

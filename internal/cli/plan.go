@@ -32,7 +32,7 @@ would fail, 3 the spike cannot trigger (the test would be inconclusive),
 			}
 			in, err := runner.PlanInputs(s)
 			if err != nil {
-				return &ExitError{Code: ExitHarness, Err: err}
+				return &ExitError{Code: ExitUsage, Err: err}
 			}
 			doc := analysis.Plan(in)
 			if err := emit(stdout, doc, asJSON, nil); err != nil {

@@ -109,7 +109,7 @@ func runSimulate(ctx context.Context, sf *scenarioFlags, f *simulateFlags, path 
 	}
 	in, err := runner.PlanInputs(s)
 	if err != nil {
-		return &ExitError{Code: ExitHarness, Err: err}
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	var doc analysis.Document
 	if f.model == "fluid" {
@@ -118,7 +118,7 @@ func runSimulate(ctx context.Context, sf *scenarioFlags, f *simulateFlags, path 
 		var cfg analysis.RequestConfig
 		cfg, err = runner.RequestConfig(s, uint64(f.seed))
 		if err != nil {
-			return &ExitError{Code: ExitHarness, Err: err}
+			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		cfg.SampleS = f.sample
 		doc, err = analysis.SimulateRequestPlan(ctx, in, cfg, f.runs)

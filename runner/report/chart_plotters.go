@@ -212,7 +212,9 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	mag := math.Pow(10, math.Floor(math.Log10((hi-lo)/n)))
 	step := 10 * mag
 	for _, m := range []float64{1, 2, 5} {
-		if math.Floor((hi-lo)/(m*mag)) <= n { // at most n+1 labels
+		// At most n+1 labels; the slack matches the loop's below, which
+		// labels an end that rounding put a hair inside the range.
+		if math.Floor((hi-lo)/(m*mag)+1e-6) <= n {
 			step = m * mag
 			break
 		}

@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// unitRun is a run with only what the phase logic reads, for tests that
+// drive it with explicit timelines.
+func unitRun(timeout time.Duration) *run {
+	s := &scenarios.Scenario{
+		Client:   scenarios.Client{Timeout: timeout},
+		Load:     scenarios.LoadProfile{Baseline: 50, Observe: 10 * time.Minute},
+		Service:  scenarios.Service{Capacity: 100},
+		Recovery: scenarios.Recovery{SuccessRatio: 0.99, Hold: 10 * time.Second},
+	}
+	return &run{opts: Options{Scenario: s}, s: s, spikeStart: 0, spikeEnd: 40, recoveryS: math.NaN(), judgedAt: math.NaN()}
+}
+
+// With a long client timeout, the first timeouts of a trigger complete only
+// τ_out after the attempts that met the long wait: the seconds right after
+// the spike can look healthy. They must not be taken for a recovery (or
+// for no trigger at all).
+func TestObserveWaitsOneTimeoutBeforeJudgingRecovery(t *testing.T) {
+	r := unitRun(30 * time.Second)
+	// t0 = 30 s into the 40 s spike: attempts sent from 30 s on time out,
+	// and those timeouts complete from 60 s on; until then every first
+	// attempt that completes succeeded.
+	for ts := 0.0; ts < 60; ts++ {
+		r.rows = append(r.rows, analysis.MeasuredSecond{TS: ts, Sent: 50, FirstOK: 50, FirstDone: 50, OK: 50})
+	}
+	if r.observe(59) {
+		t.Fatalf("judged %s (%s) at 59 s, before the spike's timeouts could complete", r.verdict, r.reason)
+	}
+	for ts := 60.0; ts < 80; ts++ {
+		r.rows = append(r.rows, analysis.MeasuredSecond{TS: ts, Sent: 50, FirstDone: 50, Timeouts: 150, Retries: 100})
+	}
+	if r.observe(79) && r.verdict != analysis.VerdictTrapped {
+		t.Errorf("judged %s (%s) while every attempt times out", r.verdict, r.reason)
+	}
+}
+
+// Failures at warmup that are all refused connections mean the target is
+// down: a harness error, not an overloaded baseline.
+func TestBaselineFailing(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		ok, failures, refuse float64
+		failing, refused     bool
+	}{
+		{"healthy", 50, 0, 0, false, false},
+		// One stray error in 500 is within the 0.99 threshold.
+		{"a stray error", 499.0 / 10, 0.1, 0, false, false},
+		{"overloaded", 30, 20, 0, true, false},
+		{"target down", 0, 50, 50, true, true},
+	} {
+		r := unitRun(time.Second)
+		for ts := 0.0; ts < 10; ts++ {
+			r.rows = append(r.rows, analysis.MeasuredSecond{TS: ts, OK: tc.ok, Errors: tc.failures, Connect: tc.refuse})
+		}
+		why, refused := r.baselineFailing()
+		if (why != "") != tc.failing || refused != tc.refused {
+			t.Errorf("%s: failing %q refused %v; want failing %v refused %v", tc.name, why, refused, tc.failing, tc.refused)
+		}
+	}
+}
+
+// A command run by on_trap is stopped with everything it started, and
+// stopping it does not wait for a grandchild that holds its output open.
+func TestOnTrapCommandStopsItsProcessGroup(t *testing.T) {
+	r := unitRun(time.Second)
+	r.s.OnTrap = &scenarios.OnTrap{Action: "command", Command: []string{"sh", "-c", "sleep 60 & sleep 60"}, Observe: time.Minute}
+	r.startOnTrap(0)
+	time.Sleep(200 * time.Millisecond) // let the shell start its children
+	done := make(chan struct{})
+	go func() {
+		r.stopOnTrap()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("stopping the on_trap command did not return within 10 s")
+	}
+	if r.onTrap.err != "" {
+		t.Errorf("a command the run stopped itself is reported as failed: %s", r.onTrap.err)
+	}
+	r.stopOnTrap() // a second stop is harmless
+}
