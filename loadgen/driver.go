@@ -88,6 +88,7 @@ type Driver struct {
 	pending  atomic.Int64 // logical requests not ended
 	idle     chan struct{}
 	replanP  atomic.Pointer[replanReq]
+	ownsRT   bool // rt was made by NewDriver (not given in Config)
 	// schedEnd is the current schedule's end, nanoseconds since the start
 	// (set by the dispatcher, read by the tracers).
 	schedEnd atomic.Int64
@@ -158,6 +159,7 @@ func NewDriver(cfg Config) (*Driver, error) {
 	}
 	if d.rt == nil {
 		d.rt = NewLeanTransport(DefaultTransportOptions())
+		d.ownsRT = true
 	}
 	d.retrier = NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))
 	d.rec = newRecorder(func() (int64, int64) { return d.pending.Load(), d.inFlight.Load() })
@@ -231,6 +233,9 @@ func (d *Driver) Run(ctx context.Context) error {
 	bg.Wait()
 	d.attempts.Wait()
 	d.rec.flush(d.now())
+	if ci, ok := d.rt.(interface{ CloseIdleConnections() }); ok && d.ownsRT {
+		ci.CloseIdleConnections() // a driver runs once: its connections go with it
+	}
 	return ctx.Err()
 }
 

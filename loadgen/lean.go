@@ -156,15 +156,23 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 		}
 		return fail(err)
 	}
-	var resp *http.Response
-	for {
-		resp, err = http.ReadResponse(c.br, req)
-		if err != nil {
-			if reused && ctx.Err() == nil && c.br.Buffered() == 0 && closedByPeer(err) {
+	if reused {
+		// A reused connection the server closed meanwhile fails here,
+		// before any byte of a response: only then may the request be
+		// sent again (once a byte arrived, the server saw it).
+		if _, perr := c.br.Peek(1); perr != nil {
+			if ctx.Err() == nil && closedByPeer(perr) {
 				stop()
 				c.Close()
 				return nil, errLeanReused
 			}
+			return fail(perr)
+		}
+	}
+	var resp *http.Response
+	for {
+		resp, err = http.ReadResponse(c.br, req)
+		if err != nil {
 			return fail(err)
 		}
 		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
@@ -172,7 +180,8 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 		}
 		break
 	}
-	resp.Body = &leanBody{rc: resp.Body, t: t, c: c, key: key, stop: stop, keep: !resp.Close && !req.Close}
+	keep := !resp.Close && !req.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	resp.Body = &leanBody{rc: resp.Body, t: t, c: c, key: key, stop: stop, keep: keep}
 	return resp, nil
 }
 
@@ -325,12 +334,16 @@ func (b *leanBody) Close() error {
 		return nil
 	}
 	b.done = true
-	err := b.rc.Close()
 	stopped := b.stop() // false: the context fired, the deadline was expired
 	if b.keep && b.eof && stopped && b.c.br.Buffered() == 0 {
+		err := b.rc.Close()
 		b.t.putIdle(b.key, b.c)
 		return err
 	}
+	// Not reusable: close the connection first, so that closing the body
+	// does not read the rest of it from the wire (net/http's body drains
+	// a keep-alive response on Close; the attempt is over).
 	b.c.Close()
-	return err
+	b.rc.Close()
+	return nil
 }

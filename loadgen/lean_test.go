@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -154,5 +155,39 @@ func TestLeanTransportHTTP2Option(t *testing.T) {
 	resp.Body.Close()
 	if string(b) != "HTTP/2.0" {
 		t.Errorf("served over %q, want HTTP/2.0", b)
+	}
+}
+
+// Closing a response body read only in part drops the connection at once:
+// the server stops being able to write, instead of the client reading the
+// rest of the body off the wire (net/http's body drains on Close).
+func TestLeanCloseDoesNotDrain(t *testing.T) {
+	const chunks = 30
+	written := make(chan int, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(chunks*1024))
+		n := 0
+		for ; n < chunks; n++ {
+			if _, err := w.Write(make([]byte, 1024)); err != nil {
+				break
+			}
+			w.(http.Flusher).Flush()
+			time.Sleep(50 * time.Millisecond)
+		}
+		written <- n
+	}))
+	defer srv.Close()
+	rt := NewLeanTransport(DefaultTransportOptions())
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(resp.Body, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := <-written; n == chunks {
+		t.Errorf("the server wrote all %d chunks: closing the body read the rest of it", chunks)
 	}
 }

@@ -27,9 +27,17 @@ type RetryPolicy struct {
 	BudgetWindow time.Duration // sliding window of the budget; 0 = 10 s
 	TokenBucket  *TokenBucket  // nil = none
 	Backoff      Backoff
-	RetryAfter   bool          // honour Retry-After on 429/503 (wins over backoff)
-	Deadline     time.Duration // overall deadline of a logical request; 0 = none
+	RetryAfter   bool // honour Retry-After on 429/503 (wins over backoff)
+	// RetryAfterMax caps the Retry-After delay honoured; 0 means
+	// DefaultRetryAfterMax. A service asking for a day must not keep the
+	// run's requests pending for a day.
+	RetryAfterMax time.Duration
+	Deadline      time.Duration // overall deadline of a logical request; 0 = none
 }
+
+// DefaultRetryAfterMax is the longest Retry-After honoured when
+// RetryPolicy.RetryAfterMax is 0.
+const DefaultRetryAfterMax = time.Minute
 
 // DefaultBudgetWindow is the budget window used when RetryPolicy.BudgetWindow is 0.
 const DefaultBudgetWindow = 10 * time.Second
@@ -198,7 +206,11 @@ func (r *Retrier) Failed(now time.Duration, f Failure) Decision {
 	defer r.mu.Unlock()
 	var delay time.Duration
 	if p.RetryAfter && f.RetryAfter > 0 && (f.Outcome == Outcome429 || f.Outcome == Outcome503) {
-		delay = f.RetryAfter
+		limit := p.RetryAfterMax
+		if limit <= 0 {
+			limit = DefaultRetryAfterMax
+		}
+		delay = min(f.RetryAfter, limit)
 	} else {
 		delay = p.Backoff.Delay(f.Attempt, f.PrevDelay, r.rng)
 	}

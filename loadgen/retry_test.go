@@ -354,3 +354,20 @@ func BenchmarkRetrierFailed(b *testing.B) {
 		r.Succeeded(now)
 	}
 }
+
+// A Retry-After longer than RetryAfterMax (default one minute) is cut to it:
+// a service asking for a day must not keep the run's requests pending.
+func TestRetryAfterCapped(t *testing.T) {
+	for _, tc := range []struct {
+		max, want time.Duration
+	}{
+		{0, DefaultRetryAfterMax},
+		{5 * time.Second, 5 * time.Second},
+	} {
+		r := NewRetrier(RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(Outcome503), RetryAfter: true, RetryAfterMax: tc.max}, nil)
+		d := r.Failed(0, Failure{Attempt: 1, Outcome: Outcome503, RetryAfter: 24 * time.Hour})
+		if !d.Retry || d.Delay != tc.want {
+			t.Errorf("RetryAfterMax %v: %+v, want a retry after %v", tc.max, d, tc.want)
+		}
+	}
+}

@@ -208,7 +208,7 @@ func (r *Remote) do(ctx context.Context, call func(context.Context) (model.Value
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("prometheus at %s: %w while waiting to retry after: %w", r.addr, ctx.Err(), c.err)
 		case <-t.C:
 		}
 	}

@@ -41,7 +41,10 @@ type classified struct {
 // not helped by more load), nor are query errors.
 func classify(parent context.Context, err error, a *attempt, addr string, timeout time.Duration) classified {
 	if perr := parent.Err(); perr != nil {
-		return classified{err: perr}
+		// The caller's context ended this attempt: keep its error (so a
+		// cancellation is still recognised) but say where, and what the
+		// attempt had met.
+		return classified{err: fmt.Errorf("prometheus at %s: %w (the attempt: %v)", addr, perr, err)}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return classified{err: fmt.Errorf("prometheus at %s: %w within %v", addr, ErrTimeout, timeout)}
@@ -79,6 +82,11 @@ func classifyAPI(e *v1.Error, a *attempt, addr string) classified {
 		}
 	}
 	status := a.status
+	if strings.Contains(e.Detail, `"errorType":"timeout"`) || strings.Contains(e.Detail, `"errorType":"canceled"`) {
+		// The server gave up evaluating the query: more attempts are more
+		// load on a server that is already too slow.
+		return classified{err: fmt.Errorf("prometheus at %s: %w: the server timed the query out (HTTP %d)", addr, ErrTimeout, status)}
+	}
 	detail := strings.TrimSpace(e.Detail)
 	if len(detail) > 200 {
 		detail = detail[:200] + "..."
