@@ -79,7 +79,7 @@ Exit codes as for plan: 0 the gate passes, 1 it fails, 3 no trigger
 	fl.BoolVar(&f.asJSON, "json", false, "print the result document, timeline included, as JSON")
 	fl.StringVar(&f.model, "model", "fluid", "the model: fluid or request")
 	fl.Int64Var(&f.seed, "seed", 1, "random seed of the request model and the tipping sweep (run i uses seed + i)")
-	fl.IntVar(&f.runs, "runs", 1, "request model: runs with successive seeds; tipping: runs per load (default 20)")
+	fl.IntVar(&f.runs, "runs", 1, "request model: runs with successive seeds; tipping: runs per load (20 unless given)")
 	fl.Float64Var(&f.step, "step", 0.01, "integration step of the fluid model, seconds")
 	fl.Float64Var(&f.sample, "sample", 1, "timeline resolution, seconds")
 	fl.BoolVar(&f.tipping, "tipping", false, "sweep the collapse law's M/M/1 service and report the probability of collapse")
