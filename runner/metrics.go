@@ -48,6 +48,9 @@ type metrics struct {
 	lastErr  map[string]string // the last error of each query, logged once per change
 	missing  map[string]int    // seconds each query had no value
 	sampled  int               // seconds sampled
+	// lagS is the longest range selector of the ingress, first_attempts
+	// and served queries, seconds: how far a rate read now looks back.
+	lagS float64
 }
 
 func scenarioQueries(p *scenarios.Prometheus) []serviceQuery {
@@ -91,6 +94,7 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 		return nil, nil
 	}
 	m := &metrics{queries: scenarioQueries(p), timeout: p.Timeout, lastErr: map[string]string{}, missing: map[string]int{}}
+	m.lagS = longestRange(m.queries, "ingress", "first_attempts", "served")
 	if m.timeout <= 0 {
 		m.timeout = prom.DefaultTimeout
 	}
@@ -305,14 +309,20 @@ func sleep(ctx context.Context, d time.Duration) error {
 // rangeSelector finds the ranges of PromQL range selectors: [5s], [1m:10s].
 var rangeSelector = regexp.MustCompile(`\[([0-9]+[a-z]+(?:[0-9]+[a-z]+)*)(?::[0-9a-z]*)?\]`)
 
-// rateLag is the longest range selector among the named queries, in
-// seconds: how far a rate read now looks back.
-func (m *metrics) rateLag(names ...string) float64 {
+// rateLag is how far the service's rates look back, seconds (zero
+// without Prometheus).
+func (m *metrics) rateLag() float64 {
 	if m == nil {
 		return 0
 	}
+	return m.lagS
+}
+
+// longestRange is the longest range selector among the named queries, in
+// seconds.
+func longestRange(queries []serviceQuery, names ...string) float64 {
 	lag := 0.0
-	for _, q := range m.queries {
+	for _, q := range queries {
 		if !slices.Contains(names, q.name) {
 			continue
 		}

@@ -224,7 +224,7 @@ func (r *run) facts(now float64) analysis.RunFacts {
 		TimeoutS:             r.s.Client.Timeout.Seconds(),
 		Multiplier:           r.s.Load.Spike.Multiplier,
 		SettleS:              r.settle,
-		RateLagS:             r.mets.rateLag("ingress", "first_attempts", "served"),
+		RateLagS:             r.mets.rateLag(),
 		FailedToS:            to,
 		RecoveryS:            r.recoveryS,
 		ScenarioCapacityPerS: r.s.Service.Capacity,
@@ -260,5 +260,12 @@ func (r *run) measuredBy() float64 {
 	if !r.mets.has("ingress") {
 		return 0
 	}
-	return r.spikeEnd + r.settle + r.mets.rateLag("ingress", "first_attempts", "served") + minFailedWindow
+	return r.spikeEnd + r.settledAfter()
+}
+
+// settledAfter is how long after the spike's end the failed state can be
+// measured: the retry streams settled, the rate windows past the spike,
+// and minFailedWindow seconds of it.
+func (r *run) settledAfter() float64 {
+	return r.settle + r.mets.rateLag() + minFailedWindow
 }

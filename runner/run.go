@@ -22,7 +22,7 @@ import (
 )
 
 // ResultFile is the name of the result document in a run's folder.
-const ResultFile = "result.json"
+const ResultFile = report.ResultFile
 
 // Run performs one trigger test end to end (DESIGN.md; issue 5): preflight
 // (allowlist, Prometheus and every query, before any load), warmup at
@@ -98,7 +98,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, failf(KindHarness, "%w", err)
 	}
 	r := newRun(opts, analysis.Plan(in), in, policy, drv, mets, tw)
-	if settled := r.settle + mets.rateLag("ingress", "first_attempts", "served") + 3; settled > s.Load.Observe.Seconds() {
+	if settled := r.settledAfter(); settled > s.Load.Observe.Seconds() {
 		opts.logf("observe = %s is shorter than the %.0f s the retries and the rate windows take to settle after the spike: the trend cannot be judged and A_fail not measured; lengthen observe",
 			s.Load.Observe, settled)
 	}

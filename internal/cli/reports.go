@@ -24,7 +24,7 @@ example after a crash, or with a newer version of trigger. It sends nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			if _, err := os.Stat(filepath.Join(dir, "result.json")); err != nil {
+			if _, err := os.Stat(filepath.Join(dir, report.ResultFile)); err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s is not a run's folder: %w", dir, err)}
 			}
 			if err := report.RenderDir(dir); err != nil {

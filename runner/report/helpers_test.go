@@ -21,7 +21,7 @@ var fixtures = []string{"recovered", "trapped"}
 func loadFixture(t *testing.T, name string) (analysis.Document, []analysis.MeasuredSecond) {
 	t.Helper()
 	dir := filepath.Join("testdata", name)
-	doc, err := ReadResult(filepath.Join(dir, resultFile))
+	doc, err := ReadResult(filepath.Join(dir, ResultFile))
 	if err != nil {
 		t.Fatal(err)
 	}

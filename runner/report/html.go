@@ -201,7 +201,7 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 	}
 
 	d.Files = []htmlFile{
-		{resultFile, "the result document (JSON): everything on this page"},
+		{ResultFile, "the result document (JSON): everything on this page"},
 		{TimelineFile, "one row per second: the driver's counts and the service's metrics"},
 		{SVGFile, "the chart above"},
 		{PNGFile, "the chart as an image"},

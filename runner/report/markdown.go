@@ -88,7 +88,7 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	if obs != nil && obs.EndS > 0 {
 		foot = append(foot, "run of "+analysis.FormatSeconds(obs.EndS))
 	}
-	foot = append(foot, "details in "+HTMLFile+", "+JUnitFile+", "+resultFile+" and "+TimelineFile)
+	foot = append(foot, "details in "+HTMLFile+", "+JUnitFile+", "+ResultFile+" and "+TimelineFile)
 	p("<sub>%s</sub>\n", strings.Join(foot, " · "))
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("markdown: %w", err)

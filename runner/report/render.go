@@ -21,9 +21,9 @@ const (
 	PNGFile = "timeline.png"
 )
 
-// resultFile is the result document's name in a run's folder; the same
-// as runner.ResultFile (runner imports this package, not the reverse).
-const resultFile = "result.json"
+// ResultFile is the result document's name in a run's folder; the same
+// name runner.ResultFile and the CLI use.
+const ResultFile = "result.json"
 
 // ReportFiles are the files WriteAll writes, in the order it writes them.
 var ReportFiles = []string{SVGFile, PNGFile, HTMLFile, MarkdownFile, JUnitFile}
@@ -69,7 +69,7 @@ func WriteAll(dir string, doc analysis.Document, rows []analysis.MeasuredSecond)
 // crash is used up to its last whole row and the cut is reported as an
 // error after every report has been written.
 func RenderDir(dir string) error {
-	doc, err := ReadResult(filepath.Join(dir, resultFile))
+	doc, err := ReadResult(filepath.Join(dir, ResultFile))
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

@@ -18,7 +18,7 @@ import (
 func copyFixture(t *testing.T, name string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, f := range []string{resultFile, TimelineFile} {
+	for _, f := range []string{ResultFile, TimelineFile} {
 		b, err := os.ReadFile(filepath.Join("testdata", name, f))
 		if err != nil {
 			t.Fatal(err)
@@ -100,7 +100,7 @@ func TestRenderDir(t *testing.T) {
 func writeDoc(t *testing.T, doc analysis.Document) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := WriteResult(filepath.Join(dir, resultFile), doc); err != nil {
+	if err := WriteResult(filepath.Join(dir, ResultFile), doc); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -191,11 +191,11 @@ func TestRenderDirErrors(t *testing.T) {
 		// Nothing in the folder.
 		{"empty folder", func(string) {}, "result.json"},
 		// A result.json that is not JSON.
-		{"bad json", func(dir string) { os.WriteFile(filepath.Join(dir, resultFile), []byte("{"), 0o644) }, "result"},
+		{"bad json", func(dir string) { os.WriteFile(filepath.Join(dir, ResultFile), []byte("{"), 0o644) }, "result"},
 		// A timeline.csv with no readable row at all.
 		{"bad timeline", func(dir string) {
 			b, _ := json.Marshal(analysis.Document{Kind: "run"})
-			os.WriteFile(filepath.Join(dir, resultFile), b, 0o644)
+			os.WriteFile(filepath.Join(dir, ResultFile), b, 0o644)
 			os.WriteFile(filepath.Join(dir, TimelineFile), []byte("t_s\nx\n"), 0o644)
 		}, "timeline"},
 	} {
@@ -240,7 +240,7 @@ func TestFluidRows(t *testing.T) {
 // the cost `trigger run` adds at its end.
 func BenchmarkWriteAll(b *testing.B) {
 	dir := b.TempDir()
-	doc, err := ReadResult(filepath.Join("testdata", "recovered", resultFile))
+	doc, err := ReadResult(filepath.Join("testdata", "recovered", ResultFile))
 	if err != nil {
 		b.Fatal(err)
 	}
