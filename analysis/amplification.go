@@ -16,6 +16,10 @@ type RetryLayer struct {
 	HasBudget bool `json:"has_budget,omitempty"`
 	// Budget is β: retries per second at most β × first attempts per second.
 	Budget float64 `json:"budget,omitempty"`
+	// TimeoutS is the layer's own per-try timeout in seconds (zero:
+	// unknown, or none shorter than its caller's). A try that waits longer
+	// fails at this layer, whatever the client's timeout (Patience).
+	TimeoutS float64 `json:"timeout_s,omitempty"`
 }
 
 // Amplification is the work one first attempt turns into at this layer once

@@ -46,8 +46,13 @@ type ScenarioSection struct {
 	SpikeS     float64 `json:"spike_s"`
 	WarmupS    float64 `json:"warmup_s"`
 	ObserveS   float64 `json:"observe_s"`
-	// TimeoutS is τ_out.
+	// TimeoutS is τ_out, the clients' timeout.
 	TimeoutS float64 `json:"timeout_s"`
+	// PatienceS is the shortest patience in front of the service (τ_out or
+	// a layer's shorter per-try timeout), and PatienceFrom names it; the
+	// trigger section compares the overload with it.
+	PatienceS    float64 `json:"patience_s"`
+	PatienceFrom string  `json:"patience_from"`
 	// AdmissionBoundS is b; omitted when there is none.
 	AdmissionBoundS float64           `json:"admission_bound_s,omitempty"`
 	Variables       map[string]string `json:"variables,omitempty"`
@@ -68,8 +73,11 @@ type AmplificationSection struct {
 	Layers []LayerFactor `json:"layers"`
 	// Predicted is the product of every layer's factor.
 	Predicted float64 `json:"predicted"`
-	// Measured is A_fail, ingress per first attempt in the failed window.
-	Measured *float64 `json:"measured"`
+	// Measured is A_fail, ingress per first attempt in the failed window,
+	// with its 95 % interval (MeasuredLo, MeasuredHi; null when unknown).
+	Measured   *float64 `json:"measured"`
+	MeasuredLo *float64 `json:"measured_lo,omitempty"`
+	MeasuredHi *float64 `json:"measured_hi,omitempty"`
 	// Hidden is Measured / Client: retries by layers the clients do not see.
 	Hidden *float64 `json:"hidden"`
 }
@@ -96,6 +104,13 @@ type Prediction struct {
 	AdmissionBound *AdmissionPrediction `json:"admission_bound,omitempty"`
 	Scaler         *ScalerPrediction    `json:"scaler,omitempty"`
 	Ceiling        *CeilingPrediction   `json:"ceiling,omitempty"`
+	// JudgeAfterS is how long after the spike's end a run can judge a trap
+	// at the soonest: the wait signal's delay (the clients' retries
+	// settling, the queries' windows, the scrape interval) and enough
+	// independent samples of it for a trend; null when the scenario gives
+	// no wait signal. JudgeAfterNote says what it is made of.
+	JudgeAfterS    *float64 `json:"judge_after_s,omitempty"`
+	JudgeAfterNote string   `json:"judge_after_note,omitempty"`
 	// Recommendations are plain-words advice for the scenario's author.
 	Recommendations []string `json:"recommendations"`
 }
@@ -179,8 +194,31 @@ type Observation struct {
 	FailedFromS *float64 `json:"failed_from_s,omitempty"`
 	FailedToS   *float64 `json:"failed_to_s,omitempty"`
 	// WaitSource names the wait signal the trend was judged on: "service"
-	// (the scenario's wait query), "ingress-served" or "tracers".
-	WaitSource string `json:"wait_source,omitempty"`
+	// (the scenario's wait query), "tracers" (probes the service answered)
+	// or "ingress-served" (the backlog integrated from the service's
+	// rates), the best that had data; WaitSourceReason says why it and not
+	// a better one. WaitDelayS is its delay after the spike's end, seconds:
+	// samples before it still carried the spike and were not judged.
+	WaitSource       string   `json:"wait_source,omitempty"`
+	WaitSourceReason string   `json:"wait_source_reason,omitempty"`
+	WaitDelayS       *float64 `json:"wait_delay_s,omitempty"`
+	// WaitSlopeLo and WaitSlopeHi bound WaitSlope (95 %).
+	WaitSlopeLo *float64 `json:"wait_slope_lo,omitempty"`
+	WaitSlopeHi *float64 `json:"wait_slope_hi,omitempty"`
+	// Signals lists the run's Prometheus signals with their delays.
+	Signals []SignalInfo `json:"signals,omitempty"`
+	// PatienceS is the shortest patience in front of the service the run
+	// used (declared, or measured from a layer that gives up first), and
+	// PatienceFrom says which.
+	PatienceS    *float64 `json:"patience_s,omitempty"`
+	PatienceFrom string   `json:"patience_from,omitempty"`
+	// FirstFailed totals first attempts that failed, whatever the class;
+	// FirstTimedOut, FirstErrors and FirstConnect split them: timed out at
+	// the client, answered with an error status, connection refused or reset.
+	FirstFailed   *float64 `json:"first_failed_total,omitempty"`
+	FirstTimedOut *float64 `json:"first_timed_out_total,omitempty"`
+	FirstErrors   *float64 `json:"first_errors_total,omitempty"`
+	FirstConnect  *float64 `json:"first_connect_total,omitempty"`
 	// JudgedS is when the run judged the service trapped or metastable,
 	// seconds after the spike's end (null when it did not).
 	JudgedS *float64 `json:"judged_s,omitempty"`
@@ -211,7 +249,29 @@ type Estimate struct {
 	Unit      string   `json:"unit,omitempty"`
 	Predicted *float64 `json:"predicted"`
 	Measured  *float64 `json:"measured"`
-	Note      string   `json:"note,omitempty"`
+	// MeasuredLo and MeasuredHi bound the measured value (95 %); null when
+	// the data give no interval.
+	MeasuredLo *float64 `json:"measured_lo"`
+	MeasuredHi *float64 `json:"measured_hi"`
+	Note       string   `json:"note,omitempty"`
+}
+
+// SignalInfo is one of a run's Prometheus signals and how late it tells
+// the truth.
+type SignalInfo struct {
+	Name  string `json:"name"` // the scenario attribute: ingress, served, wait, ...
+	Query string `json:"query"`
+	// RangeS and OffsetS are the query's longest range window and offset.
+	RangeS  float64 `json:"range_s"`
+	OffsetS float64 `json:"offset_s,omitempty"`
+	// ScrapeIntervalS is its series' scrape interval, and ScrapeIntervalFrom
+	// how the run found it.
+	ScrapeIntervalS    float64 `json:"scrape_interval_s"`
+	ScrapeIntervalFrom string  `json:"scrape_interval_from,omitempty"`
+	// DelayS is how long after the spike's end its value holds only the
+	// state after the spike: the clients' retries settling, plus range,
+	// offset and scrape interval.
+	DelayS float64 `json:"delay_s"`
 }
 
 // OnTrapResult is what the scenario's on_trap action did.

@@ -313,9 +313,11 @@ func (r *fluidRun) judge(firstFail, lastBad, lastDue, n int, sched *schedule) {
 	if firstFail >= 0 {
 		res.T0S = float64(firstFail)*dt - res.SpikeStartS
 	}
-	res.WaitSlope = r.finalSlope()
 	recoveredAt := float64(lastBad+1) * dt
 	clean := lastBad < n-1 && lastDue < n
+	rho := sched.stages[sched.idx].RatePerS / r.capacity
+	j := r.judgeWait(rho)
+	res.WaitSlope = j.Trend.Slope
 	switch {
 	case firstFail < 0:
 		res.Verdict = VerdictNoTrigger
@@ -330,35 +332,46 @@ func (r *fluidRun) judge(firstFail, lastBad, lastDue, n int, sched *schedule) {
 		res.ProjectedRecoveryS = res.RecoveryS
 	default:
 		res.RecoveryS = math.Inf(1)
-		rho := sched.stages[sched.idx].RatePerS / r.capacity
-		res.ProjectedRecoveryS = ProjectRecovery(res.EndS-res.SpikeEndS, res.FinalWaitS, res.WaitSlope, r.cfg.TimeoutS, rho)
-		if res.WaitSlope >= -1e-9 {
-			res.Verdict = VerdictTrapped
-		} else {
-			res.Verdict = VerdictMetastable
-		}
+		res.ProjectedRecoveryS = j.ProjectedS
+		res.Verdict = modelVerdict(j)
 	}
 }
 
-// finalSlope is the wait's slope, seconds per second, over the last quarter
-// of the time after the spike (at least a few retry cycles when available).
-func (r *fluidRun) finalSlope() float64 {
+// judgeWait judges the wait's trend over the last quarter of the time
+// after the spike (at least two settling times of the retry streams) by the
+// one verdict rule (Judge). The fluid model's wait is exact: its standard
+// error is floored only at 1e-9 s/s, so the slope's sign decides.
+func (r *fluidRun) judgeWait(rho float64) Judgement {
 	tl := r.res.Timeline
-	if len(tl) < 2 {
-		return 0
-	}
-	last := tl[len(tl)-1]
-	end := last.TimeS + r.cfg.SampleS
-	window := math.Max(0.25*(end-r.res.SpikeEndS), 2*float64(r.settle)*r.dt)
+	settleS := float64(r.settle) * r.dt
+	end := r.res.EndS
+	window := math.Max(0.25*(end-r.res.SpikeEndS), 2*settleS)
 	from := math.Max(r.res.SpikeEndS, end-window)
+	w := WaitSeries{Source: "fluid model", DelayS: from - r.res.SpikeEndS, ResolutionS: r.cfg.SampleS}
 	for _, s := range tl {
-		if s.TimeS+r.cfg.SampleS >= from {
-			span := end - (s.TimeS + r.cfg.SampleS)
-			if span <= 0 {
-				return 0
-			}
-			return (last.WaitS - s.WaitS) / span
+		if at := s.TimeS + r.cfg.SampleS; at >= from && at <= end {
+			w.T, w.W = append(w.T, at), append(w.W, s.WaitS)
 		}
 	}
-	return 0
+	return Judge(JudgeInput{Wait: w, SpikeEndS: r.res.SpikeEndS, FailedToS: math.Inf(1), HorizonS: end,
+		PatienceS: r.cfg.TimeoutS, Utilization: rho, Final: true}, modelJudgePolicy(1e-9))
+}
+
+// modelJudgePolicy is the verdict rule's policy for a model: three samples
+// suffice, with the given floor on the slope's standard error.
+func modelJudgePolicy(minStdErr float64) JudgePolicy {
+	return JudgePolicy{MinPoints: 3, MinStdErr: minStdErr}
+}
+
+// modelVerdict is a model's verdict for a run that ended failed: the one
+// rule's (Judge, which calls a wait still falling at the end metastable);
+// where the rule stays undecided at the end, a slope zero within its
+// interval or too short a watch, trapped: a model cannot wait for more
+// evidence than its horizon gives, and the trap condition A·ρ ≥ 1 counts a
+// flat wait as trapped (docs/model.md, the trap).
+func modelVerdict(j Judgement) Verdict {
+	if j.Verdict != "" {
+		return j.Verdict
+	}
+	return VerdictTrapped
 }

@@ -2,22 +2,43 @@ package analysis
 
 import "math"
 
+// Cohort is what became of the logical requests whose first attempts were
+// sent in one second of a run: the driver knows every attempt they made.
+type Cohort struct {
+	TS        float64 // start of the second, seconds since the run started
+	First     float64 // logical requests (first attempts sent)
+	Attempts  float64 // attempts they sent in all, first attempts included
+	Succeeded float64 // of First, requests that ended with a success
+	Open      float64 // of First, requests not ended when the run stopped
+}
+
 // RunFacts are what the runner knows about a run besides its timeline.
 type RunFacts struct {
 	// SpikeStartS and SpikeEndS delimit the spike, seconds since the run started.
 	SpikeStartS, SpikeEndS float64
-	TimeoutS               float64 // τ_out
-	Multiplier             float64 // k
-	// T0S is when the first attempt met a wait past τ_out, seconds after
-	// the spike started; NaN when none did.
-	T0S float64
-	// SettleS is how long after a change the retry streams take to reach
-	// their failed-state rate: about (R + 1)·(τ_out + mean backoff).
-	SettleS float64
-	// RateLagS is the longest range of the service's rate queries: a rate
-	// read at t averages [t − RateLagS, t], so service-side ratios settle
-	// that much later than the driver's own counts.
-	RateLagS float64
+	TimeoutS               float64 // τ_out, the clients' patience
+	// PatienceS is the shortest patience in front of the service: τ_out,
+	// or a layer's shorter per-try timeout (Patience).
+	PatienceS  float64
+	Multiplier float64 // k
+	// SuccessRatio is the recovery threshold of the first-attempt success
+	// ratio (0.99 by default); a second failing more than 1 − SuccessRatio
+	// of its first attempts is a failed second.
+	SuccessRatio float64
+	// RetrySettleS is how long after the spike the clients' retry streams
+	// take to reach the failed state's rates: about R·(τ_out + mean backoff).
+	RetrySettleS float64
+	// IngressLagS is how far back the ingress (and first-attempts) query
+	// looks: its range window, offset and scrape interval. A rate read at t
+	// holds only the state of [t − IngressLagS, t].
+	IngressLagS float64
+	// IngressRangeS is the ingress query's range window alone: the driver's
+	// first attempts are averaged over the same window, so that A_fail is a
+	// ratio of the same kind of rate.
+	IngressRangeS float64
+	// IngressResolutionS is the scrape interval of the ingress query's
+	// series: one independent value per scrape.
+	IngressResolutionS float64
 	// FailedToS ends the window over which the failed state is measured:
 	// the recovery, an on_trap action, or the end of the run.
 	FailedToS float64
@@ -27,37 +48,57 @@ type RunFacts struct {
 	// served rate is unknown; ScenarioDemandPerS is its λ, used when the run
 	// measured no baseline (no warmup).
 	ScenarioCapacityPerS, ScenarioDemandPerS float64
+	// Cohorts are the driver's cohorts, as they stood when the run stopped
+	// the load (requests still open then were cut short and are not used).
+	Cohorts []Cohort
+	// Wait is the run's judgement of the wait's trend: its slope is the one
+	// slope of the run.
+	Wait Judgement
 }
 
+// DefaultSuccessRatio is the first-attempt success ratio above which a run
+// counts as recovered when the scenario names none.
+const DefaultSuccessRatio = 0.99
+
+// fullyFailedRatio is the most a second's first-attempt success ratio may
+// be for the second to count as "every attempt fails", where A is defined.
+const fullyFailedRatio = 0.05
+
 // Inference is what a run's timeline says about the model's parameters
-// (SPEC.md, "What a trigger test measures", item 4). Unknown values are NaN.
+// (docs/model.md, "What a trigger test measures", item 4). Unknown values
+// are NaN; every estimate carries its 95 % interval where the data give one.
 type Inference struct {
 	BaselinePerS float64 // λ: first attempts sent per second before the spike
 	// Multiplier is k as sent: the spike's first-attempt rate over λ.
 	Multiplier   float64
-	CapacityPerS float64 // C: served rate while a backlog exists
+	CapacityPerS float64 // C: served rate while every attempt fails
 	// CapacitySource is "served" (measured) or "scenario" (assumed).
 	CapacitySource string
 	Utilization    float64 // ρ = λ/C
-	// FailedFromS and FailedToS delimit the failed window after the spike;
-	// A is measured over it and over the settled failed part of the spike
-	// (from t0 + SettleS to its end), where demand is steady too.
+	// FailedFromS and FailedToS delimit the settled failed window after the
+	// spike that A_fail and C were measured over: from the moment the
+	// ingress query holds only the failed state after the spike to the end
+	// of the failed state (the first second whose first attempts succeed
+	// again, an on_trap action, the end). NaN when the window is empty.
 	FailedFromS, FailedToS float64
-	// AClient is attempts the driver sent per first attempt in the failed window.
-	AClient float64
+	// AClient is attempts the clients sent per logical request, over the
+	// cohorts whose every attempt failed (docs/model.md, amplification).
+	AClient Interval
 	// AFail is attempts arriving at the service per first attempt in the
-	// failed window: ingress / first attempts.
-	AFail float64
+	// settled failed window: ingress / first attempts.
+	AFail Interval
 	// Hidden is AFail/AClient: retries by layers the clients do not see.
-	Hidden float64
-	// WaitSlope is the wait's trend over the failed window (A·ρ − 1).
-	WaitSlope float64
-	// AFromSlope is (slope + 1)/ρ.
-	AFromSlope float64
+	Hidden Interval
+	// WaitSlope is the judged trend's slope (A·ρ − 1 in the failed state).
+	WaitSlope Interval
+	// AFromSlope is (slope + 1)/ρ; only from a wait measured on its own
+	// (the service's wait gauge, tracers): the slope of ingress − served
+	// would restate A_fail.
+	AFromSlope Interval
 	// AFromRecovery inverts the full recovery-time form at the measured ρ.
-	AFromRecovery float64
+	AFromRecovery Interval
 	// PredictedRecoveryS is the full closed form at the measured A_fail and ρ.
-	PredictedRecoveryS float64
+	PredictedRecoveryS Interval
 }
 
 // within reports whether the second r lies in [lo, hi), judged by its middle.
@@ -66,7 +107,7 @@ func within(r MeasuredSecond, lo, hi float64) bool {
 	return mid >= lo && mid < hi
 }
 
-// mean of f over the rows within [lo, hi) where f is not NaN.
+// meanOver is the mean of f over the rows within [lo, hi) where f is not NaN.
 func meanOver(rows []MeasuredSecond, lo, hi float64, f func(MeasuredSecond) float64) float64 {
 	var sum, n float64
 	for _, r := range rows {
@@ -84,37 +125,19 @@ func meanOver(rows []MeasuredSecond, lo, hi float64, f func(MeasuredSecond) floa
 	return sum / n
 }
 
-// ratioOver is Σ num / Σ den over the rows within any of the windows
-// ([lo, hi) pairs) where both are known.
-func ratioOver(rows []MeasuredSecond, windows [][2]float64, num, den func(MeasuredSecond) float64) float64 {
-	var sn, sd float64
-	for _, r := range rows {
-		in := false
-		for _, w := range windows {
-			in = in || within(r, w[0], w[1])
-		}
-		if !in {
-			continue
-		}
-		a, b := num(r), den(r)
-		if math.IsNaN(a) || math.IsNaN(b) {
-			continue
-		}
-		sn += a
-		sd += b
-	}
-	if sd == 0 {
-		return math.NaN()
-	}
-	return sn / sd
-}
-
 // Infer estimates λ, C, ρ and A from a run's timeline, and predicts the
-// recovery time from them (SPEC.md, item 4 of "What a trigger test
-// measures"). wait is the wait series the runner judged the trend on
-// (seconds since the run started, seconds), used for A from the slope.
-func Infer(rows []MeasuredSecond, f RunFacts, waitT, waitW []float64) Inference {
-	in := Inference{FailedFromS: f.SpikeEndS + f.SettleS, FailedToS: f.FailedToS}
+// recovery time from them (docs/model.md, "What a trigger test measures",
+// item 4). No estimate uses data that still carries the spike.
+func Infer(rows []MeasuredSecond, f RunFacts) Inference {
+	nan := math.NaN()
+	if f.SuccessRatio <= 0 {
+		f.SuccessRatio = DefaultSuccessRatio
+	}
+	if f.PatienceS <= 0 {
+		f.PatienceS = f.TimeoutS
+	}
+	in := Inference{FailedFromS: nan, FailedToS: nan, AClient: unknownInterval(), AFail: unknownInterval(), Hidden: unknownInterval(),
+		WaitSlope: unknownInterval(), AFromSlope: unknownInterval(), AFromRecovery: unknownInterval(), PredictedRecoveryS: unknownInterval()}
 	in.BaselinePerS = meanOver(rows, 1, f.SpikeStartS, func(r MeasuredSecond) float64 { return r.Sent })
 	if math.IsNaN(in.BaselinePerS) {
 		in.BaselinePerS = meanOver(rows, 0, f.SpikeStartS, func(r MeasuredSecond) float64 { return r.Sent })
@@ -122,71 +145,212 @@ func Infer(rows []MeasuredSecond, f RunFacts, waitT, waitW []float64) Inference 
 	if math.IsNaN(in.BaselinePerS) || in.BaselinePerS <= 0 {
 		in.BaselinePerS = f.ScenarioDemandPerS
 	}
-	lo, hi := in.FailedFromS, in.FailedToS
-	if hi-lo < 3 {
-		// Too short a failed state after the spike: fall back to the spike
-		// itself for capacity (the queue is not empty there either).
-		lo, hi = f.SpikeStartS+math.Min(5, (f.SpikeEndS-f.SpikeStartS)/2), f.SpikeEndS
+	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r MeasuredSecond) float64 { return r.Sent }) / in.BaselinePerS
+
+	windows := settledFailedWindows(rows, f)
+	if n := len(windows); n > 0 && windows[n-1][0] >= f.SpikeEndS {
+		in.FailedFromS, in.FailedToS = windows[n-1][0], windows[n-1][1]
 	}
-	in.CapacityPerS = meanOver(rows, lo, hi, func(r MeasuredSecond) float64 { return r.ServedPerS })
+	in.CapacityPerS = meanIn(rows, windows, func(r MeasuredSecond) float64 { return r.ServedPerS })
 	in.CapacitySource = "served"
 	if math.IsNaN(in.CapacityPerS) || in.CapacityPerS <= 0 {
 		in.CapacityPerS, in.CapacitySource = f.ScenarioCapacityPerS, "scenario"
 	}
 	in.Utilization = in.BaselinePerS / in.CapacityPerS
 
-	spike := f.SpikeEndS - f.SpikeStartS
-	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r MeasuredSecond) float64 { return r.Sent }) / in.BaselinePerS
+	in.AClient = cohortAmplification(f.Cohorts, f.SpikeStartS)
+	in.AFail = failedAmplification(rows, windows, f)
+	if in.AFail.Known() && in.AClient.Known() {
+		in.Hidden = in.AFail.Scale(1 / in.AClient.Value)
+	}
+	if j := f.Wait; j.Trend.N >= 2 {
+		in.WaitSlope = Interval{Value: j.Trend.Slope, Lo: j.SlopeLo, Hi: j.SlopeHi, N: j.Trend.N}
+		if j.Source == "service" || j.Source == "tracers" {
+			in.AFromSlope = in.WaitSlope
+			in.AFromSlope.Value, in.AFromSlope.Lo, in.AFromSlope.Hi = (j.Trend.Slope+1)/in.Utilization, (j.SlopeLo+1)/in.Utilization, (j.SlopeHi+1)/in.Utilization
+		}
+	}
 
-	in.AClient, in.AFail, in.Hidden = math.NaN(), math.NaN(), math.NaN()
-	in.WaitSlope, in.AFromSlope = math.NaN(), math.NaN()
-	// A is a ratio of rates over steady demand with every attempt failing:
-	// the settled failed part of the spike and the failed state after it,
-	// each begun late enough for the service's rate windows to hold only it.
-	var windows [][2]float64
-	if from := f.SpikeStartS + f.T0S + f.SettleS + f.RateLagS; from < f.SpikeEndS {
-		windows = append(windows, [2]float64{from, f.SpikeEndS})
-	}
-	if from := in.FailedFromS + f.RateLagS; in.FailedToS > from {
-		windows = append(windows, [2]float64{from, in.FailedToS})
-	}
-	if len(windows) > 0 {
-		in.AClient = ratioOver(rows, windows, MeasuredSecond.Attempts, func(r MeasuredSecond) float64 { return r.Sent })
-		in.AFail = ratioOver(rows, windows, func(r MeasuredSecond) float64 { return r.IngressPerS }, func(r MeasuredSecond) float64 {
-			if !math.IsNaN(r.ServiceFirstPerS) {
-				return r.ServiceFirstPerS
-			}
-			return r.Sent
-		})
-		in.Hidden = in.AFail / in.AClient
-	}
-	if in.FailedToS-in.FailedFromS >= 3 {
-		fl, fh := in.FailedFromS, in.FailedToS
-		var ts, ws []float64
-		for i := range waitT {
-			if waitT[i] >= fl && waitT[i] < fh {
-				ts, ws = append(ts, waitT[i]), append(ws, waitW[i])
-			}
-		}
-		if tr := FitTrend(ts, ws); tr.N >= 3 {
-			in.WaitSlope = tr.Slope
-			in.AFromSlope = (tr.Slope + 1) / in.Utilization
-		}
-	}
 	k := in.Multiplier
 	if math.IsNaN(k) {
 		k = f.Multiplier
 	}
-	in.AFromRecovery = AmplificationFromRecovery(f.RecoveryS, in.Utilization, k, spike, f.TimeoutS)
+	spike, patience, rho := f.SpikeEndS-f.SpikeStartS, f.PatienceS, in.Utilization
+	if !math.IsNaN(f.RecoveryS) {
+		// The recovery is known to the second: invert at its two ends.
+		fromRecovery := func(t float64) float64 { return AmplificationFromRecovery(t, rho, k, spike, patience) }
+		in.AFromRecovery = Interval{Value: fromRecovery(f.RecoveryS), Lo: fromRecovery(math.Max(0, f.RecoveryS-1)), Hi: fromRecovery(f.RecoveryS + 1), N: 1}
+	}
 	a := in.AFail
-	if math.IsNaN(a) {
+	if !a.Known() {
 		a = in.AClient
 	}
-	in.PredictedRecoveryS = math.NaN()
-	if !math.IsNaN(a) {
-		in.PredictedRecoveryS = RecoveryTime(a, in.Utilization, k, spike, f.TimeoutS)
+	if a.Known() {
+		predict := func(a float64) float64 { return RecoveryTime(a, rho, k, spike, patience) }
+		in.PredictedRecoveryS = Interval{Value: predict(a.Value), Lo: predict(a.Lo), Hi: predict(a.Hi), N: a.N}
 	}
 	return in
+}
+
+// settledFailedWindows are the [lo, hi) spans, seconds since the run
+// started, over which the service's rates hold only a settled failed state:
+// in the spike (from t0, once the retry streams and the query windows hold
+// only the failed spike) and after it (once they hold only the failed state
+// after the spike), each ending where the failed state ends. A rate read at
+// the end of second TS covers [TS + 1 − lag, TS + 1]: that span must lie in
+// a settled failed state.
+func settledFailedWindows(rows []MeasuredSecond, f RunFacts) [][2]float64 {
+	lag := f.RetrySettleS + f.IngressLagS
+	var out [][2]float64
+	if t0 := FirstFailure(rows, f.SpikeStartS, f.TimeoutS, f.SuccessRatio); !math.IsNaN(t0) {
+		// Rows whose end t satisfies t − lag ≥ spike start + t0, judged by
+		// their middle t − 0.5.
+		if lo := f.SpikeStartS + t0 + lag - 0.5; lo < f.SpikeEndS-0.5 {
+			out = append(out, [2]float64{lo, f.SpikeEndS})
+		}
+	}
+	end := failedStateEnd(rows, f)
+	if lo := f.SpikeEndS + lag - 0.5; lo < end-0.5 {
+		out = append(out, [2]float64{lo, end})
+	}
+	return out
+}
+
+// failedStateEnd is when the fully failed state after the spike ends,
+// seconds since the run started: the start of the first second, one
+// patience after the spike, whose first attempts succeed more than
+// fullyFailedRatio of the time, or FailedToS if earlier.
+func failedStateEnd(rows []MeasuredSecond, f RunFacts) float64 {
+	end := f.FailedToS
+	if math.IsNaN(end) {
+		end = math.Inf(1)
+	}
+	for _, r := range rows {
+		if r.TS < f.SpikeEndS+f.PatienceS || r.TS >= end {
+			continue
+		}
+		if ratio := r.FirstSuccessRatio(); !math.IsNaN(ratio) && ratio > fullyFailedRatio {
+			return r.TS
+		}
+	}
+	if math.IsInf(end, 1) && len(rows) > 0 {
+		end = rows[len(rows)-1].TS + 1
+	}
+	return end
+}
+
+// meanIn is the mean of f over the rows within any of the windows.
+func meanIn(rows []MeasuredSecond, windows [][2]float64, f func(MeasuredSecond) float64) float64 {
+	var sum, n float64
+	for _, w := range windows {
+		for _, r := range rows {
+			if within(r, w[0], w[1]) {
+				if v := f(r); !math.IsNaN(v) {
+					sum += v
+					n++
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / n
+}
+
+// cohortAmplification is A_client counted exactly: attempts per logical
+// request over the cohorts from the spike on whose requests all ended and
+// (almost) none succeeded, the clients' amplification once every attempt
+// fails. Its interval comes from the spread between cohorts.
+func cohortAmplification(cohorts []Cohort, fromS float64) Interval {
+	var attempts, first float64
+	var ratios []float64
+	for _, c := range cohorts {
+		if c.TS < fromS || c.First <= 0 || c.Open > 0 || c.Succeeded > 0.01*c.First {
+			continue
+		}
+		attempts += c.Attempts
+		first += c.First
+		ratios = append(ratios, c.Attempts/c.First)
+	}
+	if first == 0 {
+		return unknownInterval()
+	}
+	return pointWithSpread(attempts/first, meanInterval(ratios, 1))
+}
+
+// failedAmplification is A_fail: attempts arriving at the service per first
+// attempt over the settled failed windows. Numerator and denominator are
+// the same kind of rate: the service's first-attempt query when there is
+// one, else the driver's first attempts averaged over the ingress query's
+// own range window. The interval comes from the spread between scrapes,
+// widened for the overlap of consecutive rate windows.
+func failedAmplification(rows []MeasuredSecond, windows [][2]float64, f RunFacts) Interval {
+	width := math.Max(1, f.IngressResolutionS)
+	var num, den float64
+	var ratios []float64
+	for _, w := range windows {
+		var bn, bd float64
+		bin := math.NaN()
+		flush := func() {
+			if bd > 0 {
+				ratios = append(ratios, bn/bd)
+			}
+			bn, bd = 0, 0
+		}
+		for i, r := range rows {
+			if !within(r, w[0], w[1]) {
+				continue
+			}
+			first := r.ServiceFirstPerS
+			if math.IsNaN(first) {
+				first = trailingMean(rows, i, f.IngressRangeS, func(m MeasuredSecond) float64 { return m.Sent })
+			}
+			if math.IsNaN(r.IngressPerS) || math.IsNaN(first) {
+				continue
+			}
+			if b := math.Floor((r.TS - w[0]) / width); b != bin {
+				flush()
+				bin = b
+			}
+			num += r.IngressPerS
+			den += first
+			bn += r.IngressPerS
+			bd += first
+		}
+		flush()
+	}
+	if den == 0 {
+		return unknownInterval()
+	}
+	return pointWithSpread(num/den, meanInterval(ratios, math.Sqrt(math.Max(1, f.IngressRangeS/width))))
+}
+
+// trailingMean is the mean of f over the rows ending at row i that lie in
+// the rangeS seconds before its end (row i alone when rangeS ≤ 1).
+func trailingMean(rows []MeasuredSecond, i int, rangeS float64, f func(MeasuredSecond) float64) float64 {
+	from := rows[i].TS + 1 - math.Max(1, rangeS)
+	var sum, n float64
+	for j := i; j >= 0 && rows[j].TS >= from-1e-9; j-- {
+		if v := f(rows[j]); !math.IsNaN(v) {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / n
+}
+
+// pointWithSpread is the point estimate with the half-widths of the spread's
+// interval around it.
+func pointWithSpread(point float64, spread Interval) Interval {
+	iv := Interval{Value: point, Lo: math.NaN(), Hi: math.NaN(), N: spread.N}
+	if spread.Bounded() {
+		iv.Lo, iv.Hi = point-(spread.Value-spread.Lo), point+(spread.Hi-spread.Value)
+	}
+	return iv
 }
 
 // FindRecovery returns the first time at or after fromS from which the
@@ -218,14 +382,39 @@ func FindRecovery(rows []MeasuredSecond, fromS, threshold, holdS float64) (float
 	return math.NaN(), false
 }
 
-// Triggered reports whether any attempt timed out or was refused (503,
-// 429) at or after fromS: the spike pushed the service past its clients'
-// patience or into its defences.
-func Triggered(rows []MeasuredSecond, fromS float64) bool {
+// Triggered reports whether, at or after fromS, some second failed more of
+// its first attempts than the success threshold allows, whatever the
+// failure: timed out at the client, answered with an error (a proxy's 504
+// before the client's timeout), refused. The spike pushed the service past
+// the patience in front of it, or into its defences.
+func Triggered(rows []MeasuredSecond, fromS, threshold float64) bool {
 	for _, r := range rows {
-		if r.TS >= fromS && r.Timeouts+r.Rejected > 0 {
+		if r.TS >= fromS && r.failing(threshold) {
 			return true
 		}
 	}
 	return false
+}
+
+// FirstFailure is t0 as measured: when the first failed second's first
+// attempts met the wait that failed them, seconds after the spike started
+// (NaN when no second failed). Outcomes are counted when attempts complete:
+// a timeout τ_out after its attempt met the long wait, a server error after
+// its own latency, a refusal at once; the class that dominates the second
+// places it.
+func FirstFailure(rows []MeasuredSecond, spikeStartS, timeoutS, threshold float64) float64 {
+	for _, r := range rows {
+		if r.TS+1 <= spikeStartS || !r.failing(threshold) {
+			continue
+		}
+		latency := 0.0
+		switch {
+		case r.FirstTimeouts >= r.FirstErrors && r.FirstTimeouts >= r.FirstConnect:
+			latency = timeoutS
+		case r.FirstErrors >= r.FirstConnect && !math.IsNaN(r.ErrorLatencyP50S):
+			latency = r.ErrorLatencyP50S
+		}
+		return math.Max(0, r.TS+0.5-latency-spikeStartS)
+	}
+	return math.NaN()
 }

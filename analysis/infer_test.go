@@ -7,7 +7,8 @@ import (
 
 // syntheticRun builds the timeline of a trapped run at steady rates: λ
 // first attempts/s, capacity c, the clients retrying up to A_client times
-// and a hidden layer multiplying by hidden; every attempt fails from t0 on.
+// and a hidden layer multiplying by hidden; every attempt fails from t0 on,
+// timed out at the client. The service's rates are exact (no window).
 func syntheticRun(lambda, c, aClient, hidden, k float64, spikeStart, spikeEnd, end, t0 float64) []MeasuredSecond {
 	var rows []MeasuredSecond
 	for t := 0.0; t < end; t++ {
@@ -16,9 +17,9 @@ func syntheticRun(lambda, c, aClient, hidden, k float64, spikeStart, spikeEnd, e
 			rate = k * lambda
 		}
 		r := MeasuredSecond{TS: t, Sent: rate, FirstDone: rate, FirstOK: rate, ServiceFirstPerS: rate, IngressPerS: rate,
-			ServedPerS: math.Min(rate, c), WaitS: math.NaN(), AbandonedPerS: 0}
+			ServedPerS: math.Min(rate, c), WaitS: math.NaN(), AbandonedPerS: 0, ErrorLatencyP50S: math.NaN()}
 		if t >= spikeStart+t0 {
-			r.FirstOK = 0
+			r.FirstOK, r.FirstTimeouts = 0, rate
 			r.Retries = rate * (aClient - 1)
 			r.Timeouts = rate * aClient
 			r.IngressPerS = rate * aClient * hidden
@@ -30,16 +31,31 @@ func syntheticRun(lambda, c, aClient, hidden, k float64, spikeStart, spikeEnd, e
 	return rows
 }
 
+// failedCohorts are the driver's cohorts of a run in which every attempt
+// fails from fromS on: each request makes aClient attempts.
+func failedCohorts(rows []MeasuredSecond, fromS, aClient float64) []Cohort {
+	var out []Cohort
+	for _, r := range rows {
+		c := Cohort{TS: r.TS, First: r.Sent, Attempts: r.Sent, Succeeded: r.Sent}
+		if r.TS >= fromS {
+			c.Attempts, c.Succeeded = aClient*r.Sent, 0
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func trappedFacts(rows []MeasuredSecond) RunFacts {
+	return RunFacts{SpikeStartS: 10, SpikeEndS: 20, TimeoutS: 0.5, Multiplier: 10, RetrySettleS: 2, IngressLagS: 3, IngressRangeS: 3,
+		IngressResolutionS: 1, FailedToS: 40, RecoveryS: math.NaN(), ScenarioCapacityPerS: 120, Cohorts: failedCohorts(rows, 11, 3)}
+}
+
 func TestInferTrapped(t *testing.T) {
 	rows := syntheticRun(15, 100, 3, 3, 10, 10, 20, 40, 1)
-	f := RunFacts{SpikeStartS: 10, SpikeEndS: 20, TimeoutS: 0.5, Multiplier: 10, T0S: 1, SettleS: 2, RateLagS: 3,
-		FailedToS: 40, RecoveryS: math.NaN(), ScenarioCapacityPerS: 120}
-	// A wait growing at A·ρ − 1 = 9·0.15 − 1 = 0.35 s/s after the spike.
-	var wt, ww []float64
-	for t := 20.0; t < 40; t++ {
-		wt, ww = append(wt, t), append(ww, 50+0.35*(t-20))
-	}
-	in := Infer(rows, f, wt, ww)
+	f := trappedFacts(rows)
+	// The judged wait grows at A·ρ − 1 = 9·0.15 − 1 = 0.35 s/s after the spike.
+	f.Wait = Judgement{Source: "service", Trend: Trend{N: 10, Slope: 0.35}, SlopeLo: 0.3, SlopeHi: 0.4}
+	in := Infer(rows, f)
 	for _, c := range []struct {
 		name      string
 		got, want float64
@@ -48,26 +64,96 @@ func TestInferTrapped(t *testing.T) {
 		{"k", in.Multiplier, 10},
 		{"C (served, not the scenario's 120)", in.CapacityPerS, 100},
 		{"ρ", in.Utilization, 0.15},
-		{"A_client", in.AClient, 3},
-		{"A_fail", in.AFail, 9},
-		{"hidden", in.Hidden, 3},
-		{"slope", in.WaitSlope, 0.35},
-		{"A from slope", in.AFromSlope, 9},
+		{"A_client", in.AClient.Value, 3},
+		{"A_fail", in.AFail.Value, 9},
+		{"hidden", in.Hidden.Value, 3},
+		{"slope", in.WaitSlope.Value, 0.35},
+		{"A from slope", in.AFromSlope.Value, 9},
+		{"A from slope, low end", in.AFromSlope.Lo, 1.3 / 0.15},
+		// The failed window after the spike: from 20 + 2 + 3 to the end.
+		{"failed from", in.FailedFromS, 24.5},
+		{"failed to", in.FailedToS, 40},
 	} {
 		if !near(c.got, c.want, 1e-9) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	if in.CapacitySource != "served" || !math.IsNaN(in.AFromRecovery) || !math.IsInf(in.PredictedRecoveryS, 1) {
+	if in.CapacitySource != "served" || in.AFromRecovery.Known() || !math.IsInf(in.PredictedRecoveryS.Value, 1) {
 		t.Errorf("source %q, A from recovery %v, predicted %v", in.CapacitySource, in.AFromRecovery, in.PredictedRecoveryS)
+	}
+	// Exact rates: the interval of A_fail closes on 9.
+	if !in.AFail.Bounded() || !near(in.AFail.Lo, 9, 1e-9) || !near(in.AFail.Hi, 9, 1e-9) {
+		t.Errorf("A_fail interval %+v", in.AFail)
+	}
+	// The slope of ingress − served restates A_fail: A from the slope is not reported.
+	f.Wait.Source = "ingress-served"
+	if in := Infer(rows, f); in.AFromSlope.Known() || !in.WaitSlope.Known() {
+		t.Errorf("ingress-served: A from slope %+v, slope %+v", in.AFromSlope, in.WaitSlope)
 	}
 	// Without the service's metrics, C falls back to the scenario and A_fail is unknown.
 	for i := range rows {
 		rows[i].IngressPerS, rows[i].ServiceFirstPerS, rows[i].ServedPerS = math.NaN(), math.NaN(), math.NaN()
 	}
-	in = Infer(rows, f, nil, nil)
-	if in.CapacitySource != "scenario" || in.CapacityPerS != 120 || !math.IsNaN(in.AFail) || !near(in.AClient, 3, 1e-9) {
+	in = Infer(rows, f)
+	if in.CapacitySource != "scenario" || in.CapacityPerS != 120 || in.AFail.Known() || !near(in.AClient.Value, 3, 1e-9) {
 		t.Errorf("without service metrics: %+v", in)
+	}
+}
+
+// The staging stack of the field report: a 20 s rate window scraped every
+// 5 s, no first-attempts query, the run judged and stopped soon after the
+// spike. The ingress rate holds the spike's tenfold traffic for 20 s after
+// it; divided by the driver's raw first attempts it read A_fail far off.
+// Measured over the settled window against first attempts averaged over
+// the same 20 s, it reads 9.
+func TestInferFailedAmplificationIgnoresWindowsHoldingTheSpike(t *testing.T) {
+	exact := syntheticRun(15, 100, 3, 3, 10, 10, 20, 80, 1)
+	rows := make([]MeasuredSecond, len(exact))
+	copy(rows, exact)
+	for i := range rows {
+		// A scrape every 5 s; at each, the mean over the last 20 s.
+		scrape := i / 5 * 5
+		var sum float64
+		for j := max(0, scrape-19); j <= scrape; j++ {
+			sum += exact[j].IngressPerS
+		}
+		rows[i].IngressPerS = sum / float64(scrape-max(0, scrape-19)+1)
+		rows[i].ServiceFirstPerS = math.NaN()
+	}
+	f := trappedFacts(rows)
+	f.FailedToS = 80
+	f.IngressLagS, f.IngressRangeS, f.IngressResolutionS = 25, 20, 5
+	in := Infer(rows, f)
+	if !near(in.AFail.Value, 9, 0.03) {
+		t.Errorf("A_fail = %.3f, want 9 ± 3 %%", in.AFail.Value)
+	}
+	if !in.AFail.Bounded() || in.AFail.Excludes(9) {
+		t.Errorf("A_fail interval %+v must hold 9", in.AFail)
+	}
+	// With no lag the window holds the spike, and the estimate is off.
+	f.IngressLagS = 0
+	if bad := Infer(rows, f); near(bad.AFail.Value, 9, 0.1) {
+		t.Errorf("without the lag A_fail = %.3f: the test no longer shows the bias", bad.AFail.Value)
+	}
+}
+
+// A_client is counted by cohort: the attempts of the requests whose first
+// attempt fell in the failed state, not the attempts sent in a window over
+// the first attempts sent in it (which the edges of the window bias).
+func TestInferClientAmplificationByCohort(t *testing.T) {
+	rows := syntheticRun(50, 200, 3, 1, 5, 10, 20, 40, 2)
+	f := trappedFacts(rows)
+	f.Cohorts = failedCohorts(rows, 12, 3)
+	// The last two seconds' requests were still open when the run stopped:
+	// their attempts were cut short and must not count.
+	for i := 38; i < 40; i++ {
+		f.Cohorts[i].Attempts, f.Cohorts[i].Open = f.Cohorts[i].First, f.Cohorts[i].First
+	}
+	// One second in which a few requests succeeded at their last attempt.
+	f.Cohorts[30].Succeeded, f.Cohorts[30].Attempts = 10, 2.8*f.Cohorts[30].First
+	in := Infer(rows, f)
+	if in.AClient.Value != 3 || !in.AClient.Bounded() || in.AClient.Lo != 3 {
+		t.Errorf("A_client = %+v, want exactly 3", in.AClient)
 	}
 }
 
@@ -75,7 +161,7 @@ func TestFindRecoveryAndTriggered(t *testing.T) {
 	rows := syntheticRun(50, 200, 3, 1, 5, 10, 20, 40, 4)
 	// Recovery at 30: first attempts succeed again from there.
 	for i := 30; i < 40; i++ {
-		rows[i].FirstOK, rows[i].Timeouts = rows[i].FirstDone, 0
+		rows[i].FirstOK, rows[i].FirstTimeouts, rows[i].Timeouts = rows[i].FirstDone, 0, 0
 	}
 	// A second without completions neither counts nor breaks the hold.
 	rows[33].FirstDone, rows[33].FirstOK = 0, 0
@@ -90,7 +176,38 @@ func TestFindRecoveryAndTriggered(t *testing.T) {
 	if at, ok := FindRecovery(rows, 20, 0.99, 5); !ok || at != 34 {
 		t.Errorf("recovery after a dip at %v (%v), want 34", at, ok)
 	}
-	if !Triggered(rows, 10) || Triggered(rows[:14], 10) {
-		t.Error("Triggered: timeouts from 14 on")
+	if !Triggered(rows, 10, 0.99) || Triggered(rows[:14], 10, 0.99) {
+		t.Error("Triggered: failures from 14 on")
+	}
+}
+
+// A failure is a failure: first attempts answered 504 by a proxy before
+// the client's timeout trigger like timeouts do, and place t0 by their own
+// latency; one stray failure in a healthy second does not.
+func TestTriggeredAndT0ByEveryFailureClass(t *testing.T) {
+	healthy := MeasuredSecond{TS: 12, FirstDone: 50, FirstOK: 50, ErrorLatencyP50S: math.NaN()}
+	stray := healthy
+	stray.TS, stray.FirstOK, stray.FirstErrors, stray.ErrorLatencyP50S = 13, 49.6, 0.4, 0.05
+	for _, tc := range []struct {
+		name      string
+		fail      func(*MeasuredSecond)
+		triggered bool
+		t0        float64
+	}{
+		{"timeouts", func(m *MeasuredSecond) { m.FirstOK, m.FirstTimeouts = 10, 40 }, true, 14.5 - 1 - 10},
+		{"proxy 504 after 0.9 s", func(m *MeasuredSecond) { m.FirstOK, m.FirstErrors, m.ErrorLatencyP50S = 0, 50, 0.9 }, true, 14.5 - 0.9 - 10},
+		{"connections refused", func(m *MeasuredSecond) { m.FirstOK, m.FirstConnect = 0, 50 }, true, 14.5 - 10},
+		{"healthy", func(*MeasuredSecond) {}, false, math.NaN()},
+	} {
+		failed := healthy
+		failed.TS = 14
+		tc.fail(&failed)
+		rows := []MeasuredSecond{healthy, stray, failed}
+		if got := Triggered(rows, 10, 0.99); got != tc.triggered {
+			t.Errorf("%s: triggered %v, want %v", tc.name, got, tc.triggered)
+		}
+		if got := FirstFailure(rows, 10, 1, 0.99); !(near(got, tc.t0, 1e-9) || math.IsNaN(got) && math.IsNaN(tc.t0)) {
+			t.Errorf("%s: t0 %v, want %v", tc.name, got, tc.t0)
+		}
 	}
 }

@@ -22,15 +22,34 @@ type MeasuredSecond struct {
 	Rejected  float64 `csv:"rejected"`   // attempts answered 503 or 429
 	Errors    float64 `csv:"errors"`     // attempts that failed otherwise (5xx, connect, other)
 	Connect   float64 `csv:"connect"`    // of Errors, attempts that could not connect
-	Succeeded float64 `csv:"succeeded"`  // logical requests that ended with a success
-	Failed    float64 `csv:"failed"`     // logical requests that ended after all attempts failed
-	Pending   float64 `csv:"pending"`    // logical requests not ended, at the end of the second
-	InFlight  float64 `csv:"in_flight"`  // attempts in flight, at the end of the second
+	// Failed first attempts by class: timed out at the client, answered
+	// with an error status (5xx, 503, 429, 4xx), connection refused or
+	// reset. A failure of any class counts for the trigger, t0 and the
+	// first-attempt success ratio; the classes say how the clients failed.
+	FirstTimeouts float64 `csv:"first_timeouts"`
+	FirstErrors   float64 `csv:"first_errors"`
+	FirstConnect  float64 `csv:"first_connect"`
+	Succeeded     float64 `csv:"succeeded"` // logical requests that ended with a success
+	Failed        float64 `csv:"failed"`    // logical requests that ended after all attempts failed
+	Pending       float64 `csv:"pending"`   // logical requests not ended, at the end of the second
+	InFlight      float64 `csv:"in_flight"` // attempts in flight, at the end of the second
 
 	TracerWaitS float64 `csv:"tracer_wait_s"` // median wait of tracers that completed this second
 	LagP99S     float64 `csv:"lag_p99_s"`     // driver dispatch lag, 99th percentile
 	LatencyP50S float64 `csv:"latency_p50_s"` // attempt latency, median
 	LatencyP99S float64 `csv:"latency_p99_s"` // attempt latency, 99th percentile
+	// Latency of attempts answered with a server error (5xx, 503): 10th,
+	// 50th and 90th percentiles, seconds. A proxy that gives up on the
+	// service answers at a nearly fixed latency, its own patience.
+	ErrorLatencyP10S float64 `csv:"error_latency_p10_s"`
+	ErrorLatencyP50S float64 `csv:"error_latency_p50_s"`
+	ErrorLatencyP90S float64 `csv:"error_latency_p90_s"`
+	// Tracers completed this second: answered by the service (their latency
+	// is a wait sample), and answered with a server error (not a wait sample:
+	// a layer in front of the service gave up), with that error's median latency.
+	TracerServed           float64 `csv:"tracers_served"`
+	TracerErrors           float64 `csv:"tracer_errors"`
+	TracerErrorLatencyP50S float64 `csv:"tracer_error_latency_p50_s"`
 
 	IngressPerS      float64 `csv:"ingress_per_s"`       // attempts arriving at the service
 	ServiceFirstPerS float64 `csv:"service_first_per_s"` // first attempts arriving at the service
@@ -38,6 +57,10 @@ type MeasuredSecond struct {
 	AbandonedPerS    float64 `csv:"abandoned_per_s"`     // finished after their client left: retry debt
 	WaitS            float64 `csv:"wait_s"`              // the service's queue wait
 	Pods             float64 `csv:"pods"`                // ready replicas
+	// BacklogWaitS is the wait integrated from the service's rates since the
+	// spike began: Σ (ingress − served)/C over the seconds, C the scenario's
+	// capacity; it lags the service by its queries' windows.
+	BacklogWaitS float64 `csv:"backlog_wait_s"`
 }
 
 // FirstSuccessRatio is the share of first attempts completed this second
@@ -54,3 +77,13 @@ func (m MeasuredSecond) Attempts() float64 { return m.Sent + m.Retries }
 
 // Failures is every attempt that completed without success this second.
 func (m MeasuredSecond) Failures() float64 { return m.Timeouts + m.Rejected + m.Errors }
+
+// FirstFailed is every first attempt that completed without success this
+// second, whatever the class.
+func (m MeasuredSecond) FirstFailed() float64 { return m.FirstDone - m.FirstOK }
+
+// failing reports whether more first attempts failed this second than the
+// success threshold allows: the second belongs to a failed state.
+func (m MeasuredSecond) failing(threshold float64) bool {
+	return m.FirstDone > 0 && m.FirstFailed() > (1-threshold)*m.FirstDone
+}

@@ -19,6 +19,11 @@ type PlanInputs struct {
 	// Scaler describes the autoscaler; nil for a fixed capacity.
 	Scaler *ScalerInputs
 	Gate   GateSpec
+	// JudgeAfterS is how long after the spike's end the run's wait signal
+	// can show a trap (zero or NaN: unknown; see Prediction.JudgeAfterS),
+	// and JudgeAfterNote what it is made of.
+	JudgeAfterS    float64
+	JudgeAfterNote string
 }
 
 // ScalerInputs is an autoscaler as the scenario describes it.
@@ -52,7 +57,10 @@ func Plan(in PlanInputs) Document {
 	if sc.CapacityPerS > 0 {
 		sc.Utilization = sc.DemandPerS / sc.CapacityPerS
 	}
-	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, sc.TimeoutS
+	sc.PatienceS, sc.PatienceFrom = Patience(sc.TimeoutS, in.Layers)
+	// Every wait is compared with the shortest patience in front of the
+	// service, which a layer's per-try timeout can make shorter than τ_out.
+	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, sc.PatienceS
 	amp := in.amplification()
 	a := amp.Predicted
 	trig := CheckTrigger(k, rho, spike, tau)
@@ -127,6 +135,9 @@ func Plan(in PlanInputs) Document {
 	if p.Verdict == VerdictRecovered && !math.IsNaN(recovery) {
 		p.Verdict = ApplyBudget(p.Verdict, recovery, in.Gate.MaxRecoveryS)
 	}
+	if in.JudgeAfterS > 0 {
+		p.JudgeAfterS, p.JudgeAfterNote = Num(in.JudgeAfterS), in.JudgeAfterNote
+	}
 	p.Recommendations = recommend(in, sc, trig, p, amp)
 
 	return Document{
@@ -143,9 +154,15 @@ func Plan(in PlanInputs) Document {
 
 // recommend puts the prediction into plain words for the scenario's author.
 func recommend(in PlanInputs, sc ScenarioSection, trig TriggerCheck, p Prediction, amp AmplificationSection) []string {
-	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, sc.TimeoutS
+	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, sc.PatienceS
 	a := amp.Predicted
 	var out []string
+	tauName := "τ_out"
+	if sc.PatienceS < sc.TimeoutS {
+		tauName = "the patience"
+		out = append(out, fmt.Sprintf("the service's patience is %s, %s, shorter than the clients' τ_out = %s: a wait past it fails every attempt (the layer answers an error before the client times out), so the trigger, t0, the admission bound and the recovery time use it",
+			FormatSeconds(sc.PatienceS), sc.PatienceFrom, FormatSeconds(sc.TimeoutS)))
+	}
 	// Suggested sizes aim at twice the timeout, so that a capacity
 	// underestimated by a fair margin still leaves a trigger.
 	kFor := math.Ceil((1+2*tau/spike)/rho*10) / 10
@@ -155,8 +172,8 @@ func recommend(in PlanInputs, sc ScenarioSection, trig TriggerCheck, p Predictio
 			k*rho, trimFloat(kFor), FormatSeconds(spike)))
 	case !trig.Valid:
 		dFor := math.Ceil(2 * tau / (k*rho - 1))
-		out = append(out, fmt.Sprintf("this spike cannot trigger: (k·ρ − 1)·Δ = %.2f s ≤ τ_out = %s; use k ≥ %s or Δ ≥ %s",
-			trig.OverloadS, FormatSeconds(tau), trimFloat(kFor), FormatSeconds(dFor)))
+		out = append(out, fmt.Sprintf("this spike cannot trigger: (k·ρ − 1)·Δ = %.2f s ≤ %s = %s; use k ≥ %s or Δ ≥ %s",
+			trig.OverloadS, tauName, FormatSeconds(tau), trimFloat(kFor), FormatSeconds(dFor)))
 	case trig.Margin < 1.5:
 		// The trigger holds while the true capacity is below k·λ/(1 + τ/Δ).
 		slack := k*rho/(1+tau/spike) - 1
@@ -166,17 +183,17 @@ func recommend(in PlanInputs, sc ScenarioSection, trig TriggerCheck, p Predictio
 	boundHolds := p.AdmissionBound != nil && p.AdmissionBound.Holds
 	switch {
 	case a*rho >= 1 && boundHolds:
-		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1, but the admission bound b = %s < τ_out keeps retry debt from forming: the excess is refused at the door, so clients see refusals instead of timeouts, and the service comes back",
+		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1, but the admission bound b = %s < "+tauName+" keeps retry debt from forming: the excess is refused at the door, so clients see refusals instead of timeouts, and the service comes back",
 			a*rho, FormatSeconds(p.AdmissionBound.BoundS)))
 	case a*rho >= 1:
-		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1: once triggered the service stays failed. To escape, lower A below 1/ρ = %.2f (fewer retries, a retry budget β < %.2f), raise capacity above A·λ = %.0f/s, or refuse work at the door with an admission bound b < τ_out",
+		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1: once triggered the service stays failed. To escape, lower A below 1/ρ = %.2f (fewer retries, a retry budget β < %.2f), raise capacity above A·λ = %.0f/s, or refuse work at the door with an admission bound b < "+tauName,
 			a*rho, 1/rho, math.Max(0, 1/rho-1), a*sc.DemandPerS))
 	case a*rho >= 0.8 && trig.Valid && !boundHolds:
 		out = append(out, fmt.Sprintf("A·ρ = %.2f is close to 1: recovery time grows as 1/(1 − A·ρ) (critical slowing), so a little more load or one more retry layer traps the service", a*rho))
 	}
 	if p.AdmissionBound != nil && !p.AdmissionBound.Holds {
-		out = append(out, fmt.Sprintf("the admission bound b = %s is not below τ_out = %s: admitted work can still outlive its client and build debt; use b < τ_out",
-			FormatSeconds(p.AdmissionBound.BoundS), FormatSeconds(tau)))
+		out = append(out, fmt.Sprintf("the admission bound b = %s is not below %s = %s: admitted work can still outlive its client and build debt; use b < %s",
+			FormatSeconds(p.AdmissionBound.BoundS), tauName, FormatSeconds(tau), tauName))
 	}
 	if p.Verdict == VerdictMetastable && p.RecoveryS != nil {
 		out = append(out, fmt.Sprintf("predicted recovery %s exceeds the budget of %s: the gate would fail", FormatSeconds(*p.RecoveryS), FormatSeconds(in.Gate.MaxRecoveryS)))
@@ -193,6 +210,10 @@ func recommend(in PlanInputs, sc ScenarioSection, trig TriggerCheck, p Predictio
 	}
 	if c := p.Ceiling; c != nil && c.Band != nil && c.Band.Empty {
 		out = append(out, fmt.Sprintf("no safe replica ceiling exists: M* = %.1f is not below 0.8·N_max = %.1f", c.Band.FloorPods, c.Band.TopPods))
+	}
+	if j := in.JudgeAfterS; j > sc.ObserveS && trig.Valid {
+		out = append(out, fmt.Sprintf("observe = %s is shorter than the %s after the spike a trap takes to show (%s): a service that does not recover within observe will end inconclusive; lengthen observe",
+			FormatSeconds(sc.ObserveS), FormatSeconds(j), in.JudgeAfterNote))
 	}
 	if out == nil {
 		out = []string{}
@@ -239,7 +260,8 @@ func SimulatePlan(in PlanInputs, stepS, sampleS float64) (Document, error) {
 	res, err := SimulateFluid(FluidConfig{
 		Stages:             SpikeSchedule(sc.DemandPerS, sc.Multiplier, sc.WarmupS, sc.SpikeS, sc.ObserveS),
 		CapacityPerS:       sc.CapacityPerS,
-		TimeoutS:           sc.TimeoutS,
+		TimeoutS:           sc.PatienceS,
+		RetryLagS:          FailLatency(sc.TimeoutS, in.Layers),
 		Retry:              retry,
 		InnerAmplification: inner,
 		AdmissionBoundS:    sc.AdmissionBoundS,

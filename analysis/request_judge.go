@@ -6,7 +6,7 @@ import "math"
 // does: recovered when, after the spike and the last failed attempt, the
 // queue emptied and nothing was left to fail; otherwise trapped when the
 // wait's trend is not falling at the horizon, metastable when it is, with a
-// projected recovery time (JudgeTrend, ProjectRecovery).
+// projected recovery time (Judge, modelVerdict).
 func (r *requestRun) finish(end float64) {
 	res := &r.res
 	served, abandoned, queued := r.tl.finish(r.srv, end)
@@ -43,7 +43,7 @@ func (r *requestRun) finish(end float64) {
 	case res.Collapsed():
 		f.Verdict = VerdictTrapped
 		f.RecoveryS, f.ProjectedRecoveryS = recovery, recovery
-		f.WaitSlope = r.trend(end).Trend.Slope
+		f.WaitSlope = r.judgeWait(end).Trend.Slope
 	case math.IsNaN(r.firstFail):
 		f.Verdict = VerdictNoTrigger
 		f.RecoveryS, f.ProjectedRecoveryS = recovery, recovery
@@ -51,38 +51,30 @@ func (r *requestRun) finish(end float64) {
 		f.Verdict = VerdictRecovered
 		f.RecoveryS, f.ProjectedRecoveryS = recovery, recovery
 	default:
-		v := r.trend(end)
+		j := r.judgeWait(end)
 		f.RecoveryS = recovery
-		f.WaitSlope = v.Trend.Slope
-		f.ProjectedRecoveryS = v.ProjectedS
-		if v.SlopeHi < 0 {
-			f.Verdict = VerdictMetastable
-		} else {
-			f.Verdict = VerdictTrapped
-		}
+		f.WaitSlope = j.Trend.Slope
+		f.ProjectedRecoveryS = j.ProjectedS
+		f.Verdict = modelVerdict(j)
 	}
 }
 
-// trend judges the wait over the last quarter of the time after the spike
-// (at least two settling times of the retry streams), by least squares on
-// the rows' end-of-sample waits.
-func (r *requestRun) trend(end float64) TrendVerdict {
+// judgeWait judges the wait over the last quarter of the time after the
+// spike (at least two settling times of the retry streams) by the one
+// verdict rule (Judge), on the rows' end-of-sample waits.
+func (r *requestRun) judgeWait(end float64) Judgement {
 	after := end - r.spikeEnd
 	window := math.Max(0.25*after, 2*float64(r.tl.fail.settle)*r.tl.sample)
 	from := math.Max(r.spikeEnd, end-window)
-	var ts, ws []float64
+	w := WaitSeries{Source: "request model", DelayS: from - r.spikeEnd, ResolutionS: r.tl.sample}
 	for _, row := range r.tl.rows {
 		rowEnd := math.Min(row.TimeS+r.tl.sample, end)
-		if rowEnd > from && rowEnd <= end {
-			ts = append(ts, rowEnd-r.spikeEnd)
-			ws = append(ws, row.WaitS)
+		if rowEnd >= from && rowEnd <= end {
+			w.T, w.W = append(w.T, rowEnd), append(w.W, row.WaitS)
 		}
 	}
-	rho := 0.0
-	if idx := r.arrivals.idx; idx < len(r.cfg.Stages) {
-		rho = r.cfg.Stages[idx].RatePerS / r.capacity
-	} else {
-		rho = r.cfg.Stages[len(r.cfg.Stages)-1].RatePerS / r.capacity
-	}
-	return JudgeTrend(ts, ws, after, r.res.FinalWaitS, r.timeout, rho, 0, TrendPolicy{})
+	stage := min(r.arrivals.idx, len(r.cfg.Stages)-1)
+	rho := r.cfg.Stages[stage].RatePerS / r.capacity
+	return Judge(JudgeInput{Wait: w, SpikeEndS: r.spikeEnd, FailedToS: math.Inf(1), HorizonS: end,
+		PatienceS: r.timeout, Utilization: rho, Final: true}, modelJudgePolicy(0))
 }

@@ -62,81 +62,36 @@ func FitTrend(ts, ws []float64) Trend {
 // At returns the trend's wait at time t.
 func (tr Trend) At(t float64) float64 { return tr.Intercept + tr.Slope*t }
 
-// TrendPolicy tunes the early verdict.
-type TrendPolicy struct {
-	// MinPoints is the fewest samples before any decision; default 5.
-	MinPoints int
-	// PatientPoints is how many samples a slope that is not significantly
-	// negative may take before it counts as not falling; default 6·MinPoints.
-	PatientPoints int
-	// Z is the width of the slope's interval in standard errors; default 2.
-	Z float64
-	// MinStdErr is a floor on the slope's standard error, seconds per
-	// second, so exact-looking data from a gauge is not over-trusted; default 0.002.
-	MinStdErr float64
-}
-
-func (p TrendPolicy) withDefaults() TrendPolicy {
-	if p.MinPoints <= 0 {
-		p.MinPoints = 5
+// binned averages samples over consecutive bins of width widthS starting
+// at fromS: one (t, w) point per bin that holds samples, the means of its
+// samples' times and waits. Samples before fromS or NaN are left out. A
+// signal that changes only once per scrape gives one independent value per
+// scrape, and a fit through every second of it would count each many times.
+func binned(ts, ws []float64, fromS, widthS float64) (bt, bw []float64) {
+	if widthS <= 0 {
+		widthS = 1
 	}
-	if p.PatientPoints <= 0 {
-		p.PatientPoints = 6 * p.MinPoints
+	cur, n := -1, 0.0
+	var st, sw float64
+	flush := func() {
+		if n > 0 {
+			bt, bw = append(bt, st/n), append(bw, sw/n)
+		}
+		st, sw, n = 0, 0, 0
 	}
-	if p.Z <= 0 {
-		p.Z = 2
+	for i := range ts {
+		if math.IsNaN(ts[i]) || math.IsNaN(ws[i]) || ts[i] < fromS {
+			continue
+		}
+		b := int(math.Floor((ts[i] - fromS) / widthS))
+		if b != cur {
+			flush()
+			cur = b
+		}
+		st += ts[i]
+		sw += ws[i]
+		n++
 	}
-	if p.MinStdErr <= 0 {
-		p.MinStdErr = 0.002
-	}
-	return p
-}
-
-// TrendVerdict is the early verdict from the wait's trend after a spike.
-type TrendVerdict struct {
-	// Decided is set once the trend says trapped or metastable; a falling
-	// trend that fits the budget leaves it unset (wait for recovery).
-	Decided bool
-	Verdict Verdict // trapped or metastable when Decided
-	Trend   Trend
-	// SlopeLo and SlopeHi bound the slope (Slope ∓ Z·stderr).
-	SlopeLo, SlopeHi float64
-	// ProjectedS is the projected recovery time from the spike's end, with
-	// ProjectedLoS and ProjectedHiS from the slope's bounds; +Inf when the
-	// wait is not falling.
-	ProjectedS, ProjectedLoS, ProjectedHiS float64
-	Reason                                 string
-}
-
-// JudgeTrend gives the early verdict of SPEC.md's observation: ts are
-// seconds since the spike's end, ws the wait samples. A wait that is
-// significantly not falling means trapped (A·ρ ≥ 1); a falling one gives a
-// projected recovery time (ProjectRecovery) with an interval, and when even
-// the optimistic end of it exceeds budgetS (> 0) the verdict is metastable.
-// elapsedS is the time since the spike's end; waitNowS the latest wait.
-func JudgeTrend(ts, ws []float64, elapsedS, waitNowS, timeoutS, rho, budgetS float64, policy TrendPolicy) TrendVerdict {
-	p := policy.withDefaults()
-	tr := FitTrend(ts, ws)
-	se := math.Max(tr.SlopeStdErr, p.MinStdErr)
-	v := TrendVerdict{Trend: tr, SlopeLo: tr.Slope - p.Z*se, SlopeHi: tr.Slope + p.Z*se}
-	v.ProjectedS = ProjectRecovery(elapsedS, waitNowS, tr.Slope, timeoutS, rho)
-	v.ProjectedLoS = ProjectRecovery(elapsedS, waitNowS, v.SlopeLo, timeoutS, rho)
-	v.ProjectedHiS = ProjectRecovery(elapsedS, waitNowS, v.SlopeHi, timeoutS, rho)
-	if tr.N < p.MinPoints {
-		v.Reason = "too few samples"
-		return v
-	}
-	switch {
-	case tr.Slope >= 0 && (v.SlopeLo >= 0 || tr.N >= p.PatientPoints):
-		v.Decided, v.Verdict = true, VerdictTrapped
-		v.Reason = "the wait is not falling after the spike"
-	case v.SlopeHi < 0 && budgetS > 0 && !math.IsNaN(rho) && v.ProjectedLoS > budgetS:
-		v.Decided, v.Verdict = true, VerdictMetastable
-		v.Reason = "the wait is falling, but too slowly to recover within the budget"
-	case v.SlopeHi < 0:
-		v.Reason = "the wait is falling"
-	default:
-		v.Reason = "the trend is not yet significant"
-	}
-	return v
+	flush()
+	return bt, bw
 }

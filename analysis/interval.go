@@ -1,0 +1,94 @@
+package analysis
+
+import "math"
+
+// Confidence is the two-sided confidence level of every interval the
+// analysis reports (estimates and the wait's slope): 95 %.
+const Confidence = 0.95
+
+// Interval is an estimate with its confidence interval (Confidence). Lo
+// and Hi are NaN when the data cannot give an interval (too few
+// independent samples); Value is NaN when there is no estimate at all.
+type Interval struct {
+	Value, Lo, Hi float64
+	// N is the number of independent samples behind the estimate.
+	N int
+}
+
+// unknownInterval is an estimate that could not be made.
+func unknownInterval() Interval {
+	n := math.NaN()
+	return Interval{Value: n, Lo: n, Hi: n}
+}
+
+// Known reports whether the estimate exists.
+func (iv Interval) Known() bool { return !math.IsNaN(iv.Value) }
+
+// Bounded reports whether the estimate has an interval.
+func (iv Interval) Bounded() bool { return !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) }
+
+// Excludes reports whether the interval is known and x lies outside it.
+func (iv Interval) Excludes(x float64) bool { return iv.Bounded() && (x < iv.Lo || x > iv.Hi) }
+
+// Scale multiplies the estimate and its bounds by k > 0.
+func (iv Interval) Scale(k float64) Interval {
+	return Interval{Value: iv.Value * k, Lo: iv.Lo * k, Hi: iv.Hi * k, N: iv.N}
+}
+
+// tTable holds the two-sided 95 % quantiles of Student's t distribution,
+// t(0.975; ν), for ν = 1 … 30 degrees of freedom.
+var tTable = [...]float64{
+	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+}
+
+// tQuantile is the two-sided 95 % quantile of Student's t with dof degrees
+// of freedom: the half-width of a 95 % interval in standard errors when
+// the standard error itself is estimated from dof residual degrees of
+// freedom. Beyond the table it uses the Cornish–Fisher expansion around
+// z = 1.96, exact to three decimals there. NaN for dof < 1.
+func tQuantile(dof int) float64 {
+	switch {
+	case dof < 1:
+		return math.NaN()
+	case dof <= len(tTable):
+		return tTable[dof-1]
+	}
+	z, v := 1.959964, float64(dof)
+	return z + (z*z*z+z)/(4*v) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*v*v)
+}
+
+// meanInterval is the mean of xs with its 95 % t interval, the standard
+// error multiplied by inflate (≥ 1) for samples that are correlated (each
+// shares data with its neighbours, as overlapping rate windows do: the
+// variance of their mean is then larger by about the number of samples a
+// window spans). NaN samples are skipped; with fewer than two samples the
+// bounds are NaN.
+func meanInterval(xs []float64, inflate float64) Interval {
+	var n, sum float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			n++
+			sum += x
+		}
+	}
+	if n == 0 {
+		return unknownInterval()
+	}
+	mean := sum / n
+	iv := Interval{Value: mean, Lo: math.NaN(), Hi: math.NaN(), N: int(n)}
+	if n < 2 {
+		return iv
+	}
+	var ss float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			ss += (x - mean) * (x - mean)
+		}
+	}
+	se := math.Sqrt(ss/(n-1)/n) * math.Max(1, inflate)
+	h := tQuantile(int(n)-1) * se
+	iv.Lo, iv.Hi = mean-h, mean+h
+	return iv
+}
