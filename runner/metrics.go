@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/common/model"
 
 	"github.com/trigger-test/trigger/runner/prom"
 	"github.com/trigger-test/trigger/scenarios"
@@ -306,9 +304,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// rangeSelector finds the ranges of PromQL range selectors: [5s], [1m:10s].
-var rangeSelector = regexp.MustCompile(`\[([0-9]+[a-z]+(?:[0-9]+[a-z]+)*)(?::[0-9a-z]*)?\]`)
-
 // rateLag is how far the service's rates look back, seconds (zero
 // without Prometheus).
 func (m *metrics) rateLag() float64 {
@@ -318,18 +313,17 @@ func (m *metrics) rateLag() float64 {
 	return m.lagS
 }
 
-// longestRange is the longest range selector among the named queries, in
-// seconds.
+// longestRange is the longest look-back (range + offset, from
+// prom.ParseQueryShape) among the named queries, in seconds. A query the
+// PromQL parser refuses counts as 0: checkQueries reports it.
 func longestRange(queries []serviceQuery, names ...string) float64 {
 	lag := 0.0
 	for _, q := range queries {
 		if !slices.Contains(names, q.name) {
 			continue
 		}
-		for _, match := range rangeSelector.FindAllStringSubmatch(q.text, -1) {
-			if d, err := model.ParseDuration(match[1]); err == nil {
-				lag = math.Max(lag, time.Duration(d).Seconds())
-			}
+		if s, err := prom.ParseQueryShape(q.text); err == nil {
+			lag = math.Max(lag, (s.Range + s.Offset).Seconds())
 		}
 	}
 	return lag

@@ -151,18 +151,28 @@ func (r *Remote) Ping(ctx context.Context) error {
 
 // Instant evaluates query at t (Querier).
 func (r *Remote) Instant(ctx context.Context, query string, t time.Time) (float64, error) {
-	v, err := r.do(ctx, func(ctx context.Context) (model.Value, error) {
-		v, _, _, err := r.api.Query(ctx, query, t)
-		return v, err
-	})
+	v, err := r.query(ctx, query, t)
 	if err != nil {
-		return 0, &QueryError{Query: query, Err: err}
+		return 0, err
 	}
 	x, err := instantValue(v)
 	if err != nil {
 		return 0, &QueryError{Query: query, Err: err}
 	}
 	return x, nil
+}
+
+// query evaluates query at t and returns the result as the server gave
+// it (a scalar, vector or matrix); its error is a *QueryError.
+func (r *Remote) query(ctx context.Context, query string, t time.Time) (model.Value, error) {
+	v, err := r.do(ctx, func(ctx context.Context) (model.Value, error) {
+		v, _, _, err := r.api.Query(ctx, query, t)
+		return v, err
+	})
+	if err != nil {
+		return nil, &QueryError{Query: query, Err: err}
+	}
+	return v, nil
 }
 
 // Range evaluates query over [start, end] every step (Querier).

@@ -147,7 +147,25 @@ func (c recordingClient) Do(ctx context.Context, req *http.Request) (*http.Respo
 		a.status = resp.StatusCode
 		a.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
 	}
+	if k, _ := ctx.Value(keptKey{}).(*kept); k != nil && resp != nil {
+		k.status, k.body = resp.StatusCode, body
+	}
 	return resp, body, err
+}
+
+// kept is the raw answer of a request, for the fields client_golang's
+// v1 types do not decode (the scrapeInterval of /api/v1/targets).
+type kept struct {
+	status int    // HTTP status; 0 = no response
+	body   []byte // the body as read
+}
+
+type keptKey struct{}
+
+// withKept returns ctx asking recordingClient to keep the raw answer of
+// each request made with it in k (the last one wins).
+func withKept(ctx context.Context, k *kept) context.Context {
+	return context.WithValue(ctx, keptKey{}, k)
 }
 
 // parseRetryAfter reads a Retry-After header given in seconds; the HTTP
