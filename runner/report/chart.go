@@ -33,34 +33,48 @@ const (
 	SeriesSent     = "sent"     // offered first attempts per second
 	SeriesAttempts = "attempts" // all attempts (first + retries) per second
 	SeriesOK       = "ok"       // attempts answered ok per second
-	SeriesTimeouts = "timeouts" // attempts that timed out per second
-	SeriesRejected = "rejected" // attempts refused (503/429) per second
-	SeriesIngress  = "ingress"  // attempts arriving at the service per second
-	SeriesWait     = "wait"     // the queue wait, seconds
-	SeriesTimeout  = "timeout"  // the client timeout τ_out, seconds
-	SeriesPods     = "pods"     // ready replicas
-	SeriesVerdict  = "verdict"  // the verdict's vertical marker
-	SeriesSpike    = "spike"    // the spike's start and end markers
+	SeriesTimeouts = "timeouts" // first attempts that timed out at the client, per second
+	SeriesErrors   = "errors"   // first attempts answered with an error status (5xx, 503, 429, 4xx), per second
+	SeriesConnect  = "connect"  // first attempts whose connection was refused or reset, per second
+	// SeriesFirstFailed is first attempts that failed per second, drawn
+	// only for a timeline that does not split them by class (one written
+	// before the first_timeouts, first_errors and first_connect columns).
+	SeriesFirstFailed = "first-failed"
+	SeriesIngress     = "ingress"  // attempts arriving at the service per second
+	SeriesWait        = "wait"     // the queue wait the verdict judged, seconds
+	SeriesTimeout     = "timeout"  // the client timeout τ_out, seconds
+	SeriesPatience    = "patience" // the shortest patience in front of the service when below τ_out, seconds
+	SeriesSettled     = "settled"  // when the judged wait settled after the spike (spike end + its delay, seconds)
+	SeriesPods        = "pods"     // ready replicas
+	SeriesVerdict     = "verdict"  // the verdict's vertical marker
+	SeriesSpike       = "spike"    // the spike's start and end markers
 )
 
 // seriesClassPrefix starts every series class in the SVG.
 const seriesClassPrefix = "series-"
 
-// Colours: Okabe–Ito for the rates (distinguishable with colour-blindness),
-// each used by one series only, so the SVG's paths can be told apart by colour.
+// Colours: Okabe–Ito for the rates (distinguishable with colour-blindness;
+// all seven of its colours but black, which the axes use), Paul Tol's for
+// the rest, each used by one series only, so the SVG's paths can be told
+// apart by colour.
 var (
-	colSent     = rgb(0x00, 0x72, 0xB2)
-	colAttempts = rgb(0xE6, 0x9F, 0x00)
-	colOK       = rgb(0x00, 0x9E, 0x73)
-	colTimeouts = rgb(0xD5, 0x5E, 0x00)
-	colRejected = rgb(0xCC, 0x79, 0xA7)
-	colIngress  = rgb(0x56, 0xB4, 0xE9)
-	colWait     = rgb(0x33, 0x22, 0x88)
-	colTimeout  = rgb(0x88, 0x22, 0x55)
-	colPods     = rgb(0x8C, 0x51, 0x0A)
-	colSpike    = rgb(0x55, 0x55, 0x55)
-	colGrid     = rgb(0xE4, 0xE4, 0xE4)
-	colBack     = rgb(0x2E, 0x7D, 0x32) // the service back after on_trap
+	colSent        = rgb(0x00, 0x72, 0xB2) // Okabe–Ito blue
+	colAttempts    = rgb(0xE6, 0x9F, 0x00) // Okabe–Ito orange
+	colOK          = rgb(0x00, 0x9E, 0x73) // Okabe–Ito bluish green
+	colTimeouts    = rgb(0xD5, 0x5E, 0x00) // Okabe–Ito vermillion
+	colErrors      = rgb(0xCC, 0x79, 0xA7) // Okabe–Ito reddish purple
+	colConnect     = rgb(0xF0, 0xE4, 0x42) // Okabe–Ito yellow, drawn wider: it is pale on white
+	colIngress     = rgb(0x56, 0xB4, 0xE9) // Okabe–Ito sky blue
+	colFirstFailed = rgb(0xCC, 0x66, 0x77) // Tol rose
+	colWait        = rgb(0x33, 0x22, 0x88) // Tol indigo
+	colWaitEarly   = rgb(0xA3, 0x9C, 0xC9) // colWait paled: the wait before it settled
+	colTimeout     = rgb(0x88, 0x22, 0x55) // Tol wine
+	colPatience    = rgb(0x99, 0x99, 0x33) // Tol olive
+	colSettled     = rgb(0x44, 0xAA, 0x99) // Tol teal
+	colPods        = rgb(0x8C, 0x51, 0x0A)
+	colSpike       = rgb(0x55, 0x55, 0x55)
+	colGrid        = rgb(0xE4, 0xE4, 0xE4)
+	colBack        = rgb(0x2E, 0x7D, 0x32) // the service back after on_trap
 
 	verdictColour = map[analysis.Verdict]color.RGBA{
 		analysis.VerdictRecovered:  rgb(0x1A, 0x7F, 0x37),
@@ -87,10 +101,13 @@ var (
 	fontBold    = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfnt.WeightBold}
 )
 
-// Chart is the timeline chart of one run: rates per second on top, the
-// queue wait against the client timeout τ_out below, ready pods at the
-// bottom when they are known; the phases shaded across all panels, the
-// spike's start and end and the verdict marked. WriteSVG and WritePNG draw
+// Chart is the timeline chart of one run: rates per second on top, with
+// the failed first attempts by class; below them the wait the verdict
+// judged (named by its source, paler before it settled after the spike,
+// that moment marked) against the client timeout τ_out and a shorter
+// patience; ready pods at the bottom when they are known; the phases
+// shaded across all panels, the spike's start and end and the verdict
+// marked. WriteSVG and WritePNG draw
 // the same chart; both are deterministic (same input, same bytes).
 type Chart struct {
 	// Title names the scenario and the verdict.
@@ -106,7 +123,7 @@ type Chart struct {
 // height.
 type chartPanel struct {
 	plot   *plot.Plot
-	legend plot.Legend
+	legend *chartLegend
 	weight float64
 }
 
@@ -129,31 +146,18 @@ func TimelineChart(doc analysis.Document, rows []analysis.MeasuredSecond) (*Char
 	ch := &Chart{Title: chartTitle(doc), classes: map[string]string{}}
 
 	rates := ch.newPanel(v, "attempts per second", 0.56)
-	ch.addSeries(rates, v, rows, SeriesSent, "offered first attempts", colSent, false, func(m analysis.MeasuredSecond) float64 { return m.Sent })
-	ch.addSeries(rates, v, rows, SeriesAttempts, "all attempts (first + retries)", colAttempts, false, func(m analysis.MeasuredSecond) float64 { return m.Attempts() })
-	ch.addSeries(rates, v, rows, SeriesOK, "answered ok", colOK, false, func(m analysis.MeasuredSecond) float64 { return m.OK })
-	ch.addSeries(rates, v, rows, SeriesTimeouts, "timed out", colTimeouts, false, func(m analysis.MeasuredSecond) float64 { return m.Timeouts })
-	ch.addSeries(rates, v, rows, SeriesRejected, "refused (503/429)", colRejected, false, func(m analysis.MeasuredSecond) float64 { return m.Rejected })
-	ch.addSeries(rates, v, rows, SeriesIngress, "ingress at the service", colIngress, true, func(m analysis.MeasuredSecond) float64 { return m.IngressPerS })
+	ch.addSeries(rates, v, rows, SeriesSent, "offered first attempts", solid(colSent), func(m analysis.MeasuredSecond) float64 { return m.Sent })
+	ch.addSeries(rates, v, rows, SeriesAttempts, "all attempts (first + retries)", solid(colAttempts), func(m analysis.MeasuredSecond) float64 { return m.Attempts() })
+	ch.addSeries(rates, v, rows, SeriesOK, "answered ok", solid(colOK), func(m analysis.MeasuredSecond) float64 { return m.OK })
+	ch.addFirstFailures(rates, v, rows)
+	ch.addSeries(rates, v, rows, SeriesIngress, "ingress at the service", dashed(colIngress), func(m analysis.MeasuredSecond) float64 { return m.IngressPerS })
 	for _, b := range v.bands {
 		if b.name != "" {
 			rates.legend.Add(b.name, b)
 		}
 	}
 
-	wait := ch.newPanel(v, "wait (s)", 0.30)
-	waitOf, waitName := func(m analysis.MeasuredSecond) float64 { return m.WaitS }, "queue wait at the service"
-	if !anyKnown(rows, waitOf) {
-		waitOf, waitName = func(m analysis.MeasuredSecond) float64 { return m.TracerWaitS }, "wait seen by tracers"
-	}
-	ch.addSeries(wait, v, rows, SeriesWait, waitName, colWait, false, waitOf)
-	if tau := timeoutS(doc); tau > 0 {
-		h := hline{name: "client timeout τ_out = " + analysis.FormatSeconds(tau), class: SeriesTimeout, y: tau,
-			style: draw.LineStyle{Color: colTimeout, Width: 1.2, Dashes: []vg.Length{6, 3}}}
-		wait.plot.Add(h)
-		wait.legend.Add(h.name, h)
-		ch.register(SeriesTimeout, colTimeout)
-	}
+	ch.addWaitPanel(doc, v, rows)
 
 	if len(rows) == 0 {
 		rates.plot.Add(note{"no timeline recorded"})
@@ -162,12 +166,37 @@ func TimelineChart(doc analysis.Document, rows []analysis.MeasuredSecond) (*Char
 	podsOf := func(m analysis.MeasuredSecond) float64 { return m.Pods }
 	if anyKnown(rows, podsOf) {
 		pods := ch.newPanel(v, "pods", 0.14)
-		ch.addSeries(pods, v, rows, SeriesPods, "ready pods", colPods, false, podsOf)
+		ch.addSeries(pods, v, rows, SeriesPods, "ready pods", solid(colPods), podsOf)
 	}
 
 	ch.addMarkers(doc, v, rows)
 	ch.finishAxes(v)
 	return ch, nil
+}
+
+// addFirstFailures draws the first attempts that failed, one series per
+// class: timed out at the client, answered with an error status (a
+// proxy's 504 before the client's timeout, a 503 or 429), connection
+// refused or reset. A timeline without the classes (written before they
+// were recorded) draws the failed first attempts as one series.
+func (ch *Chart) addFirstFailures(pn *chartPanel, v timelineView, rows []analysis.MeasuredSecond) {
+	classes := []struct {
+		class, name string
+		style       draw.LineStyle
+		of          func(analysis.MeasuredSecond) float64
+	}{
+		{SeriesTimeouts, "first attempts timed out", solid(colTimeouts), func(m analysis.MeasuredSecond) float64 { return m.FirstTimeouts }},
+		{SeriesErrors, "first attempts answered with an error (5xx/429)", solid(colErrors), func(m analysis.MeasuredSecond) float64 { return m.FirstErrors }},
+		{SeriesConnect, "first attempts refused (connection)", wide(colConnect), func(m analysis.MeasuredSecond) float64 { return m.FirstConnect }},
+	}
+	drawn := false
+	for _, c := range classes {
+		drawn = ch.addSeries(pn, v, rows, c.class, c.name, c.style, c.of) || drawn
+	}
+	if !drawn {
+		ch.addSeries(pn, v, rows, SeriesFirstFailed, "first attempts failed (class not recorded)", solid(colFirstFailed),
+			func(m analysis.MeasuredSecond) float64 { return m.FirstFailed() })
+	}
 }
 
 // newPanel adds a panel with the phases shaded and a light grid.
@@ -187,38 +216,48 @@ func (ch *Chart) newPanel(v timelineView, ylabel string, weight float64) *chartP
 	g.Vertical = draw.LineStyle{Color: colGrid, Width: 0.5}
 	g.Horizontal = g.Vertical
 	p.Add(g)
-	lg := plot.NewLegend()
-	lg.Top, lg.Left = true, true
-	lg.TextStyle.Font = font.From(fontRegular, 9)
-	lg.ThumbnailWidth = 22
-	lg.Padding = 1.5
-	ch.panels = append(ch.panels, chartPanel{plot: p, legend: lg, weight: weight})
+	ch.panels = append(ch.panels, chartPanel{plot: p, legend: &chartLegend{}, weight: weight})
 	return &ch.panels[len(ch.panels)-1]
 }
 
 // addSeries draws one column of the timeline when at least one of its
-// values is known.
-func (ch *Chart) addSeries(pn *chartPanel, v timelineView, rows []analysis.MeasuredSecond, class, name string, col color.RGBA, dashed bool, of func(analysis.MeasuredSecond) float64) {
-	s := &series{name: name, class: class, xs: v.x, ys: make([]float64, len(rows)),
-		style: draw.LineStyle{Color: col, Width: 1.5}}
-	if dashed {
-		s.style.Dashes = []vg.Length{5, 2.5}
-	}
+// values is known, and reports whether it did.
+func (ch *Chart) addSeries(pn *chartPanel, v timelineView, rows []analysis.MeasuredSecond, class, name string, style draw.LineStyle, of func(analysis.MeasuredSecond) float64) bool {
+	s := &series{name: name, class: class, xs: v.x, ys: make([]float64, len(rows)), style: style}
 	for i, m := range rows {
 		s.ys[i] = of(m)
 	}
 	if !s.known() {
-		return
+		return false
 	}
 	pn.plot.Add(s)
 	pn.legend.Add(name, s)
-	ch.register(class, col)
+	ch.register(class, style.Color)
+	return true
 }
 
+// solid, dashed and wide are the line styles of the series: 1.5 points
+// wide, dashed (5 on, 2.5 off) for a rate the service reports, 2 points
+// wide for a pale colour.
+func solid(col color.RGBA) draw.LineStyle { return draw.LineStyle{Color: col, Width: 1.5} }
+
+func dashed(col color.RGBA) draw.LineStyle {
+	return draw.LineStyle{Color: col, Width: 1.5, Dashes: []vg.Length{5, 2.5}}
+}
+
+func wide(col color.RGBA) draw.LineStyle { return draw.LineStyle{Color: col, Width: 2} }
+
 // register remembers which stroke colour belongs to which series.
-func (ch *Chart) register(class string, col color.RGBA) {
-	ch.classes[svgColour(col)] = class
+func (ch *Chart) register(class string, col color.Color) {
+	ch.registerColour(class, col)
 	ch.Series = append(ch.Series, class)
+}
+
+// registerColour maps one more stroke colour to a series already
+// registered (a part of it drawn in another shade).
+func (ch *Chart) registerColour(class string, col color.Color) {
+	r, g, b, _ := col.RGBA()
+	ch.classes[svgColour(color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 255})] = class
 }
 
 // addMarkers draws the spike's start and end and the verdict on every panel.

@@ -69,13 +69,34 @@ func parseSVG(t *testing.T, svg []byte) svgContent {
 	}
 }
 
+// hasText says whether the SVG has the text, on one line or wrapped over
+// consecutive lines (a legend entry wider than the legend).
 func (s svgContent) hasText(want string) bool {
-	for _, t := range s.texts {
-		if t == want {
-			return true
+	for i := range s.texts {
+		joined := ""
+		for j := i; j < len(s.texts) && j < i+4; j++ {
+			if j > i {
+				joined += " "
+			}
+			joined += s.texts[j]
+			if joined == want {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// points is the points of all the series' paths but its legend sample
+// (two points), which the lines of a long timeline never are.
+func (s svgContent) points(class string) int {
+	n := 0
+	for _, p := range s.paths[class] {
+		if p > 2 {
+			n += p
+		}
+	}
+	return n
 }
 
 // longest is the most points of any path of the series.
@@ -102,16 +123,18 @@ func renderSVG(t *testing.T, doc analysis.Document, rows []analysis.MeasuredSeco
 
 // Every series of the real runs is in the SVG: its legend text, its
 // legend sample and its line through the run's seconds. A series that
-// disappears from the chart fails this test.
+// disappears from the chart fails this test. The fixtures predate the
+// failed first attempts by class: their rows get a made-up split.
 func TestChartSeriesInSVG(t *testing.T) {
 	lines := []struct{ class, legend string }{
 		{SeriesSent, "offered first attempts"},
 		{SeriesAttempts, "all attempts (first + retries)"},
 		{SeriesOK, "answered ok"},
-		{SeriesTimeouts, "timed out"},
-		{SeriesRejected, "refused (503/429)"},
+		{SeriesTimeouts, "first attempts timed out"},
+		{SeriesErrors, "first attempts answered with an error (5xx/429)"},
+		{SeriesConnect, "first attempts refused (connection)"},
 		{SeriesIngress, "ingress at the service"},
-		{SeriesWait, "queue wait at the service"},
+		{SeriesWait, "queue wait at the service (wait gauge)"},
 	}
 	for _, tc := range []struct {
 		fixture string
@@ -125,6 +148,7 @@ func TestChartSeriesInSVG(t *testing.T) {
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			doc, rows := loadFixture(t, tc.fixture)
+			rows = splitFirstFailures(rows)
 			svg, ch := renderSVG(t, doc, rows)
 			got := parseSVG(t, svg)
 			for _, l := range lines {
@@ -160,6 +184,12 @@ func TestChartSeriesInSVG(t *testing.T) {
 			if got.hasText("ready pods") || len(got.paths[SeriesPods]) > 0 {
 				t.Error("pods drawn though the specimen does not report them")
 			}
+			// No patience shorter than τ_out, no wait delay recorded.
+			for _, c := range []string{SeriesPatience, SeriesSettled, SeriesFirstFailed} {
+				if len(got.paths[c]) > 0 {
+					t.Errorf("series %s drawn though the run has none", c)
+				}
+			}
 		})
 	}
 }
@@ -176,9 +206,26 @@ func TestChartSeriesFollowTheData(t *testing.T) {
 		// No ingress query: the ingress line is left out, not drawn at zero.
 		{"no ingress", func(m *analysis.MeasuredSecond) { m.IngressPerS = math.NaN() },
 			[]string{SeriesSent, SeriesWait}, []string{SeriesIngress}, nil},
-		// No wait query: the tracers' wait stands in, named as such.
+		// The judged wait (the service's gauge) missing from the rows: the
+		// tracers' wait stands in, named as such.
 		{"tracer wait", func(m *analysis.MeasuredSecond) { m.TracerWaitS, m.WaitS = m.WaitS+0.01, math.NaN() },
-			[]string{SeriesWait}, nil, []string{"wait seen by tracers"}},
+			[]string{SeriesWait}, nil, []string{"wait seen by tracers the service answered"}},
+		// Every failed first attempt answered with an error status (a
+		// proxy's 504 before the client's timeout): the errors series.
+		{"errors only", func(m *analysis.MeasuredSecond) {
+			m.FirstTimeouts, m.FirstErrors, m.FirstConnect = 0, m.FirstFailed(), 0
+		},
+			[]string{SeriesErrors, SeriesTimeouts, SeriesConnect}, []string{SeriesFirstFailed},
+			[]string{"first attempts answered with an error (5xx/429)"}},
+		// Only the errors column known: the other classes are left out.
+		{"errors column only", func(m *analysis.MeasuredSecond) {
+			m.FirstTimeouts, m.FirstErrors, m.FirstConnect = math.NaN(), m.FirstFailed(), math.NaN()
+		}, []string{SeriesErrors}, []string{SeriesTimeouts, SeriesConnect, SeriesFirstFailed}, nil},
+		// A timeline written before the classes were recorded (the
+		// fixtures as they are): the failed first attempts as one series.
+		{"no classes", func(*analysis.MeasuredSecond) {},
+			[]string{SeriesFirstFailed}, []string{SeriesTimeouts, SeriesErrors, SeriesConnect},
+			[]string{"first attempts failed (class not recorded)"}},
 		// Pods reported: a third panel.
 		{"pods", func(m *analysis.MeasuredSecond) { m.Pods = 2 + math.Floor(m.TS/30) },
 			[]string{SeriesPods}, nil, []string{"ready pods", "pods"}},
@@ -280,10 +327,19 @@ func TestChartOfAModel(t *testing.T) {
 	doc := simulateDoc(t)
 	svg, ch := renderSVG(t, doc, nil)
 	got := parseSVG(t, svg)
-	for _, c := range []string{SeriesSent, SeriesAttempts, SeriesTimeouts, SeriesIngress, SeriesWait, SeriesSpike} {
+	for _, c := range []string{SeriesSent, SeriesAttempts, SeriesTimeouts, SeriesErrors, SeriesIngress, SeriesWait, SeriesSpike} {
 		if got.longest(c) < 2 {
 			t.Errorf("series %s missing from the model's chart", c)
 		}
+	}
+	// A model has no connections to refuse, no wait source and no delay.
+	for _, c := range []string{SeriesConnect, SeriesFirstFailed, SeriesSettled} {
+		if len(got.paths[c]) > 0 {
+			t.Errorf("series %s drawn on the model's chart", c)
+		}
+	}
+	if !got.hasText("queue wait in the model") {
+		t.Error("the model's wait is not named as the model's")
 	}
 	if !strings.Contains(ch.Title, "simulate, fluid") {
 		t.Errorf("title %q should say it is a model", ch.Title)

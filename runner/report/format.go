@@ -75,6 +75,30 @@ func withUnit(p *float64, unit string) string {
 	return num(*p) + " " + unit
 }
 
+// withInterval formats an estimate's value in its unit with its 95 %
+// interval when both ends are known: "9.02 (8.91–9.13)", "55.0 s (51.2 s–58.9 s)";
+// " to " separates ends when one is negative, "−0.29 s/s to −0.23 s/s".
+func withInterval(p, lo, hi *float64, unit string) string {
+	s := withUnit(p, unit)
+	if p == nil || lo == nil || hi == nil {
+		return s
+	}
+	sep := "–"
+	if *lo < 0 || *hi < 0 {
+		sep = " to "
+	}
+	return s + " (" + withUnit(lo, unit) + sep + withUnit(hi, unit) + ")"
+}
+
+// shortSeconds formats a duration that may be under a second: "300 ms",
+// else as analysis.FormatSeconds does ("1.0 s", "4 min 12 s").
+func shortSeconds(s float64) string {
+	if s > 0 && s < 1 {
+		return strconv.FormatFloat(math.Round(s*1000), 'f', -1, 64) + " ms"
+	}
+	return analysis.FormatSeconds(s)
+}
+
 // recoveryMeasured is the measured recovery in words: the time, the
 // projection of a service still recovering, or never.
 func recoveryMeasured(doc analysis.Document) string {

@@ -50,3 +50,43 @@ func TestWithUnit(t *testing.T) {
 		}
 	}
 }
+
+// Measured values with their 95 % intervals, both ends in the unit.
+func TestWithInterval(t *testing.T) {
+	n := analysis.Num
+	for _, tc := range []struct {
+		p, lo, hi *float64
+		unit      string
+		want      string
+	}{
+		{n(9.02), n(8.91), n(9.13), "", "9.02 (8.91–9.13)"},                         // A_fail
+		{n(55), n(51.2), n(58.9), "s", "55.0 s (51.2 s–58.9 s)"},                    // a recovery time
+		{n(49.7), n(48.1), n(51.2), "1/s", "49.7/s (48.1/s–51.2/s)"},                // a rate
+		{n(-0.26), n(-0.29), n(-0.23), "s/s", "-0.26 s/s (-0.29 s/s to -0.23 s/s)"}, // a falling slope: no "–-"
+		{n(0.02), n(-0.01), n(0.05), "s/s", "0.02 s/s (-0.01 s/s to 0.05 s/s)"},     // straddling zero
+		{n(3), nil, n(3.1), "", "3"},                                                // half an interval: none
+		{nil, n(1), n(2), "", unknown},                                              // no value: no interval
+	} {
+		if got := withInterval(tc.p, tc.lo, tc.hi, tc.unit); got != tc.want {
+			t.Errorf("withInterval(%v, %v, %v, %q) = %q, want %q",
+				analysis.Value(tc.p), analysis.Value(tc.lo), analysis.Value(tc.hi), tc.unit, got, tc.want)
+		}
+	}
+}
+
+// Durations that may be under a second.
+func TestShortSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		want string
+	}{
+		{0.3, "300 ms"},   // a proxy's per-try timeout
+		{0.0125, "13 ms"}, // rounded to the millisecond
+		{1, "1.0 s"},      // τ_out
+		{300, "5 min 00 s"},
+	} {
+		if got := shortSeconds(tc.s); got != tc.want {
+			t.Errorf("shortSeconds(%v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}

@@ -23,10 +23,13 @@ var htmlPage = template.Must(template.New("report").Parse(htmlSource))
 // WriteHTML writes report.html: one self-contained page (no network: the
 // chart is inline SVG, the CSS inline, no script, no external font) with
 // the verdict and recovery time against the prediction, the chart, the
-// gate with each criterion, the findings, the predicted-against-measured
-// table, the amplification by layer and the hidden factor, the trigger
-// check and the files of the run. Text from the document is escaped by
-// html/template. A chart that cannot be drawn leaves a note in its place.
+// wait signal the verdict judged (its source, delay and the Prometheus
+// signals' delays), the gate with each criterion, the findings, the
+// predicted-against-measured table with the measured values' 95 %
+// intervals, the amplification by layer and the hidden factor, the
+// trigger check and the files of the run. Text from the document is
+// escaped by html/template. A chart that cannot be drawn leaves a note in
+// its place.
 func WriteHTML(w io.Writer, doc analysis.Document, rows []analysis.MeasuredSecond) error {
 	var svg []byte
 	ch, err := TimelineChart(doc, rows)
@@ -66,6 +69,8 @@ type htmlData struct {
 	Summary                                   []htmlRow
 	Criteria                                  []analysis.GateCriterion
 	Estimates                                 []htmlEstimate
+	WaitFacts                                 []fact
+	Signals                                   []signalRow
 	Findings, Recommendations                 []string
 	Layers                                    []htmlLayer
 	Amplification                             []htmlRow
@@ -109,9 +114,12 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 		d.Reason = obs.VerdictReason
 		d.Findings = obs.Findings
 		for _, e := range obs.Estimates {
-			d.Estimates = append(d.Estimates, htmlEstimate{e.Label, withUnit(e.Predicted, e.Unit), withUnit(e.Measured, e.Unit), e.Note})
+			d.Estimates = append(d.Estimates, htmlEstimate{e.Label, withUnit(e.Predicted, e.Unit),
+				withInterval(e.Measured, e.MeasuredLo, e.MeasuredHi, e.Unit), e.Note})
 		}
+		d.Signals = signalRows(obs)
 	}
+	d.WaitFacts = waitFacts(doc, false)
 
 	d.Summary = []htmlRow{
 		{"Verdict", string(doc.Verdict), string(doc.Prediction.Verdict)},
@@ -127,7 +135,7 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 		d.Summary = append(d.Summary,
 			htmlRow{"Peak wait", secPtr(obs.PeakWaitS), analysis.FormatSeconds(doc.Prediction.PeakWaitS)},
 			htmlRow{"Wait at the end", secPtr(obs.FinalWaitS), ""},
-			htmlRow{"Wait slope at the end (A·ρ − 1)", withUnit(obs.WaitSlope, "s/s"), num(doc.Prediction.AmplifiedUtilization-1) + " s/s"},
+			htmlRow{"Wait slope at the end (A·ρ − 1)", withInterval(obs.WaitSlope, obs.WaitSlopeLo, obs.WaitSlopeHi, "s/s"), num(doc.Prediction.AmplifiedUtilization-1) + " s/s"},
 		)
 	}
 	if s := onTrapText(doc); s != "" {
@@ -147,7 +155,7 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 	}
 	d.Amplification = []htmlRow{
 		{"A_client: attempts the clients send per first attempt", unknown, num(a.Client)},
-		{"A_fail: attempts reaching the service per first attempt", numPtr(a.Measured), num(a.Predicted)},
+		{"A_fail: attempts reaching the service per first attempt", withInterval(a.Measured, a.MeasuredLo, a.MeasuredHi, ""), num(a.Predicted)},
 		{"Hidden factor A_fail / A_client", numPtr(a.Hidden), num(predictedHidden(doc))},
 		{"Trap threshold 1/A (utilization at which a trigger traps)", unknown, num(doc.Prediction.TrapThreshold)},
 		{"A·ρ (trapped at 1 or more)", unknown, num(doc.Prediction.AmplifiedUtilization)},
@@ -186,10 +194,15 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 		d.Totals = []htmlRow{
 			{"Attempts timed out", numPtr(obs.TimedOut), ""},
 			{"Attempts refused (503/429)", numPtr(obs.Refused), ""},
+		}
+		if s := firstFailedText(obs); s != "" {
+			d.Totals = append(d.Totals, htmlRow{"First attempts failed", s, ""})
+		}
+		d.Totals = append(d.Totals, []htmlRow{
 			{"Requests failed (every attempt)", numPtr(obs.FailedRequests), ""},
 			{"Work lost, seconds of demand", secPtr(obs.LostWorkS), ""},
 			{"Served after the client left (retry debt)", numPtr(obs.Abandoned), ""},
-		}
+		}...)
 		if obs.Dropped != nil || obs.RefusedInFlight != nil {
 			d.Totals = append(d.Totals,
 				htmlRow{"First attempts the driver dropped (lag bound)", numPtr(obs.Dropped), ""},

@@ -42,7 +42,7 @@ func TestHTMLContent(t *testing.T) {
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			doc, rows := loadFixture(t, tc.fixture)
-			page := renderHTML(t, doc, rows)
+			page := renderHTML(t, doc, splitFirstFailures(rows))
 			text := html.UnescapeString(page)
 			for _, s := range tc.want {
 				if !strings.Contains(text, s) {
@@ -52,7 +52,7 @@ func TestHTMLContent(t *testing.T) {
 			if !strings.Contains(page, `<svg class="chart" role="img"`) {
 				t.Error("the chart is not inline SVG")
 			}
-			for _, c := range []string{SeriesSent, SeriesAttempts, SeriesOK, SeriesTimeouts, SeriesRejected, SeriesIngress, SeriesWait, SeriesTimeout, SeriesVerdict} {
+			for _, c := range []string{SeriesSent, SeriesAttempts, SeriesOK, SeriesTimeouts, SeriesErrors, SeriesConnect, SeriesIngress, SeriesWait, SeriesTimeout, SeriesVerdict} {
 				if !strings.Contains(page, `class="`+seriesClassPrefix+c+`"`) {
 					t.Errorf("series %s missing from the inline chart", c)
 				}
@@ -177,5 +177,52 @@ func checkWellFormed(t *testing.T, page string) {
 			}
 			stack = stack[:len(stack)-1]
 		}
+	}
+}
+
+// A run judged on ingress − served behind a proxy: the page names the
+// wait's source, reason and delay, the patience, the Prometheus signals'
+// delays, the intervals of A_fail, the slope and the estimates, the failed
+// first attempts by class; its chart draws the settled moment and the
+// patience.
+func TestHTMLJudgedWait(t *testing.T) {
+	doc, rows := ingressServedDoc(t)
+	page := renderHTML(t, doc, rows)
+	text := html.UnescapeString(page)
+	for _, s := range []string{
+		"<h2>Wait signal</h2>",
+		"<td>the backlog from ingress − served (ingress-served): the scenario has no wait query, and no tracer was answered by the service</td>",
+		"<td>3.0 s (the samples before still carried the spike and were not judged)</td>",
+		`<td>300 ms, layer "proxy"'s per-try timeout; shorter than the client timeout τ_out = 1.0 s</td>`,
+		"<td>7.0 s after the spike's end (3.0 s of delay, then 4 samples one second apart)</td>",
+		`<tr><td>ingress</td><td class="num">2.0 s</td><td>1.0 s (the embedded Prometheus)</td><td class="num">3.0 s</td></tr>`,
+		`<tr><td>served</td><td class="num">2.0 s, offset 1.0 s</td><td>1.0 s</td><td class="num">3.0 s</td></tr>`,
+		`<td class="num">3 (2.91–3.1)</td>`,                 // A_fail, amplification table and estimates
+		`<td class="num">80.6/s (79.2/s–82.1/s)</td>`,       // an estimate in its unit
+		`<td class="num">0.17 s/s (0.13 s/s–0.21 s/s)</td>`, // the judged slope in the summary
+		"4453: 0 timed out, 4400 with an error status, 53 connection refused or reset",
+	} {
+		if !strings.Contains(text, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+	// The slope is shown once: in the summary, not again among the wait's facts.
+	if n := strings.Count(text, "0.17 s/s (0.13 s/s–0.21 s/s)"); n != 1 {
+		t.Errorf("the judged slope is shown %d times", n)
+	}
+	for _, c := range []string{SeriesWait, SeriesSettled, SeriesPatience, SeriesErrors} {
+		if !strings.Contains(page, `class="`+seriesClassPrefix+c+`"`) {
+			t.Errorf("series %s missing from the inline chart", c)
+		}
+	}
+	checkWellFormed(t, page)
+}
+
+// A run that says nothing about its wait signal has no such section.
+func TestHTMLNoWaitSection(t *testing.T) {
+	doc, rows := loadFixture(t, "recovered")
+	doc.Observation.WaitSource = ""
+	if page := renderHTML(t, doc, rows); strings.Contains(page, `id="wait"`) {
+		t.Error("a wait section without anything in it")
 	}
 }

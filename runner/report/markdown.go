@@ -14,10 +14,13 @@ const MarkdownFile = "report.md"
 
 // WriteMarkdown writes the report for a pull-request comment (GitHub
 // flavoured Markdown): a headline with the verdict and the gate (✅/❌), a
-// short table of the verdict, recovery, A_fail, hidden factor, work lost
-// and refusals against the prediction, the gate's criteria, the
-// predicted-against-measured estimates and the findings. Text from the
-// document is escaped, so a scenario cannot inject markup or break a table.
+// short table of the verdict, recovery, A_fail (with its 95 % interval),
+// hidden factor, work lost, refusals and failed first attempts against the
+// prediction, the gate's criteria, the predicted-against-measured
+// estimates with their intervals, the wait signal the verdict judged (its
+// source, delay and slope, a shorter patience, the Prometheus signals'
+// delays) and the findings. Text from the document is escaped, so a
+// scenario cannot inject markup or break a table.
 func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
@@ -38,11 +41,15 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	p("| | measured | predicted |\n|---|---|---|\n")
 	p("| Verdict | **%s** | %s |\n", md(string(doc.Verdict)), md(string(doc.Prediction.Verdict)))
 	p("| Recovery after the spike | %s | %s |\n", md(recoveryMeasured(doc)), md(recoveryPredicted(doc)))
-	p("| A_fail (attempts at the service per first attempt) | %s | %s |\n", numPtr(doc.Amplification.Measured), num(doc.Amplification.Predicted))
+	a := doc.Amplification
+	p("| A_fail (attempts at the service per first attempt) | %s | %s |\n", withInterval(a.Measured, a.MeasuredLo, a.MeasuredHi, ""), num(a.Predicted))
 	p("| Hidden factor A_fail / A_client | %s | %s |\n", numPtr(doc.Amplification.Hidden), num(predictedHidden(doc)))
 	p("| Work lost | %s | |\n", md(workLost(obs)))
 	if obs != nil {
 		p("| Refused (503/429) | %s | |\n", numPtr(obs.Refused))
+		if s := firstFailedText(obs); s != "" {
+			p("| First attempts failed | %s | |\n", md(s))
+		}
 	}
 	if s := onTrapText(doc); s != "" {
 		p("| on_trap | %s | |\n", md(s))
@@ -68,10 +75,13 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	if obs != nil && len(obs.Estimates) > 0 {
 		p("### Predicted vs measured\n\n| quantity | predicted | measured | note |\n|---|---|---|---|\n")
 		for _, e := range obs.Estimates {
-			p("| %s | %s | %s | %s |\n", md(e.Label), md(withUnit(e.Predicted, e.Unit)), md(withUnit(e.Measured, e.Unit)), md(e.Note))
+			p("| %s | %s | %s | %s |\n", md(e.Label), md(withUnit(e.Predicted, e.Unit)),
+				md(withInterval(e.Measured, e.MeasuredLo, e.MeasuredHi, e.Unit)), md(e.Note))
 		}
 		p("\n")
 	}
+
+	writeMarkdownWait(p, doc)
 
 	if obs != nil && len(obs.Findings) > 0 {
 		p("### Findings\n\n")
@@ -94,6 +104,31 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 		return fmt.Errorf("markdown: %w", err)
 	}
 	return nil
+}
+
+// writeMarkdownWait writes the wait signal the verdict judged, when the
+// document says anything about it: one line per fact, then the Prometheus
+// signals' table.
+func writeMarkdownWait(p func(string, ...any), doc analysis.Document) {
+	facts := waitFacts(doc, true)
+	signals := signalRows(doc.Observation)
+	if len(facts) == 0 && len(signals) == 0 {
+		return
+	}
+	p("### Wait signal\n\n")
+	for _, f := range facts {
+		p("- %s: %s\n", md(f.Label), md(f.Value))
+	}
+	if len(signals) > 0 {
+		if len(facts) > 0 {
+			p("\n")
+		}
+		p("| Prometheus signal | range window | scrape interval | delay after the spike |\n|---|---|---|---|\n")
+		for _, s := range signals {
+			p("| %s | %s | %s | %s |\n", md(s.Name), md(s.Range), md(s.Scrape), md(s.Delay))
+		}
+	}
+	p("\n")
 }
 
 // gateWords is the gate's outcome in two words.

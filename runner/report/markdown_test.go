@@ -8,11 +8,19 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-// The pull-request comment of each real run, against its golden file.
+// The pull-request comment of each real run, against its golden file;
+// and of a run with every field the judged wait adds (ingressServedDoc):
+// intervals, the wait's source, reason and delay, the patience, the
+// Prometheus signals, the failed first attempts by class.
 func TestMarkdownGolden(t *testing.T) {
-	for _, name := range fixtures {
+	for _, name := range append(append([]string(nil), fixtures...), "ingress-served") {
 		t.Run(name, func(t *testing.T) {
-			doc, _ := loadFixture(t, name)
+			var doc analysis.Document
+			if name == "ingress-served" {
+				doc, _ = ingressServedDoc(t)
+			} else {
+				doc, _ = loadFixture(t, name)
+			}
 			var buf bytes.Buffer
 			if err := WriteMarkdown(&buf, doc); err != nil {
 				t.Fatal(err)

@@ -128,7 +128,18 @@ func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
 // second as the model has them (first attempts offered, retries, answered
 // in time, timed out, refused, ingress, served, abandoned) and the wait.
 // Phases follow the scenario: warmup, then the spike of spike_s, then
-// observe. What a model does not have (tracers, pods, latencies) is NaN.
+// observe. What a model does not have (tracers, pods, latencies,
+// connection failures) is NaN.
+//
+// A model counts its failures per attempt, first or retry alike, and the
+// chart draws failed first attempts. Every attempt in the model's queue
+// waits alike, so a sample's failures are split in proportion to the
+// attempts it offered: FirstTimeouts is TimeoutsPerS and FirstErrors is
+// RefusedPerS (an admission bound answers 503, an error status), each
+// times the sample's share of first attempts among its attempts (an
+// approximation: the model does not record which attempts failed).
+// FirstConnect stays NaN: a model refuses no connection. Timeouts and
+// Rejected keep the attempt-level rates.
 func FluidRows(doc analysis.Document) []analysis.MeasuredSecond {
 	sc := doc.Scenario
 	rows := make([]analysis.MeasuredSecond, 0, len(doc.Timeline))
@@ -154,6 +165,11 @@ func FluidRows(doc analysis.Document) []analysis.MeasuredSecond {
 		m.OK = math.Max(0, s.ServedPerS-s.AbandonedPerS)
 		m.FirstOK = s.GoodputPerS
 		m.Timeouts, m.Rejected, m.Errors = s.TimeoutsPerS, s.RefusedPerS, 0
+		first := 0.0
+		if attempts > 0 && len(s.AttemptsPerS) > 0 {
+			first = s.AttemptsPerS[0] / attempts
+		}
+		m.FirstTimeouts, m.FirstErrors = s.TimeoutsPerS*first, s.RefusedPerS*first
 		m.Failed = s.FailedRequestsPerS
 		m.IngressPerS, m.ServedPerS, m.AbandonedPerS = attempts, s.ServedPerS, s.AbandonedPerS
 		m.WaitS = s.WaitS

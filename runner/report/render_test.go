@@ -218,6 +218,7 @@ func TestFluidRows(t *testing.T) {
 		t.Fatalf("%d rows for %d samples", len(rows), len(doc.Timeline))
 	}
 	phases := map[string]int{}
+	failedFirst := 0.0
 	for i, m := range rows {
 		s := doc.Timeline[i]
 		phases[m.Phase]++
@@ -227,9 +228,20 @@ func TestFluidRows(t *testing.T) {
 		if math.Abs(m.IngressPerS-(m.Sent+m.Retries)) > 1e-9 {
 			t.Fatalf("row %d: ingress %v ≠ first %v + retries %v (no hidden layer)", i, m.IngressPerS, m.Sent, m.Retries)
 		}
-		if !math.IsNaN(m.Pods) || !math.IsNaN(m.TracerWaitS) {
-			t.Fatalf("row %d: a model has no pods or tracers: %+v", i, m)
+		if !math.IsNaN(m.Pods) || !math.IsNaN(m.TracerWaitS) || !math.IsNaN(m.FirstConnect) {
+			t.Fatalf("row %d: a model has no pods, tracers or connections: %+v", i, m)
 		}
+		// Failed first attempts: the model's failed attempts times the
+		// share of first attempts among the attempts offered.
+		if share := m.Sent / m.IngressPerS; m.IngressPerS > 0 &&
+			(math.Abs(m.FirstTimeouts-m.Timeouts*share) > 1e-9 || math.Abs(m.FirstErrors-m.Rejected*share) > 1e-9) {
+			t.Fatalf("row %d: first timeouts %v, errors %v from %v, %v at a first-attempt share of %v",
+				i, m.FirstTimeouts, m.FirstErrors, m.Timeouts, m.Rejected, share)
+		}
+		failedFirst = max(failedFirst, m.FirstTimeouts)
+	}
+	if failedFirst <= 0 {
+		t.Error("the model's chart would draw no failed first attempts")
 	}
 	if phases["warmup"] != 20 || phases["spike"] != 10 || phases["observe"] != len(rows)-30 {
 		t.Errorf("phases %v", phases)
