@@ -31,9 +31,10 @@
 //
 // Outcomes are classified as ok (status < 400), timeout (the client gave up),
 // connect (refused, reset or closed before a response), 5xx (other than 503),
-// 429, 503 and other (other 4xx, malformed responses, attempts cancelled
-// because the run was cancelled). Bodies are drained (up to 1 MiB) and closed
-// so keep-alive connections are reused.
+// 429, 503, 4xx (other than 429: the service answered with a client error)
+// and other (malformed responses, attempts cancelled because the run was
+// cancelled). Bodies are drained (up to 1 MiB) and closed so keep-alive
+// connections are reused.
 //
 // # Retries
 //
