@@ -106,7 +106,9 @@ func (d *Driver) startRetry(ctx context.Context, lr logical) {
 	go d.run(ctx, lr)
 }
 
-// trace sends tracer n: one attempt, X-Attempt 0, the tracer timeout, no retries.
+// trace sends tracer n: one attempt, X-Attempt 0, the tracer timeout, no
+// retries. Its latency is a wait sample only when the service answered it
+// (Outcome.answered).
 func (d *Driver) trace(ctx context.Context, n uint64) {
 	defer d.attempts.Done()
 	now := d.now()
@@ -117,7 +119,7 @@ func (d *Driver) trace(ctx context.Context, n uint64) {
 	d.rec.tracerDone(end, o, end-now)
 	d.met.attempts[kindTracer][o].Inc()
 	d.met.duration[kindTracer].Observe((end - now).Seconds())
-	if o == OutcomeOK || o == Outcome5xx || o == Outcome429 || o == Outcome503 {
+	if o.answered() {
 		d.met.wait.Observe((end - now).Seconds())
 	}
 }

@@ -36,6 +36,12 @@
 // cancelled). Bodies are drained (up to 1 MiB) and closed so keep-alive
 // connections are reused.
 //
+// A tracer's latency is a queue wait (Second.TracerWait,
+// trigger_tracer_wait_seconds) only when the service answered it, ok or 4xx:
+// behind a proxy that gives up first, tracers come back as 5xx after the
+// proxy's own timeout, which Second.TracerErrorLatency shows instead, as
+// Second.ErrorLatency does for the other attempts answered with a status ≥ 500.
+//
 // # Retries
 //
 // Retrier implements a RetryPolicy as pure decisions with the clock passed
@@ -53,7 +59,8 @@
 // Retries waiting for their backoff hold no goroutine: they wait in one heap
 // of at most MaxInFlight entries served by one timer. Tracers add at most
 // Tracers.Rate × Tracers.Timeout goroutines. Memory per second of timeline is
-// one Second value; histograms are HDR and reset every second.
+// one Second value; histograms are HDR (ten of 23 KiB: one
+// per second, reset when it is sealed, and one for the run, per distribution).
 //
 // # Accounting
 //

@@ -117,6 +117,16 @@ func ClassifyStatus(code int) Outcome {
 	return OutcomeOK
 }
 
+// answered reports whether the service itself answered the attempt: a
+// success, a redirect or a client error (OutcomeOK, Outcome4xx). A tracer's
+// latency is a queue wait only then: a 5xx may come from a layer in front of
+// the service that gave up first.
+func (o Outcome) answered() bool { return o == OutcomeOK || o == Outcome4xx }
+
+// serverError reports whether the attempt was answered with a status ≥ 500
+// (Outcome5xx, Outcome503).
+func (o Outcome) serverError() bool { return o == Outcome5xx || o == Outcome503 }
+
 // ClassifyError returns the outcome of an error returned by a round trip or
 // by reading the response body. attemptCtx is the attempt's context: when its
 // deadline has passed the attempt is a timeout whatever error surfaced first.
