@@ -59,7 +59,7 @@
 // Retries waiting for their backoff hold no goroutine: they wait in one heap
 // of at most MaxInFlight entries served by one timer. Tracers add at most
 // Tracers.Rate × Tracers.Timeout goroutines. Memory per second of timeline is
-// one Second value; histograms are HDR (ten of 23 KiB: one
+// one Second value and one Cohort; histograms are HDR (ten of 23 KiB: one
 // per second, reset when it is sealed, and one for the run, per distribution).
 //
 // # Accounting
@@ -67,7 +67,11 @@
 // Timeline returns one Second per elapsed second; Live the second in
 // progress; Totals the whole run. Events count in the second they happen.
 // When Run returns normally: Planned = Sent + Dropped + Refused; the outcomes
-// (first and retry) add up to Sent + Retries; Succeeded + Failed = Sent. The
+// (first and retry) add up to Sent + Retries; Succeeded + Failed = Sent.
+// Cohorts regroup attempts by the second their logical request's first
+// attempt was sent in (Cohort.Attempts / Cohort.First is that second's
+// amplification A_client); once Run has returned, every cohort has Open = 0
+// and the cohorts sum to the totals' Sent, Sent + Retries and Succeeded. The
 // same counts are exposed as trigger_* Prometheus metrics by Handler (a
 // per-driver registry; also registered with Config.Registerer if set).
 //

@@ -181,16 +181,17 @@ func (hs *hists) reset() {
 	}
 }
 
-// recorder accumulates the per-second timeline and the run totals. All
-// methods are safe for concurrent use; memory is bounded by the number of
-// seconds (one Second each) plus 2 × numDists
+// recorder accumulates the per-second timeline, the run totals and the
+// cohorts. All methods are safe for concurrent use; memory is bounded by the
+// number of seconds (one Second and one Cohort each) plus 2 × numDists
 // histograms (a per-second one, reset when the second is sealed, and a
 // run-long one per distribution).
 type recorder struct {
-	mu     sync.Mutex
-	cur    Second
-	sealed []Second
-	total  Second
+	mu      sync.Mutex
+	cur     Second
+	sealed  []Second
+	total   Second
+	cohorts []Cohort // cohorts[i] is the cohort of second i
 	// per-second and run-long histograms
 	sec, run            hists
 	firstSent, lastSent time.Duration
@@ -249,9 +250,11 @@ func (r *recorder) add(now time.Duration, f func(s *Second)) {
 	r.mu.Unlock()
 }
 
-// sent records an attempt sent at now (number n ≥ 1); for a first attempt
-// planned is its planned time and the lag is recorded.
-func (r *recorder) sent(now, planned time.Duration, n int) {
+// sent records an attempt sent at now (number n ≥ 1) of a logical request
+// of cohort c; for a first attempt planned is its planned time, the lag is
+// recorded, c is ignored and the cohort of the current second is returned
+// (the request's cohort); a retry returns c.
+func (r *recorder) sent(now, planned time.Duration, n, c int) int {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
@@ -269,13 +272,19 @@ func (r *recorder) sent(now, planned time.Duration, n int) {
 		}
 		r.lastSent = max(r.lastSent, now)
 		r.recordLocked(distLag, max(now-planned, 0))
+		c = r.cur.Index
+		ch := r.cohortLocked(c)
+		ch.First++
+		ch.Open++
 	}
+	r.cohortLocked(c).Attempts++
 	r.mu.Unlock()
+	return c
 }
 
-// done records a completed attempt (number n ≥ 1) and, when ended, the end
-// of its logical request.
-func (r *recorder) done(now time.Duration, n int, o Outcome, took time.Duration, ended, ok bool) {
+// done records a completed attempt (number n ≥ 1) of a logical request of
+// cohort c and, when ended, the end of the request.
+func (r *recorder) done(now time.Duration, c, n int, o Outcome, took time.Duration, ended, ok bool) {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
@@ -290,10 +299,29 @@ func (r *recorder) done(now time.Duration, n int, o Outcome, took time.Duration,
 			s.Failed++
 		}
 	}
+	if ended {
+		r.endLocked(c, ok)
+	}
 	r.recordLocked(distLatency, took)
 	if o.serverError() {
 		r.recordLocked(distErrLatency, took)
 	}
+	r.mu.Unlock()
+}
+
+// failed records the end without a success, at now, of a logical request of
+// cohort c that has no attempt in flight: its retry was refused (counted in
+// RetryRefused when refused is set) or the run was cancelled.
+func (r *recorder) failed(now time.Duration, c int, refused bool) {
+	r.mu.Lock()
+	r.rollLocked(now)
+	for _, s := range []*Second{&r.cur, &r.total} {
+		if refused {
+			s.RetryRefused++
+		}
+		s.Failed++
+	}
+	r.endLocked(c, false)
 	r.mu.Unlock()
 }
 
