@@ -20,7 +20,7 @@ type MeasuredSecond struct {
 	OK        float64 `csv:"ok"`         // attempts that completed ok
 	Timeouts  float64 `csv:"timeouts"`   // attempts that timed out
 	Rejected  float64 `csv:"rejected"`   // attempts answered 503 or 429
-	Errors    float64 `csv:"errors"`     // attempts that failed otherwise (5xx, connect, other)
+	Errors    float64 `csv:"errors"`     // attempts that failed otherwise (5xx, connect, 4xx, other)
 	Connect   float64 `csv:"connect"`    // of Errors, attempts that could not connect
 	// Failed first attempts by class: timed out at the client, answered
 	// with an error status (5xx, 503, 429, 4xx), connection refused or

@@ -19,6 +19,7 @@ type logical struct {
 	id        uint64
 	attempt   int           // number of the attempt to send (1 = first)
 	started   time.Duration // when the first attempt was sent
+	cohort    int           // the second its first attempt was sent in (its Cohort's index)
 	planned   time.Duration // planned time of the first attempt, or due time of a retry
 	prevDelay time.Duration // the previous backoff delay
 }
@@ -40,7 +41,7 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 			k = kindFirst
 		}
 		d.met.sent[k].Inc()
-		d.rec.sent(now, lr.planned, lr.attempt)
+		lr.cohort = d.rec.sent(now, lr.planned, lr.attempt, lr.cohort)
 		o, retryAfter := d.do(ctx, lr, now, d.cfg.Timeout, strconv.Itoa(lr.attempt))
 		end := d.now()
 		took := end - now
@@ -50,7 +51,7 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 
 		if o == OutcomeOK {
 			d.retrier.Succeeded(end)
-			d.rec.done(end, lr.attempt, o, took, true, true)
+			d.rec.done(end, lr.cohort, lr.attempt, o, took, true, true)
 			d.met.requests[0].Inc()
 			d.end()
 			return
@@ -60,31 +61,31 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 			dec = d.retrier.Failed(end, Failure{Attempt: lr.attempt, Outcome: o, RetryAfter: retryAfter, Started: lr.started, PrevDelay: lr.prevDelay})
 		}
 		if !dec.Retry {
-			d.rec.done(end, lr.attempt, o, took, true, false)
+			d.rec.done(end, lr.cohort, lr.attempt, o, took, true, false)
 			d.met.requests[1].Inc()
 			d.end()
 			return
 		}
-		d.rec.done(end, lr.attempt, o, took, false, false)
+		d.rec.done(end, lr.cohort, lr.attempt, o, took, false, false)
 		lr.attempt++
 		lr.prevDelay = dec.Delay
 		lr.planned = end + dec.Delay
 		if dec.Delay > 0 {
 			if !d.rq.push(lr) {
-				d.refuseRetry(end)
+				d.refuseRetry(end, lr)
 			}
 			return
 		}
 		if !d.acquire() {
-			d.refuseRetry(end)
+			d.refuseRetry(end, lr)
 			return
 		}
 	}
 }
 
 // refuseRetry ends a logical request whose granted retry found no slot.
-func (d *Driver) refuseRetry(now time.Duration) {
-	d.rec.add(now, func(s *Second) { s.RetryRefused++; s.Failed++ })
+func (d *Driver) refuseRetry(now time.Duration, lr logical) {
+	d.rec.failed(now, lr.cohort, true)
 	d.met.refused.Inc()
 	d.met.requests[1].Inc()
 	d.end()
@@ -93,20 +94,22 @@ func (d *Driver) refuseRetry(now time.Duration) {
 // startRetry sends a retry whose backoff has elapsed, if a slot is free.
 func (d *Driver) startRetry(ctx context.Context, lr logical) {
 	if ctx.Err() != nil {
-		d.rec.add(d.now(), func(s *Second) { s.Failed++ })
+		d.rec.failed(d.now(), lr.cohort, false)
 		d.met.requests[1].Inc()
 		d.end()
 		return
 	}
 	if !d.acquire() {
-		d.refuseRetry(d.now())
+		d.refuseRetry(d.now(), lr)
 		return
 	}
 	d.attempts.Add(1)
 	go d.run(ctx, lr)
 }
 
-// trace sends tracer n: one attempt, X-Attempt 0, the tracer timeout, no retries.
+// trace sends tracer n: one attempt, X-Attempt 0, the tracer timeout, no
+// retries. Its latency is a wait sample only when the service answered it
+// (Outcome.answered).
 func (d *Driver) trace(ctx context.Context, n uint64) {
 	defer d.attempts.Done()
 	now := d.now()
@@ -117,7 +120,7 @@ func (d *Driver) trace(ctx context.Context, n uint64) {
 	d.rec.tracerDone(end, o, end-now)
 	d.met.attempts[kindTracer][o].Inc()
 	d.met.duration[kindTracer].Observe((end - now).Seconds())
-	if o == OutcomeOK || o == Outcome5xx || o == Outcome429 || o == Outcome503 {
+	if o.answered() {
 		d.met.wait.Observe((end - now).Seconds())
 	}
 }

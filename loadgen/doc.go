@@ -31,9 +31,16 @@
 //
 // Outcomes are classified as ok (status < 400), timeout (the client gave up),
 // connect (refused, reset or closed before a response), 5xx (other than 503),
-// 429, 503 and other (other 4xx, malformed responses, attempts cancelled
-// because the run was cancelled). Bodies are drained (up to 1 MiB) and closed
-// so keep-alive connections are reused.
+// 429, 503, 4xx (other than 429: the service answered with a client error)
+// and other (malformed responses, attempts cancelled because the run was
+// cancelled). Bodies are drained (up to 1 MiB) and closed so keep-alive
+// connections are reused.
+//
+// A tracer's latency is a queue wait (Second.TracerWait,
+// trigger_tracer_wait_seconds) only when the service answered it, ok or 4xx:
+// behind a proxy that gives up first, tracers come back as 5xx after the
+// proxy's own timeout, which Second.TracerErrorLatency shows instead, as
+// Second.ErrorLatency does for the other attempts answered with a status ≥ 500.
 //
 // # Retries
 //
@@ -52,14 +59,19 @@
 // Retries waiting for their backoff hold no goroutine: they wait in one heap
 // of at most MaxInFlight entries served by one timer. Tracers add at most
 // Tracers.Rate × Tracers.Timeout goroutines. Memory per second of timeline is
-// one Second value; histograms are HDR and reset every second.
+// one Second value and one Cohort; histograms are HDR (ten of 23 KiB: one
+// per second, reset when it is sealed, and one for the run, per distribution).
 //
 // # Accounting
 //
 // Timeline returns one Second per elapsed second; Live the second in
 // progress; Totals the whole run. Events count in the second they happen.
 // When Run returns normally: Planned = Sent + Dropped + Refused; the outcomes
-// (first and retry) add up to Sent + Retries; Succeeded + Failed = Sent. The
+// (first and retry) add up to Sent + Retries; Succeeded + Failed = Sent.
+// Cohorts regroup attempts by the second their logical request's first
+// attempt was sent in (Cohort.Attempts / Cohort.First is that second's
+// amplification A_client); once Run has returned, every cohort has Open = 0
+// and the cohorts sum to the totals' Sent, Sent + Retries and Succeeded. The
 // same counts are exposed as trigger_* Prometheus metrics by Handler (a
 // per-driver registry; also registered with Config.Registerer if set).
 //

@@ -163,7 +163,34 @@ func checkAccounting(t *testing.T, d *Driver) Totals {
 		sum.RetryOutcomes != tot.RetryOutcomes || sum.TracerSent != tot.TracerSent {
 		t.Errorf("timeline sums %+v differ from totals %+v", sum, tot.Second)
 	}
+	checkCohorts(t, d, tot)
 	return tot
+}
+
+// checkCohorts asserts the cohorts of a finished run: one per second of the
+// timeline, each with the first attempts its second sent and none open, and
+// together they sum to the totals.
+func checkCohorts(t *testing.T, d *Driver, tot Totals) {
+	t.Helper()
+	tl, cs := d.Timeline(), d.Cohorts(0)
+	if len(cs) != len(tl) {
+		t.Errorf("%d cohorts for %d seconds", len(cs), len(tl))
+	}
+	var sum Cohort
+	for i, c := range cs {
+		if c.Index != i || c.Open != 0 || c.Succeeded > c.First || c.Attempts < c.First {
+			t.Errorf("cohort %d after the run: %+v", i, c)
+		}
+		if i < len(tl) && c.First != tl[i].Sent {
+			t.Errorf("cohort %d: %d first attempts, its second sent %d", i, c.First, tl[i].Sent)
+		}
+		sum.First += c.First
+		sum.Attempts += c.Attempts
+		sum.Succeeded += c.Succeeded
+	}
+	if sum.First != tot.Sent || sum.Attempts != tot.Attempts() || sum.Succeeded != tot.Succeeded {
+		t.Errorf("cohorts sum to %+v; totals: sent %d, attempts %d, succeeded %d", sum, tot.Sent, tot.Attempts(), tot.Succeeded)
+	}
 }
 
 // scrape returns the driver's metrics exposition.

@@ -22,7 +22,7 @@ var kindNames = [numKinds]string{"first", "retry", "tracer"}
 
 // metrics are a driver's trigger_* Prometheus collectors (DESIGN.md, "Wire
 // and metric names": counters end in _total, durations in seconds, labels
-// bounded: kind has 3 values, outcome 7, result 2).
+// bounded: kind has 3 values, outcome 8, result 2).
 type metrics struct {
 	reg      *prometheus.Registry
 	planned  prometheus.Counter
@@ -55,7 +55,7 @@ func newMetrics(inFlight, pending func() float64, extra prometheus.Registerer) (
 	pend := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "trigger_pending_requests",
 		Help: "Logical requests started and not yet ended (in flight or waiting for a retry)."}, pending)
 	wait := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "trigger_tracer_wait_seconds",
-		Help:    "Latency of wait tracers that got a response: the queue wait seen by a patient client.",
+		Help:    "Latency of wait tracers the service answered (2xx, 3xx or 4xx other than 429): the queue wait seen by a patient client.",
 		Buckets: prometheus.ExponentialBucketsRange(0.001, 120, 18)})
 	lag := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "trigger_dispatch_lag_seconds",
 		Help:    "Dispatch lag of first attempts: actual minus planned send time.",

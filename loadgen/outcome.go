@@ -15,7 +15,8 @@ import (
 type Outcome uint8
 
 const (
-	// OutcomeOK is a response with a status below 400.
+	// OutcomeOK is a response with a status below 400 (the service answered
+	// with a success or a redirect).
 	OutcomeOK Outcome = iota
 	// OutcomeTimeout is an attempt the client gave up on (its per-attempt
 	// timeout or the overall deadline expired before the whole response arrived).
@@ -29,16 +30,19 @@ const (
 	Outcome429
 	// Outcome503 is a 503 Service Unavailable response.
 	Outcome503
-	// OutcomeOther is anything else: 4xx other than 429, malformed responses,
-	// attempts cancelled because the run ended.
+	// Outcome4xx is a 4xx response other than 429: the service answered, with
+	// a client error (told apart from OutcomeOther, a broken exchange).
+	Outcome4xx
+	// OutcomeOther is anything else: malformed responses, attempts cancelled
+	// because the run ended, requests that could not be built.
 	OutcomeOther
 	// NumOutcomes is the number of outcome classes (array sizes).
 	NumOutcomes
 )
 
-var outcomeNames = [NumOutcomes]string{"ok", "timeout", "connect", "5xx", "429", "503", "other"}
+var outcomeNames = [NumOutcomes]string{"ok", "timeout", "connect", "5xx", "429", "503", "4xx", "other"}
 
-// String returns "ok", "timeout", "connect", "5xx", "429", "503" or "other".
+// String returns "ok", "timeout", "connect", "5xx", "429", "503", "4xx" or "other".
 func (o Outcome) String() string {
 	if o < NumOutcomes {
 		return outcomeNames[o]
@@ -108,10 +112,20 @@ func ClassifyStatus(code int) Outcome {
 	case code >= 500:
 		return Outcome5xx
 	case code >= 400:
-		return OutcomeOther
+		return Outcome4xx
 	}
 	return OutcomeOK
 }
+
+// answered reports whether the service itself answered the attempt: a
+// success, a redirect or a client error (OutcomeOK, Outcome4xx). A tracer's
+// latency is a queue wait only then: a 5xx may come from a layer in front of
+// the service that gave up first.
+func (o Outcome) answered() bool { return o == OutcomeOK || o == Outcome4xx }
+
+// serverError reports whether the attempt was answered with a status ≥ 500
+// (Outcome5xx, Outcome503).
+func (o Outcome) serverError() bool { return o == Outcome5xx || o == Outcome503 }
 
 // ClassifyError returns the outcome of an error returned by a round trip or
 // by reading the response body. attemptCtx is the attempt's context: when its

@@ -326,13 +326,15 @@ func TestClassifyStatus(t *testing.T) {
 		code int
 		want Outcome
 	}{
-		{200, OutcomeOK},    // success
-		{304, OutcomeOK},    // not an error
-		{404, OutcomeOther}, // client error
-		{429, Outcome429},   // rate limited
-		{500, Outcome5xx},   // server error
-		{503, Outcome503},   // unavailable, its own class
-		{504, Outcome5xx},   // gateway timeout is a 5xx
+		{200, OutcomeOK},  // success
+		{304, OutcomeOK},  // not an error
+		{400, Outcome4xx}, // client error: the service answered
+		{404, Outcome4xx}, // client error
+		{499, Outcome4xx}, // the last 4xx
+		{429, Outcome429}, // rate limited, its own class
+		{500, Outcome5xx}, // server error
+		{503, Outcome503}, // unavailable, its own class
+		{504, Outcome5xx}, // gateway timeout is a 5xx
 	}
 	for _, tc := range tests {
 		if got := ClassifyStatus(tc.code); got != tc.want {

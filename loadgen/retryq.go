@@ -113,8 +113,8 @@ func (q *retryQueue) drain(d *Driver) {
 	q.items = nil
 	q.closed = true
 	q.mu.Unlock()
-	for range items {
-		d.rec.add(d.now(), func(s *Second) { s.Failed++ })
+	for _, lr := range items {
+		d.rec.failed(d.now(), lr.cohort, false)
 		d.met.requests[1].Inc()
 		d.end()
 	}

@@ -17,6 +17,8 @@ const MaxTracked = 8
 type Summary struct {
 	Count int64   // number of values
 	Mean  float64 // seconds
+	Min   float64 // seconds
+	P10   float64 // 10th percentile, seconds (P10..P90 is the spread: a nearly fixed latency has P10 ≈ P90)
 	P50   float64 // seconds
 	P90   float64 // seconds
 	P99   float64 // seconds
@@ -49,9 +51,22 @@ type Second struct {
 	TracerSent       int64              // tracer probes sent
 	TracerOutcomes   [NumOutcomes]int64 // completed tracers by outcome
 	TracerTimeouts   int64              // tracers that timed out (their wait exceeded Tracers.Timeout)
-	TracerWait       Summary            // latency of tracers that completed with a response, seconds
-	Lag              Summary            // dispatch lag of first attempts sent: actual − planned send time, seconds
-	Latency          Summary            // duration of completed first and retry attempts, seconds
+	// TracerWait is the latency of tracers the service answered (OutcomeOK
+	// or Outcome4xx), seconds: the queue wait. A tracer answered with a 5xx,
+	// 503 or 429, or that timed out or failed, is not a wait sample: a proxy
+	// in front of the service may have given up first.
+	TracerWait Summary
+	// TracerErrorLatency is the latency of tracers answered with a status
+	// ≥ 500 (Outcome5xx, Outcome503), seconds: when it is nearly fixed (P10 ≈
+	// P90) and TracerWait is empty, a layer in front of the service gives up
+	// before the service answers.
+	TracerErrorLatency Summary
+	Lag                Summary // dispatch lag of first attempts sent: actual − planned send time, seconds
+	Latency            Summary // duration of completed first and retry attempts, seconds
+	// ErrorLatency is the duration of completed first and retry attempts
+	// answered with a status ≥ 500 (Outcome5xx, Outcome503), seconds; a
+	// subset of Latency.
+	ErrorLatency Summary
 }
 
 // Attempts returns the attempts sent in the second (first attempts and retries).
@@ -105,38 +120,93 @@ func (h hist) summary() Summary {
 		return Summary{}
 	}
 	s := func(us int64) float64 { return float64(us) / 1e6 }
+	lo := h.h.Min()
+	// A percentile whose rank rounds to no value (P10 of fewer than 5)
+	// comes back as 0 from the histogram: it is the smallest value.
+	q := func(p float64) float64 { return s(max(h.h.ValueAtQuantile(p), lo)) }
 	return Summary{
 		Count: h.h.TotalCount(),
 		Mean:  h.h.Mean() / 1e6,
-		P50:   s(h.h.ValueAtQuantile(50)),
-		P90:   s(h.h.ValueAtQuantile(90)),
-		P99:   s(h.h.ValueAtQuantile(99)),
+		Min:   s(lo),
+		P10:   q(10),
+		P50:   q(50),
+		P90:   q(90),
+		P99:   q(99),
 		Max:   s(h.h.Max()),
 	}
 }
 
-// recorder accumulates the per-second timeline and the run totals. All
-// methods are safe for concurrent use; memory is bounded by the number of
-// seconds (one Second each) plus six histograms.
+// dist names the distributions a recorder keeps, each in a per-second and
+// a run-long histogram.
+type dist uint8
+
+const (
+	distLag         dist = iota // Second.Lag
+	distLatency                 // Second.Latency
+	distErrLatency              // Second.ErrorLatency
+	distWait                    // Second.TracerWait
+	distTracerError             // Second.TracerErrorLatency
+	numDists
+)
+
+// hists is one histogram per distribution.
+type hists [numDists]hist
+
+func newHists() hists {
+	var hs hists
+	for i := range hs {
+		hs[i] = newHist()
+	}
+	return hs
+}
+
+// record records d in distribution k.
+func (hs *hists) record(k dist, d time.Duration) { hs[k].record(d) }
+
+// summarize sets s's summaries from the histograms.
+func (hs *hists) summarize(s *Second) {
+	s.Lag = hs[distLag].summary()
+	s.Latency = hs[distLatency].summary()
+	s.ErrorLatency = hs[distErrLatency].summary()
+	s.TracerWait = hs[distWait].summary()
+	s.TracerErrorLatency = hs[distTracerError].summary()
+}
+
+// reset empties the histograms (those with values: a reset clears every counter).
+func (hs *hists) reset() {
+	for _, h := range hs {
+		if h.h.TotalCount() > 0 {
+			h.h.Reset()
+		}
+	}
+}
+
+// recorder accumulates the per-second timeline, the run totals and the
+// cohorts. All methods are safe for concurrent use; memory is bounded by the
+// number of seconds (one Second and one Cohort each) plus 2 × numDists
+// histograms (a per-second one, reset when the second is sealed, and a
+// run-long one per distribution).
 type recorder struct {
-	mu     sync.Mutex
-	cur    Second
-	sealed []Second
-	total  Second
-	// per-second and run-wide histograms
-	lag, lat, wait          hist
-	runLag, runLat, runWait hist
-	firstSent, lastSent     time.Duration
-	gauges                  func() (pending, inFlight int64)
-	frozen                  bool // set by flush: the run is over, no more seconds
+	mu      sync.Mutex
+	cur     Second
+	sealed  []Second
+	total   Second
+	cohorts []Cohort // cohorts[i] is the cohort of second i
+	// per-second and run-long histograms
+	sec, run            hists
+	firstSent, lastSent time.Duration
+	gauges              func() (pending, inFlight int64)
+	frozen              bool // set by flush: the run is over, no more seconds
 }
 
 func newRecorder(gauges func() (pending, inFlight int64)) *recorder {
-	return &recorder{
-		lag: newHist(), lat: newHist(), wait: newHist(),
-		runLag: newHist(), runLat: newHist(), runWait: newHist(),
-		gauges: gauges,
-	}
+	return &recorder{sec: newHists(), run: newHists(), gauges: gauges}
+}
+
+// recordLocked records d in distribution k for the second and the run.
+func (r *recorder) recordLocked(k dist, d time.Duration) {
+	r.sec.record(k, d)
+	r.run.record(k, d)
 }
 
 // rollLocked seals every second before the one that contains now.
@@ -147,11 +217,9 @@ func (r *recorder) rollLocked(now time.Duration) {
 	idx := int(now / time.Second)
 	for r.cur.Index < idx {
 		r.cur.Pending, r.cur.InFlight = r.gauges()
-		r.cur.Lag, r.cur.Latency, r.cur.TracerWait = r.lag.summary(), r.lat.summary(), r.wait.summary()
+		r.sec.summarize(&r.cur)
 		r.sealed = append(r.sealed, r.cur)
-		r.lag.h.Reset()
-		r.lat.h.Reset()
-		r.wait.h.Reset()
+		r.sec.reset()
 		r.cur = Second{Index: r.cur.Index + 1}
 	}
 }
@@ -182,9 +250,11 @@ func (r *recorder) add(now time.Duration, f func(s *Second)) {
 	r.mu.Unlock()
 }
 
-// sent records an attempt sent at now (number n ≥ 1); for a first attempt
-// planned is its planned time and the lag is recorded.
-func (r *recorder) sent(now, planned time.Duration, n int) {
+// sent records an attempt sent at now (number n ≥ 1) of a logical request
+// of cohort c; for a first attempt planned is its planned time, the lag is
+// recorded, c is ignored and the cohort of the current second is returned
+// (the request's cohort); a retry returns c.
+func (r *recorder) sent(now, planned time.Duration, n, c int) int {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
@@ -201,16 +271,20 @@ func (r *recorder) sent(now, planned time.Duration, n int) {
 			r.firstSent = now
 		}
 		r.lastSent = max(r.lastSent, now)
-		lag := max(now-planned, 0)
-		r.lag.record(lag)
-		r.runLag.record(lag)
+		r.recordLocked(distLag, max(now-planned, 0))
+		c = r.cur.Index
+		ch := r.cohortLocked(c)
+		ch.First++
+		ch.Open++
 	}
+	r.cohortLocked(c).Attempts++
 	r.mu.Unlock()
+	return c
 }
 
-// done records a completed attempt (number n ≥ 1) and, when ended, the end
-// of its logical request.
-func (r *recorder) done(now time.Duration, n int, o Outcome, took time.Duration, ended, ok bool) {
+// done records a completed attempt (number n ≥ 1) of a logical request of
+// cohort c and, when ended, the end of the request.
+func (r *recorder) done(now time.Duration, c, n int, o Outcome, took time.Duration, ended, ok bool) {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
@@ -225,8 +299,29 @@ func (r *recorder) done(now time.Duration, n int, o Outcome, took time.Duration,
 			s.Failed++
 		}
 	}
-	r.lat.record(took)
-	r.runLat.record(took)
+	if ended {
+		r.endLocked(c, ok)
+	}
+	r.recordLocked(distLatency, took)
+	if o.serverError() {
+		r.recordLocked(distErrLatency, took)
+	}
+	r.mu.Unlock()
+}
+
+// failed records the end without a success, at now, of a logical request of
+// cohort c that has no attempt in flight: its retry was refused (counted in
+// RetryRefused when refused is set) or the run was cancelled.
+func (r *recorder) failed(now time.Duration, c int, refused bool) {
+	r.mu.Lock()
+	r.rollLocked(now)
+	for _, s := range []*Second{&r.cur, &r.total} {
+		if refused {
+			s.RetryRefused++
+		}
+		s.Failed++
+	}
+	r.endLocked(c, false)
 	r.mu.Unlock()
 }
 
@@ -240,9 +335,11 @@ func (r *recorder) tracerDone(now time.Duration, o Outcome, took time.Duration) 
 			s.TracerTimeouts++
 		}
 	}
-	if o != OutcomeTimeout && o != OutcomeConnect && o != OutcomeOther {
-		r.wait.record(took)
-		r.runWait.record(took)
+	switch {
+	case o.answered():
+		r.recordLocked(distWait, took)
+	case o.serverError():
+		r.recordLocked(distTracerError, took)
 	}
 	r.mu.Unlock()
 }
@@ -267,7 +364,7 @@ func (r *recorder) live(now time.Duration) Second {
 	r.rollLocked(now)
 	s := r.cur
 	s.Pending, s.InFlight = r.gauges()
-	s.Lag, s.Latency, s.TracerWait = r.lag.summary(), r.lat.summary(), r.wait.summary()
+	r.sec.summarize(&s)
 	return s
 }
 
@@ -278,6 +375,6 @@ func (r *recorder) totals() Totals {
 	t := r.total
 	t.Index = r.cur.Index
 	t.Pending, t.InFlight = r.gauges()
-	t.Lag, t.Latency, t.TracerWait = r.runLag.summary(), r.runLat.summary(), r.runWait.summary()
+	r.run.summarize(&t)
 	return Totals{Second: t, FirstSent: r.firstSent, LastSent: r.lastSent}
 }

@@ -149,7 +149,7 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.MeasuredSeco
 		OK:               both(loadgen.OutcomeOK),
 		Timeouts:         both(loadgen.OutcomeTimeout),
 		Rejected:         both(loadgen.Outcome503) + both(loadgen.Outcome429),
-		Errors:           both(loadgen.Outcome5xx) + both(loadgen.OutcomeConnect) + both(loadgen.OutcomeOther),
+		Errors:           both(loadgen.Outcome5xx) + both(loadgen.OutcomeConnect) + both(loadgen.Outcome4xx) + both(loadgen.OutcomeOther),
 		Connect:          both(loadgen.OutcomeConnect),
 		Succeeded:        float64(sec.Succeeded),
 		Failed:           float64(sec.Failed),

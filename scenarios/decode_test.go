@@ -140,7 +140,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		Client: Client{
 			Timeout: 750 * time.Millisecond, Arrivals: "uniform", MaxInFlight: 5000, Deadline: 3 * time.Second,
 			Retry: Retry{
-				MaxRetries: 4, On: []string{"timeout", "429", "503", "other"}, Budget: ptr(0.1),
+				MaxRetries: 4, On: []string{"timeout", "429", "503", "4xx", "other"}, Budget: ptr(0.1),
 				BudgetWindow: 30 * time.Second, RetryAfter: false,
 				TokenBucket: &TokenBucket{Capacity: 100, RetryCost: 2, TimeoutCost: 4, SuccessRefund: 0.5},
 				Backoff:     Backoff{Kind: "constant", Base: 20 * time.Millisecond, Max: 2 * time.Second, Jitter: "decorrelated"},

@@ -87,7 +87,7 @@ var (
 // Enumerated values, in the order they are listed to users.
 var (
 	arrivalKinds    = []string{"poisson", "uniform"}
-	outcomeClasses  = []string{"timeout", "connect", "5xx", "429", "503", "other"}
+	outcomeClasses  = []string{"timeout", "connect", "5xx", "429", "503", "4xx", "other"}
 	backoffKinds    = []string{"none", "constant", "exponential"}
 	jitterKinds     = []string{"none", "full", "equal", "decorrelated"}
 	scalerSignals   = []string{"cpu", "ingress", "first_attempts", "paired"}

@@ -18,7 +18,7 @@ type Client struct {
 // block the client does not retry (MaxRetries 0).
 type Retry struct {
 	MaxRetries int      // R: retries after the first attempt; default 0
-	On         []string // outcome classes retried: timeout, connect, 5xx, 429, 503, other; default [timeout, connect, 5xx]
+	On         []string // outcome classes retried: timeout, connect, 5xx, 429, 503, 4xx, other; default [timeout, connect, 5xx]
 	// Budget is β: retries per second at most Budget × first attempts per
 	// second, in [0, 1]; nil means no budget.
 	Budget *float64

@@ -97,7 +97,7 @@ func TestSemanticChecks(t *testing.T) {
 		{"backoff kind close", `kind   = "exponential"`, `kind = "exponentail"`, "Unknown backoff kind", `"exponentail"`, `Did you mean "exponential"?`},
 		{"jitter", `jitter = "full"`, `jitter = "ful"`, "Unknown jitter", `"ful"`, `Did you mean "full"?`},
 		{"arrivals", `arrivals      = "poisson"`, `arrivals = "Poisson!"`, "Unknown arrival process", `"Poisson!"`, `Did you mean "poisson"?`},
-		{"outcome class", `on          = ["timeout", "5xx"]`, `on = ["timeout", "4xx"]`, "Unknown outcome class", `"4xx"`, `"4xx" is not a known outcome class.`},
+		{"outcome class", `on          = ["timeout", "5xx"]`, `on = ["timeout", "2xx"]`, "Unknown outcome class", `"2xx"`, `"2xx" is not a known outcome class.`},
 		{"signal", `signal    = "ingress"`, `signal = "ingres"`, "Unknown autoscaler signal", `"ingres"`, `Did you mean "ingress"?`},
 		{"on_trap action", `action = "drop"`, `action = "restart"`, "Unknown on_trap action", `"restart"`, `Use "drop", "rate" or "command".`},
 		// Fractions.

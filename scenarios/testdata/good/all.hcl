@@ -29,7 +29,7 @@ client {
   deadline      = "3s"
   retry {
     max_retries   = 4
-    on            = ["timeout", "429", "503", "other"]
+    on            = ["timeout", "429", "503", "4xx", "other"]
     budget        = 0.1
     budget_window = "30s"
     retry_after   = false
