@@ -173,6 +173,10 @@ type Observation struct {
 
 	// What a real run adds (kind "run").
 
+	// StartedAt is the wall-clock time (RFC 3339, UTC) at which the run's
+	// clock started: every *_s time of the run counts from it, so a run can
+	// be laid over the service's own dashboards.
+	StartedAt string `json:"started_at,omitempty"`
 	// SpikeStartS and SpikeEndS are seconds since the run started.
 	SpikeStartS *float64 `json:"spike_start_s,omitempty"`
 	SpikeEndS   *float64 `json:"spike_end_s,omitempty"`

@@ -97,8 +97,15 @@ type Inference struct {
 	AFromSlope Interval
 	// AFromRecovery inverts the full recovery-time form at the measured ρ.
 	AFromRecovery Interval
-	// PredictedRecoveryS is the full closed form at the measured A_fail and ρ.
+	// PredictedRecoveryS is the full closed form at the measured A_fail, ρ
+	// and t0.
 	PredictedRecoveryS Interval
+	// T0S is when the wait crossed the patience, seconds after the spike
+	// started, as measured (NaN when nothing failed); T0Source says from
+	// what: "cohorts" (the first attempts sent before it succeeded) or
+	// "outcomes" (when failures completed, less their latency).
+	T0S      float64
+	T0Source string
 }
 
 // within reports whether the second r lies in [lo, hi), judged by its middle.
@@ -147,7 +154,14 @@ func Infer(rows []MeasuredSecond, f RunFacts) Inference {
 	}
 	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r MeasuredSecond) float64 { return r.Sent }) / in.BaselinePerS
 
-	windows := settledFailedWindows(rows, f)
+	in.T0S, in.T0Source = CohortT0(f.Cohorts, f.SpikeStartS, f.SuccessRatio), "cohorts"
+	if math.IsNaN(in.T0S) {
+		in.T0S, in.T0Source = FirstFailure(rows, f.SpikeStartS, f.TimeoutS, f.SuccessRatio), "outcomes"
+	}
+	if math.IsNaN(in.T0S) {
+		in.T0Source = ""
+	}
+	windows := settledFailedWindows(rows, f, in.T0S)
 	if n := len(windows); n > 0 && windows[n-1][0] >= f.SpikeEndS {
 		in.FailedFromS, in.FailedToS = windows[n-1][0], windows[n-1][1]
 	}
@@ -176,9 +190,16 @@ func Infer(rows []MeasuredSecond, f RunFacts) Inference {
 		k = f.Multiplier
 	}
 	spike, patience, rho := f.SpikeEndS-f.SpikeStartS, f.PatienceS, in.Utilization
+	// The recovery-time form at the measured t0 when there is one: for a
+	// short spike Δ − t0 decides the recovery time, and t0 depends on the
+	// patience in front of the service, which the run may not know.
+	t0 := in.T0S
+	if !(t0 < spike) {
+		t0 = TriggerTime(k, rho, patience)
+	}
 	if !math.IsNaN(f.RecoveryS) {
 		// The recovery is known to the second: invert at its two ends.
-		fromRecovery := func(t float64) float64 { return AmplificationFromRecovery(t, rho, k, spike, patience) }
+		fromRecovery := func(t float64) float64 { return AmplificationFromRecoveryAfter(t, rho, k, spike, t0, patience) }
 		in.AFromRecovery = Interval{Value: fromRecovery(f.RecoveryS), Lo: fromRecovery(math.Max(0, f.RecoveryS-1)), Hi: fromRecovery(f.RecoveryS + 1), N: 1}
 	}
 	a := in.AFail
@@ -186,10 +207,28 @@ func Infer(rows []MeasuredSecond, f RunFacts) Inference {
 		a = in.AClient
 	}
 	if a.Known() {
-		predict := func(a float64) float64 { return RecoveryTime(a, rho, k, spike, patience) }
+		predict := func(a float64) float64 { return RecoveryTimeAfter(a, rho, k, spike, t0, patience) }
 		in.PredictedRecoveryS = Interval{Value: predict(a.Value), Lo: predict(a.Lo), Hi: predict(a.Hi), N: a.N}
 	}
 	return in
+}
+
+// CohortT0 is t0 measured from the driver's cohorts, seconds after the
+// spike started: in the first cohort from the spike's second on whose
+// requests failed more often than the threshold allows, the requests that
+// still succeeded were sent before the wait crossed the patience, so with
+// sends spread evenly over the second t0 ≈ TS + succeeded/first − spike
+// start. NaN when no cohort failed.
+func CohortT0(cohorts []Cohort, spikeStartS, threshold float64) float64 {
+	for _, c := range cohorts {
+		if c.TS+1 <= spikeStartS || c.First <= 0 {
+			continue
+		}
+		if ok := c.Succeeded / c.First; ok < threshold {
+			return math.Max(0, c.TS+ok-spikeStartS)
+		}
+	}
+	return math.NaN()
 }
 
 // settledFailedWindows are the [lo, hi) spans, seconds since the run
@@ -199,10 +238,10 @@ func Infer(rows []MeasuredSecond, f RunFacts) Inference {
 // after the spike), each ending where the failed state ends. A rate read at
 // the end of second TS covers [TS + 1 − lag, TS + 1]: that span must lie in
 // a settled failed state.
-func settledFailedWindows(rows []MeasuredSecond, f RunFacts) [][2]float64 {
+func settledFailedWindows(rows []MeasuredSecond, f RunFacts, t0 float64) [][2]float64 {
 	lag := f.RetrySettleS + f.IngressLagS
 	var out [][2]float64
-	if t0 := FirstFailure(rows, f.SpikeStartS, f.TimeoutS, f.SuccessRatio); !math.IsNaN(t0) {
+	if !math.IsNaN(t0) {
 		// Rows whose end t satisfies t − lag ≥ spike start + t0, judged by
 		// their middle t − 0.5.
 		if lo := f.SpikeStartS + t0 + lag - 0.5; lo < f.SpikeEndS-0.5 {

@@ -19,10 +19,23 @@ func RecoveryTime(a, rho, k, spikeS, timeoutS float64) float64 {
 	if !CheckTrigger(k, rho, spikeS, timeoutS).Valid {
 		return math.Max(0, (k*rho-1)*spikeS) / (1 - rho)
 	}
-	if Trapped(a, rho) {
+	return RecoveryTimeAfter(a, rho, k, spikeS, TriggerTime(k, rho, timeoutS), timeoutS)
+}
+
+// RecoveryTimeAfter is the full closed form with t0 given, in seconds:
+// (A·k·ρ − 1)·(Δ − t0)/(1 − A·ρ) + τ/(1 − ρ), for a spike that triggered
+// t0 seconds after it began (t0 < Δ) against a patience of timeoutS. A run
+// measures t0 to a fraction of a second; for the short spikes of a test
+// the recovery time depends on Δ − t0 more than on anything else
+// (docs/model.md, recovery time). +Inf when A·ρ ≥ 1; NaN when t0 is not
+// within the spike.
+func RecoveryTimeAfter(a, rho, k, spikeS, t0, timeoutS float64) float64 {
+	if Trapped(a, rho) || rho >= 1 {
 		return math.Inf(1)
 	}
-	t0 := TriggerTime(k, rho, timeoutS)
+	if !(t0 >= 0 && t0 < spikeS) {
+		return math.NaN()
+	}
 	return (a*k*rho-1)*(spikeS-t0)/(1-a*rho) + timeoutS/(1-rho)
 }
 
@@ -100,6 +113,22 @@ func AmplificationFromRecovery(recoveryS, rho, k, spikeS, timeoutS float64) floa
 		}
 	}
 	return (lo + hi) / 2
+}
+
+// AmplificationFromRecoveryAfter inverts RecoveryTimeAfter for A, with t0
+// measured: with X = T_rec − τ/(1 − ρ) and D = Δ − t0,
+// A = (X + D)/(ρ·(k·D + X)). NaN when the inputs give no A ≥ 1 below the
+// trap threshold (a recovery faster than A = 1 allows, t0 outside the spike).
+func AmplificationFromRecoveryAfter(recoveryS, rho, k, spikeS, t0, timeoutS float64) float64 {
+	if !(rho > 0 && rho < 1) || !(t0 >= 0 && t0 < spikeS) || math.IsNaN(recoveryS) || math.IsInf(recoveryS, 0) {
+		return math.NaN()
+	}
+	x, d := recoveryS-timeoutS/(1-rho), spikeS-t0
+	a := (x + d) / (rho * (k*d + x))
+	if !(a >= 1 && a < 1/rho) {
+		return math.NaN()
+	}
+	return a
 }
 
 // RecoveryTimeWithRetryLag corrects the full closed form for the lag of real

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/trigger-test/trigger/analysis"
 )
@@ -13,9 +14,12 @@ import (
 func (r *run) document() analysis.Document {
 	doc := r.plan
 	doc.Kind = "run"
-	obs := &analysis.Observation{Source: "run", EndS: r.elapsed(), WaitSource: r.wait.source, VerdictReason: r.reason,
+	obs := &analysis.Observation{Source: "run", EndS: r.elapsed(), VerdictReason: r.reason,
 		Interrupted: r.interrupted, Inconclusive: r.inconclusive}
 	doc.Observation = obs
+	if !r.start.IsZero() {
+		obs.StartedAt = r.start.UTC().Format(time.RFC3339Nano)
+	}
 	verdict := r.verdict
 	switch {
 	case r.inconclusive != "":
@@ -33,19 +37,37 @@ func (r *run) document() analysis.Document {
 		totals.Failed += row.Failed
 		totals.Dropped += row.Dropped
 		totals.Refused += row.Refused
+		totals.FirstTimeouts += row.FirstTimeouts
+		totals.FirstErrors += row.FirstErrors
+		totals.FirstConnect += row.FirstConnect
+		totals.FirstDone += row.FirstDone
+		totals.FirstOK += row.FirstOK
 		if !math.IsNaN(row.AbandonedPerS) {
 			totals.AbandonedPerS += row.AbandonedPerS
 		}
 		if !math.IsNaN(r.spikeStart) && row.TS >= r.spikeStart {
-			lostFirst += row.FirstDone - row.FirstOK
+			lostFirst += row.FirstFailed()
 		}
 	}
 	obs.TimedOut, obs.Refused, obs.FailedRequests = analysis.Num(totals.Timeouts), analysis.Num(totals.Rejected), analysis.Num(totals.Failed)
+	obs.FirstFailed, obs.FirstTimedOut = analysis.Num(totals.FirstFailed()), analysis.Num(totals.FirstTimeouts)
+	obs.FirstErrors, obs.FirstConnect = analysis.Num(totals.FirstErrors), analysis.Num(totals.FirstConnect)
 	obs.Dropped, obs.RefusedInFlight = analysis.Num(totals.Dropped), analysis.Num(totals.Refused)
 	if r.mets.has("abandoned") {
 		obs.Abandoned = analysis.Num(totals.AbandonedPerS)
 	}
-	obs.PeakWaitS, obs.FinalWaitS = analysis.Num(r.wait.peak), analysis.Num(r.wait.latest())
+	for _, q := range r.mets.signals() {
+		obs.Signals = append(obs.Signals, q.info(r.retrySettle))
+	}
+	// The wait the verdict was judged on, whatever its source.
+	j := r.judgement
+	if src := r.choice.series.Source; src != "" {
+		obs.WaitSource, obs.WaitSourceReason = src, r.choice.reason
+		obs.WaitDelayS = analysis.Num(r.choice.series.DelayS)
+		obs.PeakWaitS, obs.FinalWaitS = analysis.Num(r.waits.peak(src)), analysis.Num(r.waits.latest(src))
+	} else if r.choice.reason != "" {
+		obs.WaitSourceReason = r.choice.reason
+	}
 	if math.IsNaN(r.spikeStart) {
 		doc.Verdict, doc.RecoveryS = verdict, nil
 		doc.Gate = analysis.EvaluateGate(r.inputs.Gate, verdict, math.NaN(), math.NaN(), math.NaN())
@@ -53,27 +75,29 @@ func (r *run) document() analysis.Document {
 	}
 	obs.SpikeStartS, obs.SpikeEndS = analysis.Num(r.spikeStart), analysis.Num(r.spikeEnd)
 	obs.JudgedS = analysis.Num(r.judgedAt - r.spikeEnd)
-	obs.T0S = analysis.Num(r.t0())
 
-	facts := r.facts(r.elapsed())
-	in := analysis.Infer(r.rows, facts, r.wait.t, r.wait.w)
+	in := r.infer(r.elapsed(), j)
+	obs.T0S = analysis.Num(in.T0S)
+	patience, patienceFrom := r.patience(in)
+	obs.PatienceS, obs.PatienceFrom = analysis.Num(patience), patienceFrom
 	if in.BaselinePerS > 0 {
 		obs.LostWorkS = analysis.Num(lostFirst / in.BaselinePerS)
 	}
 	obs.BaselinePerS, obs.CapacityPerS, obs.CapacitySource, obs.Utilization = analysis.Num(in.BaselinePerS), analysis.Num(in.CapacityPerS), in.CapacitySource, analysis.Num(in.Utilization)
-	obs.AmplificationClient, obs.AmplificationFailed = analysis.Num(in.AClient), analysis.Num(in.AFail)
-	obs.AmplificationFromSlope, obs.AmplificationFromRecovery = analysis.Num(in.AFromSlope), analysis.Num(in.AFromRecovery)
-	obs.PredictedRecoveryS = analysis.Num(in.PredictedRecoveryS)
+	obs.AmplificationClient, obs.AmplificationFailed = analysis.Num(in.AClient.Value), analysis.Num(in.AFail.Value)
+	obs.AmplificationFromSlope, obs.AmplificationFromRecovery = analysis.Num(in.AFromSlope.Value), analysis.Num(in.AFromRecovery.Value)
+	obs.PredictedRecoveryS = analysis.Num(in.PredictedRecoveryS.Value)
 	obs.FailedFromS, obs.FailedToS = analysis.Num(in.FailedFromS), analysis.Num(in.FailedToS)
-	obs.WaitSlope = analysis.Num(in.WaitSlope)
-	if r.trend.Trend.N > 0 {
-		obs.WaitSlope = analysis.Num(r.trend.Trend.Slope)
-		obs.ProjectedRecoveryS = analysis.Num(r.trend.ProjectedS)
+	// One slope: the judged trend's, on settled samples only.
+	obs.WaitSlope, obs.WaitSlopeLo, obs.WaitSlopeHi = analysis.Num(in.WaitSlope.Value), analysis.Num(in.WaitSlope.Lo), analysis.Num(in.WaitSlope.Hi)
+	if j.Trend.N >= judgePolicy.MinPoints {
+		obs.ProjectedRecoveryS = analysis.Num(j.ProjectedS)
 	}
-	obs.Estimates = analysis.EstimateTable(r.plan, in, r.recoveryS)
-	doc.Amplification.Measured = analysis.Num(in.AFail)
-	if !math.IsNaN(in.AFail) && !math.IsNaN(in.AClient) {
-		doc.Amplification.Hidden = analysis.Num(in.Hidden)
+	obs.Estimates = analysis.EstimateTable(r.plan, in, r.recoveryS, obs.WaitSource)
+	doc.Amplification.Measured = analysis.Num(in.AFail.Value)
+	doc.Amplification.MeasuredLo, doc.Amplification.MeasuredHi = analysis.Num(in.AFail.Lo), analysis.Num(in.AFail.Hi)
+	if in.AFail.Known() && in.AClient.Known() {
+		doc.Amplification.Hidden = analysis.Num(in.Hidden.Value)
 	}
 	if st := r.onTrap; st != nil {
 		obs.OnTrap = &analysis.OnTrapResult{Action: r.s.OnTrap.Action, AtS: st.at - r.spikeEnd, RecoveryS: analysis.Num(st.recovered), Error: st.err}
@@ -93,17 +117,26 @@ func (r *run) document() analysis.Document {
 	// could not be measured (no ingress query, or no settled failed state),
 	// the scenario's own belief stands in: the clients' count alone would
 	// hide exactly the layers the criterion is there to catch.
-	a := in.AFail
+	a := in.AFail.Value
 	if math.IsNaN(a) {
 		a = r.plan.Amplification.Predicted
 	}
 	doc.Gate = analysis.EvaluateGate(r.inputs.Gate, verdict, recovery, analysis.Value(obs.ProjectedRecoveryS), a)
-	obs.Findings = findings(doc, r.rows, in, r.recoveryS)
+	obs.Findings = findings(doc, r.rows, in, r.recoveryS, r.layerNote(in))
 	if gaps := r.mets.gaps(); len(gaps) > 0 {
 		obs.Findings = append(obs.Findings, "Prometheus returned no value for "+strings.Join(gaps, ", ")+": the estimates that use them are incomplete")
 	}
-	if math.IsNaN(in.AFail) && r.inputs.Gate.MaxAmplification > 0 {
+	if math.IsNaN(in.AFail.Value) && r.inputs.Gate.MaxAmplification > 0 {
 		obs.Findings = append(obs.Findings, fmt.Sprintf("A_fail was not measured; the amplification gate used the scenario's predicted A = %.2f", r.plan.Amplification.Predicted))
 	}
 	return doc
+}
+
+// layerNote describes a layer that gives up before the clients do, when
+// the run saw one; "" otherwise.
+func (r *run) layerNote(in analysis.Inference) string {
+	if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.s.Client.Timeout.Seconds()); ok {
+		return g.describe(in.Hidden.Value)
+	}
+	return ""
 }

@@ -41,6 +41,10 @@ var (
 	ErrBaselineFailing = errors.New("the service already fails at baseline")
 	// ErrTargetRefused: the target refused every connection during warmup.
 	ErrTargetRefused = errors.New("the target refused connections")
+	// ErrNoVerdict: the run ended before its signals could tell whether the
+	// service recovers, is trapped or is metastable (their delays, a trend
+	// not significant within the observation).
+	ErrNoVerdict = errors.New("the signals could not tell")
 	// ErrInterrupted: the run was stopped by a signal.
 	ErrInterrupted = errors.New("interrupted")
 )

@@ -7,22 +7,33 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-// findings puts what the run measured into plain words.
-func findings(doc analysis.Document, rows []analysis.MeasuredSecond, in analysis.Inference, recoveryS float64) []string {
+// findings puts what the run measured into plain words. Advice about the
+// scenario's layers is given only when A_fail's interval excludes the A
+// the scenario declares.
+func findings(doc analysis.Document, rows []analysis.MeasuredSecond, in analysis.Inference, recoveryS float64, layerNote string) []string {
 	var out []string
 	o := doc.Observation
-	if h := in.Hidden; !math.IsNaN(h) && h > 1.3 {
-		out = append(out, fmt.Sprintf("hidden amplification: the service sees A_fail = %.2f attempts per first attempt while the clients send %.2f, a factor of %.1f from retry layers the clients do not see (gateway, mesh, SDK)",
-			in.AFail, in.AClient, h))
+	predicted := doc.Amplification.Predicted
+	if layerNote != "" {
+		out = append(out, layerNote)
+	}
+	if h := in.Hidden; h.Bounded() && h.Lo > 1 {
+		out = append(out, fmt.Sprintf("the service sees A_fail = %s attempts per first attempt while the clients send %.2f: layers between them (gateway, mesh, SDK) multiply by %.1f",
+			intervalText(in.AFail), in.AClient.Value, h.Value))
+	}
+	switch a := in.AFail; {
+	case a.Excludes(predicted):
+		out = append(out, fmt.Sprintf("the scenario predicts A = %.2f, outside the measured A_fail = %s: update the scenario's layers", predicted, intervalText(a)))
+	case a.Bounded():
+		out = append(out, fmt.Sprintf("the measured A_fail = %s agrees with the scenario's A = %.2f", intervalText(a), predicted))
+	case a.Known():
+		out = append(out, fmt.Sprintf("A_fail = %.2f was measured over too few independent samples for an interval: no advice about the layers", a.Value))
 	}
 	if lost := 1 - reached(rows); lost > 0.1 {
 		out = append(out, fmt.Sprintf("%.0f %% of the first attempts the driver sent never reached the service (its first-attempt count is lower): connections failing or the load machine overloaded; the measurement is suspect", 100*lost))
 	}
-	if a, p := in.AFail, doc.Amplification.Predicted; !math.IsNaN(a) && math.Abs(a/p-1) > 0.15 {
-		out = append(out, fmt.Sprintf("the scenario predicted A = %.2f; the service experienced %.2f: update the scenario's layers", p, a))
-	}
-	if pred := in.PredictedRecoveryS; !math.IsNaN(recoveryS) && !math.IsNaN(pred) && !math.IsInf(pred, 0) && pred > 0 {
-		out = append(out, fmt.Sprintf("recovered in %s; SPEC's formula at the measured A_fail and ρ gives %s (%+.0f %%)",
+	if pred := in.PredictedRecoveryS.Value; !math.IsNaN(recoveryS) && !math.IsNaN(pred) && !math.IsInf(pred, 0) && pred > 0 {
+		out = append(out, fmt.Sprintf("recovered in %s; the model's formula at the measured A_fail and ρ gives %s (%+.0f %%)",
 			analysis.FormatSeconds(recoveryS), analysis.FormatSeconds(pred), 100*(recoveryS/pred-1)))
 	}
 	if d := analysis.Value(o.Dropped) + analysis.Value(o.RefusedInFlight); d > 0 {
@@ -32,6 +43,14 @@ func findings(doc analysis.Document, rows []analysis.MeasuredSecond, in analysis
 		out = append(out, fmt.Sprintf("%.0f requests were served after their client had given up (retry debt)", ab))
 	}
 	return out
+}
+
+// intervalText prints an estimate with its interval: "9.02 (8.91–9.13)".
+func intervalText(iv analysis.Interval) string {
+	if !iv.Bounded() {
+		return fmt.Sprintf("%.2f", iv.Value)
+	}
+	return fmt.Sprintf("%.2f (%.2f–%.2f)", iv.Value, iv.Lo, iv.Hi)
 }
 
 // reached is the share of the driver's first attempts that the service

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -46,9 +45,8 @@ type metrics struct {
 	lastErr  map[string]string // the last error of each query, logged once per change
 	missing  map[string]int    // seconds each query had no value
 	sampled  int               // seconds sampled
-	// lagS is the longest range selector of the ingress, first_attempts
-	// and served queries, seconds: how far a rate read now looks back.
-	lagS float64
+	// sigs are the queries with their range windows and scrape intervals.
+	sigs []querySignal
 }
 
 func scenarioQueries(p *scenarios.Prometheus) []serviceQuery {
@@ -92,7 +90,6 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 		return nil, nil
 	}
 	m := &metrics{queries: scenarioQueries(p), timeout: p.Timeout, lastErr: map[string]string{}, missing: map[string]int{}}
-	m.lagS = longestRange(m.queries, "ingress", "first_attempts", "served")
 	if m.timeout <= 0 {
 		m.timeout = prom.DefaultTimeout
 	}
@@ -131,6 +128,10 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 		m.remote, m.querier, m.address = r, r, r.Address()
 	}
 	if err := m.checkQueries(ctx, opts, p); err != nil {
+		m.close()
+		return nil, err
+	}
+	if err := m.readSignals(ctx, p, opts.logf); err != nil {
 		m.close()
 		return nil, err
 	}
@@ -302,29 +303,4 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// rateLag is how far the service's rates look back, seconds (zero
-// without Prometheus).
-func (m *metrics) rateLag() float64 {
-	if m == nil {
-		return 0
-	}
-	return m.lagS
-}
-
-// longestRange is the longest look-back (range + offset, from
-// prom.ParseQueryShape) among the named queries, in seconds. A query the
-// PromQL parser refuses counts as 0: checkQueries reports it.
-func longestRange(queries []serviceQuery, names ...string) float64 {
-	lag := 0.0
-	for _, q := range queries {
-		if !slices.Contains(names, q.name) {
-			continue
-		}
-		if s, err := prom.ParseQueryShape(q.text); err == nil {
-			lag = math.Max(lag, (s.Range + s.Offset).Seconds())
-		}
-	}
-	return lag
 }

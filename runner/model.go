@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"maps"
+	"math"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -109,7 +110,7 @@ func PlanInputs(s *scenarios.Scenario) (analysis.PlanInputs, error) {
 		},
 	}
 	for _, l := range s.Layers {
-		layer := analysis.RetryLayer{Name: l.Name, MaxRetries: l.MaxRetries, RetryProbability: l.RetryProbability}
+		layer := analysis.RetryLayer{Name: l.Name, MaxRetries: l.MaxRetries, RetryProbability: l.RetryProbability, TimeoutS: l.Timeout.Seconds()}
 		if l.Budget != nil {
 			layer.HasBudget, layer.Budget = true, *l.Budget
 		}
@@ -122,7 +123,40 @@ func PlanInputs(s *scenarios.Scenario) (analysis.PlanInputs, error) {
 	if len(s.Variables) > 0 {
 		in.Scenario.Variables = maps.Clone(s.Variables)
 	}
+	if err := judgeAfter(&in, s, policy); err != nil {
+		return analysis.PlanInputs{}, err
+	}
 	return in, nil
+}
+
+// judgeAfter sets how long after the spike a run of the scenario can show
+// a trap at the soonest, from its queries' windows and the embedded
+// server's scrape interval; a remote server's interval is read only at run
+// time, so for it the figure leaves the interval out and says so.
+func judgeAfter(in *analysis.PlanInputs, s *scenarios.Scenario, policy loadgen.RetryPolicy) error {
+	sigs, err := staticSignals(s.Prometheus)
+	if err != nil {
+		return err
+	}
+	settle := retrySettleS(s, policy)
+	resolution := map[string]float64{waitTracers: 1}
+	for _, q := range sigs {
+		switch q.name {
+		case "wait":
+			resolution[waitService] = q.scrapeS
+		case "ingress", "served":
+			resolution[waitBacklog] = math.Max(resolution[waitBacklog], q.scrapeS)
+		}
+	}
+	need, note := soonestJudgement(waitDelays(settle, sigs, s.Client.Tracers != nil), resolution, settle)
+	if math.IsNaN(need) {
+		return nil
+	}
+	if s.Prometheus != nil && !embedded(s.Prometheus) {
+		note += ", plus the remote server's scrape interval, read at run time"
+	}
+	in.JudgeAfterS, in.JudgeAfterNote = need, note
+	return nil
 }
 
 // RequestConfig is the scenario as the request-level model runs it: the
@@ -162,6 +196,9 @@ func RequestConfig(s *scenarios.Scenario, seed uint64) (analysis.RequestConfig, 
 	for _, l := range in.Layers[1:] {
 		inner *= l.Amplification()
 	}
+	// Attempts fail once they wait past the shortest patience in front of
+	// the service, a layer's per-try timeout when it is shorter than τ_out.
+	patience, _ := analysis.Patience(sc.TimeoutS, in.Layers)
 	return analysis.RequestConfig{
 		Stages:              analysis.SpikeSchedule(sc.DemandPerS, sc.Multiplier, sc.WarmupS, sc.SpikeS, sc.ObserveS),
 		Arrivals:            arrivals,
@@ -171,7 +208,7 @@ func RequestConfig(s *scenarios.Scenario, seed uint64) (analysis.RequestConfig, 
 		ServiceTime:         service,
 		ServiceCV:           s.Service.ServiceCV,
 		Queue:               queue,
-		TimeoutS:            sc.TimeoutS,
+		TimeoutS:            patience,
 		Retry:               SimRetry(policy),
 		InnerAmplification:  inner,
 		DeadlinePropagation: s.Service.DeadlinePropagation,

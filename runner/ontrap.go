@@ -78,7 +78,7 @@ func (r *run) watchOnTrap(now float64) bool {
 		return true
 	}
 	if now >= st.at+ot.Observe.Seconds() {
-		if ot.Action == "drop" && r.wait.source == "" {
+		if ot.Action == "drop" && r.choice.series.Source == "" {
 			r.reason += "; after on_trap drop the drain could not be measured (no wait signal: add a wait query or tracers)"
 			r.stopOnTrap()
 			return true
@@ -95,11 +95,12 @@ func (r *run) watchOnTrap(now float64) bool {
 func (r *run) drained(from, hold float64) (float64, bool) {
 	limit := r.s.Client.Timeout.Seconds() / 10
 	start, held := math.NaN(), 0.0
-	for i, t := range r.wait.t {
+	w := r.choice.series
+	for i, t := range w.T {
 		if t < from {
 			continue
 		}
-		if r.wait.w[i] <= limit {
+		if w.W[i] <= limit {
 			if math.IsNaN(start) {
 				start = t
 			}

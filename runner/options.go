@@ -40,12 +40,18 @@ type Status struct {
 	Elapsed   time.Duration // since the load started
 	Remaining time.Duration // until the horizon (an upper bound)
 	// RatePerS is first attempts sent in the last second; Attempts,
-	// Timeouts and SuccessRatio are for the last second too.
-	RatePerS     float64
-	Attempts     float64
-	Timeouts     float64
-	SuccessRatio float64 // first attempts; NaN when none completed
-	WaitS        float64 // the latest wait sample; NaN when unknown
+	// Failed and SuccessRatio are for the last second too.
+	RatePerS float64
+	Attempts float64
+	// Failed is first attempts that failed, whatever the class; Timeouts,
+	// Errors and Refused split them: timed out at the client, answered with
+	// an error status (a proxy's 504 among them), connection refused.
+	Failed, Timeouts, Errors, Refused float64
+	SuccessRatio                      float64 // first attempts; NaN when none completed
+	// WaitS is the latest sample of the wait the verdict is judged on, from
+	// WaitSource; NaN when unknown.
+	WaitS      float64
+	WaitSource string
 	// Verdict is the verdict so far ("" while undecided), Note a word on why.
 	Verdict analysis.Verdict
 	Note    string
@@ -57,6 +63,9 @@ type Result struct {
 	Document analysis.Document
 	Timeline []analysis.MeasuredSecond
 	OutDir   string
+	// Start is the wall-clock time at which the run's clock started: row
+	// TS of the timeline is TS seconds after it (zero if no second was measured).
+	Start time.Time
 }
 
 func (o Options) getenv(name string) string {

@@ -83,27 +83,34 @@ func (r *run) startSpike() {
 	r.opts.logf("spike: %.0f/s for %s", l.Spike.Multiplier*l.Baseline, l.Spike.Duration)
 }
 
+// judgePolicy is the verdict rule's policy for real runs: at least four
+// independent samples of the settled wait, and a floor on the slope's
+// standard error of 0.002 s/s.
+var judgePolicy = analysis.JudgePolicy{MinPoints: 4, MinStdErr: 0.002}
+
 // observe judges the run after the spike: recovered once the first-attempt
 // success ratio is back above its threshold and held; trapped or
-// metastable as soon as the wait's trend says so; else at the horizon.
+// metastable as soon as the settled wait's trend shows it; else at the
+// horizon.
 func (r *run) observe(now float64) bool {
 	rec := r.s.Recovery
 	if at, ok := analysis.FindRecovery(r.rows, r.recoverySearchFrom(), rec.SuccessRatio, rec.Hold.Seconds()); ok {
 		r.recoveryS = math.Max(0, at-r.spikeEnd)
-		if analysis.Triggered(r.rows, r.spikeStart) {
+		if r.triggered() {
 			r.verdict = analysis.VerdictRecovered
 			r.reason = fmt.Sprintf("the first-attempt success ratio was back above %.3g and held for %s", rec.SuccessRatio, rec.Hold)
 		} else {
 			r.verdict = analysis.VerdictNoTrigger
-			r.reason = "no attempt timed out or was refused: the spike never pushed waits past the client timeout"
+			r.reason = "no first attempt failed: the spike never pushed the wait past the patience in front of the service"
 		}
 		return true
 	}
 	if r.verdict == "" {
-		if tv := r.judgeTrend(now, analysis.TrendPolicy{MinPoints: 4}); tv.Decided {
-			r.trend, r.judgedAt = tv, now
-			r.verdict, r.reason = tv.Verdict, tv.Reason
-			r.opts.logf("judged %s %.1f s after the spike: %s", tv.Verdict, now-r.spikeEnd, tv.Reason)
+		r.judgement = r.judge(now, false)
+		if j := r.judgement; j.Verdict != "" && r.triggered() {
+			r.judgedAt = now
+			r.verdict, r.reason = j.Verdict, j.Reason
+			r.opts.logf("judged %s %.1f s after the spike (the %s wait settles %.1f s after it): %s", j.Verdict, now-r.spikeEnd, j.Source, j.DelayS, j.Reason)
 		}
 	}
 	if r.verdict != "" {
@@ -129,6 +136,12 @@ func (r *run) observe(now float64) bool {
 	return false
 }
 
+// triggered reports whether a second after the spike began failed more
+// first attempts than the recovery threshold allows, whatever the failure.
+func (r *run) triggered() bool {
+	return analysis.Triggered(r.rows, r.spikeStart, r.s.Recovery.SuccessRatio)
+}
+
 // recoverySearchFrom is where the search for a recovery starts: one client
 // timeout after the spike's end. Outcomes are counted when attempts
 // complete, so the last spike attempts that met a long wait show their
@@ -137,28 +150,35 @@ func (r *run) recoverySearchFrom() float64 {
 	return r.spikeEnd + r.s.Client.Timeout.Seconds()
 }
 
-// judgeTrend fits the wait samples from the settled part of the
-// observation (SPEC: the wait changes at A·ρ − 1).
-func (r *run) judgeTrend(now float64, policy analysis.TrendPolicy) analysis.TrendVerdict {
-	ts, ws := r.wait.since(r.spikeEnd+r.settle, r.spikeEnd)
-	budget := r.s.Gate.MaxRecovery.Seconds()
-	return analysis.JudgeTrend(ts, ws, now-r.spikeEnd, r.wait.latest(), r.s.Client.Timeout.Seconds(), r.utilization(now), budget, policy)
+// judge applies the one verdict rule (analysis.Judge) to the best wait
+// source that has settled data, now seconds into the run; final when no
+// more data will come.
+func (r *run) judge(now float64, final bool) analysis.Judgement {
+	r.choice = r.waits.choose(r.spikeEnd, tracerBlindness(r.rows, r.spikeEnd))
+	in := r.infer(now, analysis.Judgement{})
+	patience, _ := r.patience(in)
+	to := math.NaN()
+	if r.onTrap != nil {
+		to = r.onTrap.at
+	}
+	return analysis.Judge(analysis.JudgeInput{
+		Wait:        r.choice.series,
+		SpikeEndS:   r.spikeEnd,
+		FailedToS:   to,
+		HorizonS:    r.spikeEnd + r.s.Load.Observe.Seconds(),
+		PatienceS:   patience,
+		Utilization: in.Utilization,
+		BudgetS:     r.s.Gate.MaxRecovery.Seconds(),
+		Final:       final,
+	}, judgePolicy)
 }
 
-// utilization is ρ as measured so far: the warmup's first-attempt rate over
-// the served rate since the spike began (the scenario's capacity until the
-// service reports one).
-func (r *run) utilization(now float64) float64 {
-	in := analysis.Infer(r.rows, r.facts(now), nil, nil)
-	return in.Utilization
-}
-
-// horizon ends a run that did not recover: trapped when the wait is not
-// falling, metastable when it is (with a projected recovery time).
+// horizon ends a run that did not recover: trapped or metastable when the
+// settled wait's trend shows it, inconclusive when the signals cannot tell.
 func (r *run) horizon(why string) {
 	if r.verdict != "" || r.inconclusive != "" || math.IsNaN(r.spikeEnd) {
 		if math.IsNaN(r.spikeEnd) && r.inconclusive == "" {
-			r.inconclusive = why + " before the spike"
+			r.inconclusive, r.inconclusiveErr = why+" before the spike", ErrNoVerdict
 		}
 		return
 	}
@@ -167,20 +187,18 @@ func (r *run) horizon(why string) {
 		r.verdict, r.reason = analysis.VerdictRecovered, "recovered by the end of the run"
 		return
 	}
-	if !analysis.Triggered(r.rows, r.spikeStart) {
-		r.verdict, r.reason = analysis.VerdictNoTrigger, why+"; no attempt timed out or was refused"
+	if !r.triggered() {
+		r.verdict, r.reason = analysis.VerdictNoTrigger, why+"; no first attempt failed"
 		return
 	}
-	tv := r.judgeTrend(r.elapsed(), analysis.TrendPolicy{MinPoints: 3, PatientPoints: 3})
-	r.trend, r.judgedAt = tv, r.elapsed()
-	switch {
-	case tv.Trend.N < 3:
-		r.verdict, r.reason = analysis.VerdictMetastable, why+" while still failing; no wait signal to tell a trap from a slow recovery"
-	case tv.Trend.Slope >= 0:
-		r.verdict, r.reason = analysis.VerdictTrapped, why+"; the wait was not falling"
-	default:
-		r.verdict, r.reason = analysis.VerdictMetastable, fmt.Sprintf("%s while still failing; the wait was falling at %.3f s/s", why, -tv.Trend.Slope)
+	now := r.elapsed()
+	r.judgement = r.judge(now, true)
+	r.judgedAt = now
+	if j := r.judgement; j.Verdict != "" {
+		r.verdict, r.reason = j.Verdict, why+"; "+j.Reason
+		return
 	}
+	r.inconclusive, r.inconclusiveErr = why+" while the service was still failing, and "+r.judgement.Reason, ErrNoVerdict
 }
 
 // progress reports the newest row to the Progress callback, once per row.
@@ -193,7 +211,10 @@ func (r *run) progress() {
 }
 
 func (r *run) status(phase string) Status {
-	st := Status{Phase: phase, Elapsed: r.drv.Elapsed(), SuccessRatio: math.NaN(), WaitS: r.wait.latest(), Verdict: r.verdict, Note: r.reason}
+	st := Status{Phase: phase, Elapsed: r.drv.Elapsed(), SuccessRatio: math.NaN(), WaitS: math.NaN(), Verdict: r.verdict, Note: r.reason}
+	if src := r.choice.series.Source; src != "" {
+		st.WaitS, st.WaitSource = r.waits.latest(src), src
+	}
 	horizon := r.s.Load.Warmup + r.s.Load.Spike.Duration + r.s.Load.Observe
 	if r.s.OnTrap != nil {
 		horizon += r.s.OnTrap.Observe
@@ -203,13 +224,15 @@ func (r *run) status(phase string) Status {
 	}
 	if n := len(r.rows); n > 0 {
 		last := r.rows[n-1]
-		st.RatePerS, st.Attempts, st.Timeouts, st.SuccessRatio = last.Sent, last.Attempts(), last.Timeouts, last.FirstSuccessRatio()
+		st.RatePerS, st.Attempts, st.SuccessRatio = last.Sent, last.Attempts(), last.FirstSuccessRatio()
+		st.Failed, st.Timeouts, st.Errors, st.Refused = last.FirstFailed(), last.FirstTimeouts, last.FirstErrors, last.FirstConnect
 	}
 	return st
 }
 
-// facts are what Infer needs besides the timeline, now seconds into the run.
-func (r *run) facts(now float64) analysis.RunFacts {
+// facts are what Infer needs besides the timeline, now seconds into the
+// run, with the run's judgement of the wait.
+func (r *run) facts(now float64, j analysis.Judgement) analysis.RunFacts {
 	to := now
 	if !math.IsNaN(r.recoveryS) {
 		to = r.spikeEnd + r.recoveryS
@@ -217,44 +240,69 @@ func (r *run) facts(now float64) analysis.RunFacts {
 	if r.onTrap != nil {
 		to = math.Min(to, r.onTrap.at)
 	}
+	qi, _ := r.mets.signal("ingress")
 	return analysis.RunFacts{
-		T0S:                  r.t0(),
 		SpikeStartS:          r.spikeStart,
 		SpikeEndS:            r.spikeEnd,
 		TimeoutS:             r.s.Client.Timeout.Seconds(),
+		PatienceS:            r.plan.Scenario.PatienceS,
 		Multiplier:           r.s.Load.Spike.Multiplier,
-		SettleS:              r.settle,
-		RateLagS:             r.mets.rateLag(),
+		SuccessRatio:         r.s.Recovery.SuccessRatio,
+		RetrySettleS:         r.retrySettle,
+		IngressLagS:          r.mets.ingressLag(),
+		IngressRangeS:        qi.rangeS,
+		IngressResolutionS:   qi.scrapeS,
 		FailedToS:            to,
 		RecoveryS:            r.recoveryS,
 		ScenarioCapacityPerS: r.s.Service.Capacity,
 		ScenarioDemandPerS:   r.s.Load.Baseline,
+		Cohorts:              cohorts(r.cohorts),
+		Wait:                 j,
 	}
 }
 
-// t0 is when the first attempt met a wait past τ_out, seconds after the
-// spike started (NaN when none did). A timeout is counted when it fires,
-// τ_out after its attempt met the long wait; a refusal is immediate.
-func (r *run) t0() float64 {
-	for _, row := range r.rows {
-		if row.TS+1 > r.spikeStart && row.Timeouts+row.Rejected > 0 {
-			met := row.TS
-			if row.Timeouts > 0 {
-				met -= r.s.Client.Timeout.Seconds()
-			}
-			return math.Max(0, met-r.spikeStart)
+// infer estimates the model's parameters from the run so far, with the
+// shortest patience the run knows of.
+func (r *run) infer(now float64, j analysis.Judgement) analysis.Inference {
+	f := r.facts(now, j)
+	in := analysis.Infer(r.rows, f)
+	if p, _ := r.patience(in); p < f.PatienceS {
+		f.PatienceS = p
+		in = analysis.Infer(r.rows, f)
+	}
+	return in
+}
+
+// patience is the shortest patience in front of the service: the plan's
+// (τ_out, or a declared layer's per-try timeout), or shorter when the run
+// saw a layer give up first (layerGivesUp), with what sets it.
+func (r *run) patience(in analysis.Inference) (float64, string) {
+	p, by := r.plan.Scenario.PatienceS, r.plan.Scenario.PatienceFrom
+	if math.IsNaN(r.spikeEnd) {
+		return p, by
+	}
+	if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.s.Client.Timeout.Seconds()); ok {
+		if m := g.patience(in.Hidden.Value); m < p {
+			return m, "measured: " + g.describe(in.Hidden.Value)
 		}
 	}
-	return math.NaN()
+	return p, by
 }
 
-// minFailedWindow is how long, in seconds, the settled failed state must be
-// watched for A_fail to be measured before a judged run stops.
-const minFailedWindow = 3.0
+// cohorts converts the driver's cohorts for the estimators.
+func cohorts(cs []loadgen.Cohort) []analysis.Cohort {
+	out := make([]analysis.Cohort, len(cs))
+	for i, c := range cs {
+		out[i] = analysis.Cohort{TS: float64(c.Index), First: float64(c.First), Attempts: float64(c.Attempts),
+			Succeeded: float64(c.Succeeded), Open: float64(c.Open)}
+	}
+	return out
+}
 
 // measuredBy is when the failed state after the spike has been watched long
-// enough to measure A_fail: the retry streams settled, the service's rate
-// windows past the spike, and minFailedWindow more. Zero without an
+// enough to measure A_fail with an interval: the retry streams settled, the
+// ingress query's window past the spike, and three scrapes (at least
+// minFailedWindow seconds) of the settled failed state. Zero without an
 // ingress query (then A_fail cannot be measured at all).
 func (r *run) measuredBy() float64 {
 	if !r.mets.has("ingress") {
@@ -263,9 +311,14 @@ func (r *run) measuredBy() float64 {
 	return r.spikeEnd + r.settledAfter()
 }
 
+// minFailedWindow is how long, in seconds, the settled failed state must be
+// watched at the least for A_fail to be measured before a judged run stops.
+const minFailedWindow = 3.0
+
 // settledAfter is how long after the spike's end the failed state can be
-// measured: the retry streams settled, the rate windows past the spike,
-// and minFailedWindow seconds of it.
+// measured: the retry streams settled, the ingress window past the spike,
+// and three scrapes of it (at least minFailedWindow seconds).
 func (r *run) settledAfter() float64 {
-	return r.settle + r.mets.rateLag() + minFailedWindow
+	qi, _ := r.mets.signal("ingress")
+	return r.retrySettle + r.mets.ingressLag() + math.Max(minFailedWindow, 3*qi.scrapeS)
 }

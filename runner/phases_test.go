@@ -18,7 +18,9 @@ func unitRun(timeout time.Duration) *run {
 		Service:  scenarios.Service{Capacity: 100},
 		Recovery: scenarios.Recovery{SuccessRatio: 0.99, Hold: 10 * time.Second},
 	}
-	return &run{opts: Options{Scenario: s}, s: s, spikeStart: 0, spikeEnd: 40, recoveryS: math.NaN(), judgedAt: math.NaN()}
+	plan := analysis.Document{Scenario: analysis.ScenarioSection{TimeoutS: timeout.Seconds(), PatienceS: timeout.Seconds(), PatienceFrom: "the client timeout τ_out"}}
+	return &run{opts: Options{Scenario: s}, s: s, plan: plan, spikeStart: 0, spikeEnd: 40, recoveryS: math.NaN(), judgedAt: math.NaN(),
+		waits: newWaitSources(map[string]float64{}, map[string]float64{}, s.Service.Capacity)}
 }
 
 // With a long client timeout, the first timeouts of a trigger complete only

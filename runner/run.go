@@ -98,11 +98,26 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, failf(KindHarness, "%w", err)
 	}
 	r := newRun(opts, analysis.Plan(in), in, policy, drv, mets, tw)
-	if settled := r.settledAfter(); settled > s.Load.Observe.Seconds() {
-		opts.logf("observe = %s is shorter than the %.0f s the retries and the rate windows take to settle after the spike: the trend cannot be judged and A_fail not measured; lengthen observe",
-			s.Load.Observe, settled)
-	}
+	r.warnShortObserve()
 	return r.execute(ctx)
+}
+
+// warnShortObserve says, before any load, when the observation is too short
+// for the signals the run has to show a trap (their delays, read from the
+// queries and the server), or to measure A_fail: a service that does not
+// recover within it ends inconclusive.
+func (r *run) warnShortObserve() {
+	observe := r.s.Load.Observe.Seconds()
+	if need, note := soonestJudgement(r.waits.delays, r.resolution, r.retrySettle); need > observe {
+		r.opts.logf("observe = %s is shorter than the %s after the spike a trap takes to show (%s): a service that does not recover within observe will end inconclusive; lengthen observe",
+			r.s.Load.Observe, analysis.FormatSeconds(need), note)
+	} else if math.IsNaN(need) {
+		r.opts.logf("the scenario gives no wait signal (no wait query, no ingress and served queries, no tracers): a service that does not recover within observe will end inconclusive")
+	}
+	if r.mets.has("ingress") && r.settledAfter() > observe {
+		r.opts.logf("observe = %s is shorter than the %s after the spike the ingress query needs to measure A_fail in a settled failed state",
+			r.s.Load.Observe, analysis.FormatSeconds(r.settledAfter()))
+	}
 }
 
 // checkTarget refuses a target whose host is not allowlisted: a trigger
@@ -195,6 +210,8 @@ loop:
 		}
 	}
 	stoppedAt := r.drv.Elapsed()
+	// The cohorts as they stand before the stop cuts the open requests short.
+	r.cohorts = r.drv.Cohorts(0)
 	stopDriver()
 	select {
 	case <-driverDone:
@@ -212,9 +229,13 @@ loop:
 	case r.targetRefused:
 		runErr = &Error{Kind: KindHarness, Err: fmt.Errorf("%w: %s", ErrTargetRefused, r.inconclusive)}
 	case r.inconclusive != "":
-		runErr = &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", ErrBaselineFailing, r.inconclusive)}
+		sentinel := r.inconclusiveErr
+		if sentinel == nil {
+			sentinel = ErrBaselineFailing
+		}
+		runErr = &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", sentinel, r.inconclusive)}
 	}
-	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir}
+	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir, Start: r.start}
 	if r.opts.Progress != nil {
 		r.opts.Progress(r.status("done"))
 	}

@@ -26,17 +26,28 @@ type run struct {
 
 	phase                string
 	spikeStart, spikeEnd float64 // seconds since the load started; NaN until known
-	settle               float64 // seconds after the spike before the retry streams settle
-	wait                 waitSignal
+	// retrySettle is how long after the spike, in seconds, the clients'
+	// retry streams take to reach the failed state's rates.
+	retrySettle float64
+	waits       *waitSources
+	resolution  map[string]float64 // seconds between independent samples of each wait source
+	// judgement is the wait trend's latest judgement, on the source the
+	// judge chose (choice says which and why).
+	judgement analysis.Judgement
+	choice    choice
+	// cohorts are the driver's cohorts as they stood when the load stopped.
+	cohorts []loadgen.Cohort
 
 	verdict      analysis.Verdict
 	reason       string
 	recoveryS    float64 // from the spike's end; NaN until recovered
-	trend        analysis.TrendVerdict
 	judgedAt     float64 // seconds since the load started; NaN until judged trapped or metastable
 	onTrap       *onTrapState
 	interrupted  bool
 	inconclusive string
+	// inconclusiveErr is the sentinel of an inconclusive run (nil:
+	// ErrBaselineFailing).
+	inconclusiveErr error
 	// targetRefused marks an inconclusive warmup whose failures were all
 	// refused connections: the target is down (a harness error).
 	targetRefused bool
@@ -48,28 +59,16 @@ func newRun(opts Options, plan analysis.Document, in analysis.PlanInputs, policy
 		opts: opts, s: opts.Scenario, plan: plan, inputs: in, drv: drv, mets: mets, tw: tw,
 		phase: "warmup", spikeStart: math.NaN(), spikeEnd: math.NaN(), recoveryS: math.NaN(), judgedAt: math.NaN(), lastStatus: -1,
 	}
-	// The retry streams of the spike's attempts keep arriving for one
-	// timeout plus backoff per retry after the spike ends; one scrape
-	// interval more for the metrics to catch up.
-	tau := r.s.Client.Timeout.Seconds()
-	r.settle = float64(policy.MaxRetries) * tau
-	for _, b := range meanBackoffs(policy) {
-		r.settle += b
+	r.retrySettle = retrySettleS(r.s, policy)
+	resolution := map[string]float64{waitTracers: 1}
+	if q, ok := mets.signal("wait"); ok {
+		resolution[waitService] = q.scrapeS
 	}
-	r.settle += time.Second.Seconds()
-	if p := r.s.Prometheus; p != nil && p.ScrapeInterval > 0 {
-		r.settle += p.ScrapeInterval.Seconds() - 1
-	}
-	if policy.Budget != nil {
-		// A budget counts first attempts over its window: until the spike's
-		// have left it, the retries allowed are the spike's.
-		w := policy.BudgetWindow
-		if w <= 0 {
-			w = loadgen.DefaultBudgetWindow
-		}
-		r.settle += w.Seconds()
-	}
-	r.wait = newWaitSignal(mets, r.s)
+	qi, _ := mets.signal("ingress")
+	qs, _ := mets.signal("served")
+	resolution[waitBacklog] = math.Max(qi.scrapeS, qs.scrapeS)
+	r.resolution = resolution
+	r.waits = newWaitSources(waitDelays(r.retrySettle, mets.signals(), r.s.Client.Tracers != nil), resolution, r.s.Service.Capacity)
 	return r
 }
 
@@ -100,7 +99,7 @@ func (r *run) collect(ctx context.Context, until time.Duration) error {
 		at := r.start.Add(time.Duration(sec.Index+1) * time.Second)
 		row := measuredSecond(sec, r.mets.sample(ctx, at, r.opts.logf))
 		row.Phase = r.phaseAt(row.TS + 0.5)
-		r.wait.add(row, r)
+		r.waits.add(&row, r.spikeStart)
 		r.rows = append(r.rows, row)
 		if err := r.tw.Write(row); err != nil {
 			return failf(KindHarness, "%w", err)
@@ -125,7 +124,7 @@ func (r *run) phaseAt(t float64) string {
 // measuredSecond converts one of the driver's seconds and the service's
 // sample for it into a timeline row.
 func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.MeasuredSecond {
-	fo, ro := sec.FirstOutcomes, sec.RetryOutcomes
+	fo, ro, to := sec.FirstOutcomes, sec.RetryOutcomes, sec.TracerOutcomes
 	both := func(o loadgen.Outcome) float64 { return float64(fo[o] + ro[o]) }
 	var firstDone int64
 	for _, n := range fo {
@@ -138,32 +137,42 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.MeasuredSeco
 		return v
 	}
 	return analysis.MeasuredSecond{
-		TS:               float64(sec.Index),
-		Planned:          float64(sec.Planned),
-		Sent:             float64(sec.Sent),
-		Retries:          float64(sec.Retries),
-		Dropped:          float64(sec.Dropped),
-		Refused:          float64(sec.Refused + sec.RetryRefused),
-		FirstOK:          float64(fo[loadgen.OutcomeOK]),
-		FirstDone:        float64(firstDone),
-		OK:               both(loadgen.OutcomeOK),
-		Timeouts:         both(loadgen.OutcomeTimeout),
-		Rejected:         both(loadgen.Outcome503) + both(loadgen.Outcome429),
-		Errors:           both(loadgen.Outcome5xx) + both(loadgen.OutcomeConnect) + both(loadgen.Outcome4xx) + both(loadgen.OutcomeOther),
-		Connect:          both(loadgen.OutcomeConnect),
-		Succeeded:        float64(sec.Succeeded),
-		Failed:           float64(sec.Failed),
-		Pending:          float64(sec.Pending),
-		InFlight:         float64(sec.InFlight),
-		TracerWaitS:      summary(sec.TracerWait, sec.TracerWait.P50),
-		LagP99S:          summary(sec.Lag, sec.Lag.P99),
-		LatencyP50S:      summary(sec.Latency, sec.Latency.P50),
-		LatencyP99S:      summary(sec.Latency, sec.Latency.P99),
-		IngressPerS:      svc.ingress,
-		ServiceFirstPerS: svc.first,
-		ServedPerS:       svc.served,
-		AbandonedPerS:    svc.abandoned,
-		WaitS:            svc.wait,
-		Pods:             svc.pods,
+		TS:                     float64(sec.Index),
+		Planned:                float64(sec.Planned),
+		Sent:                   float64(sec.Sent),
+		Retries:                float64(sec.Retries),
+		Dropped:                float64(sec.Dropped),
+		Refused:                float64(sec.Refused + sec.RetryRefused),
+		FirstOK:                float64(fo[loadgen.OutcomeOK]),
+		FirstDone:              float64(firstDone),
+		OK:                     both(loadgen.OutcomeOK),
+		Timeouts:               both(loadgen.OutcomeTimeout),
+		Rejected:               both(loadgen.Outcome503) + both(loadgen.Outcome429),
+		Errors:                 both(loadgen.Outcome5xx) + both(loadgen.Outcome4xx) + both(loadgen.OutcomeConnect) + both(loadgen.OutcomeOther),
+		Connect:                both(loadgen.OutcomeConnect),
+		FirstTimeouts:          float64(fo[loadgen.OutcomeTimeout]),
+		FirstErrors:            float64(fo[loadgen.Outcome5xx] + fo[loadgen.Outcome503] + fo[loadgen.Outcome429] + fo[loadgen.Outcome4xx]),
+		FirstConnect:           float64(fo[loadgen.OutcomeConnect]),
+		Succeeded:              float64(sec.Succeeded),
+		Failed:                 float64(sec.Failed),
+		Pending:                float64(sec.Pending),
+		InFlight:               float64(sec.InFlight),
+		TracerWaitS:            summary(sec.TracerWait, sec.TracerWait.P50),
+		LagP99S:                summary(sec.Lag, sec.Lag.P99),
+		LatencyP50S:            summary(sec.Latency, sec.Latency.P50),
+		LatencyP99S:            summary(sec.Latency, sec.Latency.P99),
+		ErrorLatencyP10S:       summary(sec.ErrorLatency, sec.ErrorLatency.P10),
+		ErrorLatencyP50S:       summary(sec.ErrorLatency, sec.ErrorLatency.P50),
+		ErrorLatencyP90S:       summary(sec.ErrorLatency, sec.ErrorLatency.P90),
+		TracerServed:           float64(to[loadgen.OutcomeOK] + to[loadgen.Outcome4xx]),
+		TracerErrors:           float64(to[loadgen.Outcome5xx] + to[loadgen.Outcome503]),
+		TracerErrorLatencyP50S: summary(sec.TracerErrorLatency, sec.TracerErrorLatency.P50),
+		IngressPerS:            svc.ingress,
+		ServiceFirstPerS:       svc.first,
+		ServedPerS:             svc.served,
+		AbandonedPerS:          svc.abandoned,
+		WaitS:                  svc.wait,
+		Pods:                   svc.pods,
+		BacklogWaitS:           math.NaN(),
 	}
 }

@@ -1,78 +1,176 @@
 package runner
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/scenarios"
 )
 
-// waitSignal is the queue wait the run judges the trend on, from the best
-// source the scenario offers: the service's own wait metric; else the
-// backlog integrated from ingress − served; else the wait tracers.
-type waitSignal struct {
-	source   string // "service", "ingress-served", "tracers" or "" (none)
-	capacity float64
-	backlog  float64 // ingress-served: seconds of work integrated since the spike started
-	t, w     []float64
-	peak     float64
+// The wait sources a run can judge the trend on, best first.
+const (
+	// waitService is the service's own wait gauge (the wait query).
+	waitService = "service"
+	// waitTracers are the driver's tracers that the service answered: each
+	// one's latency is the wait it met.
+	waitTracers = "tracers"
+	// waitBacklog is the backlog integrated from the service's rates,
+	// Σ (ingress − served)/C: it lags by the queries' windows, and its
+	// slope restates A_fail.
+	waitBacklog = "ingress-served"
+)
+
+// waitSources holds, as the run goes, every wait series the scenario
+// offers, so the judge can take the best one that has data.
+type waitSources struct {
+	delays     map[string]float64 // seconds after the spike's end before each source holds only the state after it
+	resolution map[string]float64 // seconds between independent samples of each source
+	series     map[string]*analysis.WaitSeries
+	capacity   float64 // C of the backlog integral: the scenario's
+	backlog    float64 // seconds of work integrated since the spike began
 }
 
-func newWaitSignal(m *metrics, s *scenarios.Scenario) waitSignal {
-	ws := waitSignal{capacity: s.Service.Capacity, peak: math.NaN()}
-	switch {
-	case m.has("wait"):
-		ws.source = "service"
-	case m.has("ingress") && m.has("served"):
-		ws.source = "ingress-served"
-	case s.Client.Tracers != nil:
-		ws.source = "tracers"
+func newWaitSources(delays, resolution map[string]float64, capacity float64) *waitSources {
+	ws := &waitSources{delays: delays, resolution: resolution, capacity: capacity, series: map[string]*analysis.WaitSeries{}}
+	for src, d := range delays {
+		ws.series[src] = &analysis.WaitSeries{Source: src, DelayS: d, ResolutionS: math.Max(1, resolution[src])}
 	}
 	return ws
 }
 
-// add takes the wait sample of a new row, if its source has one.
-func (ws *waitSignal) add(row analysis.MeasuredSecond, r *run) {
-	t, w := row.TS+1, math.NaN()
-	switch ws.source {
-	case "service":
-		w = row.WaitS
-	case "ingress-served":
-		if math.IsNaN(r.spikeStart) || row.TS < r.spikeStart-1 {
-			return
-		}
-		if !math.IsNaN(row.IngressPerS) && !math.IsNaN(row.ServedPerS) && ws.capacity > 0 {
+// add takes the wait samples of a new row, and fills its BacklogWaitS.
+// spikeStart is NaN before the spike.
+func (ws *waitSources) add(row *analysis.MeasuredSecond, spikeStart float64) {
+	at := row.TS + 1
+	if s := ws.series[waitService]; s != nil && !math.IsNaN(row.WaitS) {
+		s.T, s.W = append(s.T, at), append(s.W, row.WaitS)
+	}
+	if s := ws.series[waitTracers]; s != nil && row.TracerServed > 0 && !math.IsNaN(row.TracerWaitS) {
+		// A tracer reports the wait it met when it was sent, w seconds ago.
+		s.T, s.W = append(s.T, at-row.TracerWaitS), append(s.W, row.TracerWaitS)
+	}
+	row.BacklogWaitS = math.NaN()
+	if s := ws.series[waitBacklog]; s != nil && !math.IsNaN(spikeStart) && row.TS >= spikeStart-1 && ws.capacity > 0 {
+		if !math.IsNaN(row.IngressPerS) && !math.IsNaN(row.ServedPerS) {
 			ws.backlog = math.Max(0, ws.backlog+(row.IngressPerS-row.ServedPerS)/ws.capacity)
 		}
-		w = ws.backlog
-	case "tracers":
-		// A tracer reports the wait it met when it was sent, w seconds ago.
-		w = row.TracerWaitS
-		t -= w
-	}
-	if math.IsNaN(w) || math.IsNaN(t) {
-		return
-	}
-	ws.t, ws.w = append(ws.t, t), append(ws.w, w)
-	if math.IsNaN(ws.peak) || w > ws.peak {
-		ws.peak = w
+		row.BacklogWaitS = ws.backlog
+		s.T, s.W = append(s.T, at), append(s.W, ws.backlog)
 	}
 }
 
-// since returns the samples at or after from, with times shifted by -origin.
-func (ws *waitSignal) since(from, origin float64) (ts, w []float64) {
-	for i := range ws.t {
-		if ws.t[i] >= from {
-			ts, w = append(ts, ws.t[i]-origin), append(w, ws.w[i])
-		}
-	}
-	return ts, w
-}
-
-// latest is the most recent sample; NaN when there is none.
-func (ws *waitSignal) latest() float64 {
-	if len(ws.w) == 0 {
+// latest is the newest sample of a source; NaN when it has none.
+func (ws *waitSources) latest(src string) float64 {
+	s := ws.series[src]
+	if s == nil || len(s.W) == 0 {
 		return math.NaN()
 	}
-	return ws.w[len(ws.w)-1]
+	return s.W[len(s.W)-1]
+}
+
+// peak is the largest sample of a source; NaN when it has none.
+func (ws *waitSources) peak(src string) float64 {
+	s := ws.series[src]
+	p := math.NaN()
+	if s == nil {
+		return p
+	}
+	for _, w := range s.W {
+		if math.IsNaN(p) || w > p {
+			p = w
+		}
+	}
+	return p
+}
+
+// choice is the wait source the judge uses now, and why that one.
+type choice struct {
+	series analysis.WaitSeries
+	reason string
+}
+
+// choose takes the best source that has enough settled samples to be
+// judged: the service's wait gauge, else tracers the service answered,
+// else ingress − served; while none has, the best that exists (to say
+// what the run is waiting for). tracerNote explains tracers that could not
+// see the wait (a layer in front of the service gave up on them first).
+func (ws *waitSources) choose(spikeEndS float64, tracerNote string) choice {
+	var skipped []string
+	var first *analysis.WaitSeries
+	for _, src := range []string{waitService, waitTracers, waitBacklog} {
+		s := ws.series[src]
+		if s == nil {
+			continue
+		}
+		if first == nil {
+			first = s
+		}
+		if n := settledPoints(*s, spikeEndS); n >= judgePolicy.MinPoints {
+			return choice{series: *s, reason: chosenReason(src, skipped)}
+		}
+		switch {
+		case src == waitTracers && tracerNote != "":
+			skipped = append(skipped, tracerNote)
+		case src == waitTracers:
+			skipped = append(skipped, "too few tracers the service answered after the spike")
+		case src == waitService:
+			skipped = append(skipped, "the wait query had too few settled values")
+		}
+	}
+	if first == nil {
+		return choice{reason: "the scenario gives no wait signal: no wait query, no ingress and served queries, no tracers"}
+	}
+	return choice{series: *first, reason: chosenReason(first.Source, nil)}
+}
+
+// settledPoints counts the independent samples of s after it settled.
+func settledPoints(s analysis.WaitSeries, spikeEndS float64) int {
+	from := spikeEndS + s.DelayS
+	bins := map[int]bool{}
+	for i, t := range s.T {
+		if t >= from && !math.IsNaN(s.W[i]) {
+			bins[int(math.Floor((t-from)/s.ResolutionS))] = true
+		}
+	}
+	return len(bins)
+}
+
+func chosenReason(src string, skipped []string) string {
+	what := map[string]string{
+		waitService: "the service's own wait gauge (the wait query), the best source",
+		waitTracers: "tracers the service answered: each one's latency is the wait it met",
+		waitBacklog: "the backlog integrated from the service's ingress and served rates; it lags by their range windows and scrape interval",
+	}[src]
+	for _, s := range skipped {
+		what += "; not a better source: " + s
+	}
+	return what
+}
+
+// tracerBlindness says, when tracers after the spike came back only as
+// server errors at a nearly fixed latency, that a layer in front of the
+// service gives up on them first (so they cannot see the wait), with that
+// latency; "" otherwise.
+func tracerBlindness(rows []analysis.MeasuredSecond, fromS float64) string {
+	var served, errs float64
+	var lat []float64
+	for _, r := range rows {
+		if r.TS < fromS {
+			continue
+		}
+		served += r.TracerServed
+		errs += r.TracerErrors
+		if r.TracerErrors > 0 && !math.IsNaN(r.TracerErrorLatencyP50S) {
+			lat = append(lat, r.TracerErrorLatencyP50S)
+		}
+	}
+	if errs == 0 || served > 0.05*errs || len(lat) == 0 {
+		return ""
+	}
+	lo, med, hi := spread(lat)
+	if hi-lo > 0.2*med {
+		return ""
+	}
+	return fmt.Sprintf("after the spike every tracer came back as a server error after %s (%.0f of them, none served): a layer in front of the service gives up first, so tracers cannot see the wait",
+		analysis.FormatSeconds(med), errs)
 }

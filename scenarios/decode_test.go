@@ -82,7 +82,7 @@ func TestShippedScenarios(t *testing.T) {
 			eq(t, "backoff", s.Client.Retry.Backoff, Backoff{Kind: "exponential", Base: 50 * time.Millisecond, Max: time.Second, Jitter: "full"})
 			eq(t, "headers", s.Target.Headers, map[string]string{"X-Test": "trigger"})
 			eq(t, "on_trap", s.OnTrap, &OnTrap{Action: "rate", Rate: 10, Observe: 2 * time.Minute})
-			eq(t, "gate", s.Gate, Gate{MaxRecovery: 4 * time.Minute, MaxAmplification: 4})
+			eq(t, "gate", s.Gate, Gate{MaxRecovery: 6 * time.Minute, MaxAmplification: 4})
 			eq(t, "max_duration", s.MaxDuration, 10*time.Minute)
 		}},
 	}

@@ -71,12 +71,24 @@ func formatStatus(st runner.Status) string {
 		fmt.Fprintf(&b, " (≤%s left)", clock(st.Remaining))
 	}
 	if st.Phase != "preflight" {
-		fmt.Fprintf(&b, "  first %4.0f/s  attempts %5.0f/s  timeouts %5.0f/s", st.RatePerS, st.Attempts, st.Timeouts)
+		fmt.Fprintf(&b, "  first %4.0f/s  attempts %5.0f/s  failed %4.0f/s", st.RatePerS, st.Attempts, st.Failed)
+		if st.Failed > 0 {
+			var classes []string
+			for _, c := range []struct {
+				n    float64
+				name string
+			}{{st.Timeouts, "timeout"}, {st.Errors, "error"}, {st.Refused, "refused"}} {
+				if c.n > 0 {
+					classes = append(classes, fmt.Sprintf("%s %.0f", c.name, c.n))
+				}
+			}
+			fmt.Fprintf(&b, " (%s)", strings.Join(classes, ", "))
+		}
 		if !math.IsNaN(st.SuccessRatio) {
 			fmt.Fprintf(&b, "  first ok %5.1f%%", 100*st.SuccessRatio)
 		}
 		if !math.IsNaN(st.WaitS) {
-			fmt.Fprintf(&b, "  wait %6.2f s", st.WaitS)
+			fmt.Fprintf(&b, "  wait %6.2f s (%s)", st.WaitS, st.WaitSource)
 		}
 	}
 	if st.Verdict != "" {

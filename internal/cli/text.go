@@ -46,14 +46,19 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	t.raw("\n")
 	t.line("Service", "C = %s/s   λ = %s/s   ρ = %.2f   τ_out = %s%s", num(sc.CapacityPerS), num(sc.DemandPerS), sc.Utilization,
 		analysis.FormatSeconds(sc.TimeoutS), boundText(sc))
+	patience := "τ_out"
+	if sc.PatienceS > 0 && sc.PatienceS < sc.TimeoutS {
+		patience = "the patience"
+		t.line("Patience", "%s, %s: a longer wait fails every attempt", analysis.FormatSeconds(sc.PatienceS), sc.PatienceFrom)
+	}
 	t.line("Spike", "k = %s for Δ = %s (%s/s), after %s of warmup, watched for %s", num(sc.Multiplier), analysis.FormatSeconds(sc.SpikeS),
 		num(sc.Multiplier*sc.DemandPerS), analysis.FormatSeconds(sc.WarmupS), analysis.FormatSeconds(sc.ObserveS))
 
 	tr := doc.Trigger
 	if tr.Valid {
-		t.line("Trigger", "yes: (k·ρ − 1)·Δ = %.2f s > τ_out = %s, margin %.2f, t0 = %s", tr.OverloadS, analysis.FormatSeconds(tr.TimeoutS), tr.Margin, analysis.FormatSeconds(analysis.Value(tr.T0S)))
+		t.line("Trigger", "yes: (k·ρ − 1)·Δ = %.2f s > %s = %s, margin %.2f, t0 = %s", tr.OverloadS, patience, analysis.FormatSeconds(tr.TimeoutS), tr.Margin, analysis.FormatSeconds(analysis.Value(tr.T0S)))
 	} else {
-		t.line("Trigger", "NO: (k·ρ − 1)·Δ = %.2f s ≤ τ_out = %s: the wait never passes the timeout", tr.OverloadS, analysis.FormatSeconds(tr.TimeoutS))
+		t.line("Trigger", "NO: (k·ρ − 1)·Δ = %.2f s ≤ %s = %s: the wait never passes it", tr.OverloadS, patience, analysis.FormatSeconds(tr.TimeoutS))
 	}
 	if p.MinSpikeS != nil {
 		t.line("", "smallest trigger: k > %s for this Δ; Δ > %s for this k", optNum(p.MinMultiplier), analysis.FormatSeconds(*p.MinSpikeS))
@@ -72,7 +77,7 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 		if amp.Hidden != nil {
 			hidden = fmt.Sprintf(", hidden factor %.2f", *amp.Hidden)
 		}
-		t.line("", "measured A_fail = %.2f%s", *amp.Measured, hidden)
+		t.line("", "measured A_fail = %s%s", intervalText(amp.Measured, amp.MeasuredLo, amp.MeasuredHi), hidden)
 	}
 	trap := "a trigger is survivable"
 	switch {
@@ -83,6 +88,9 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	}
 	t.line("Trap", "1/A = %.2f   A·ρ = %.2f: %s", p.TrapThreshold, p.AmplifiedUtilization, trap)
 	t.line("Prediction", "%s", predictionText(p))
+	if p.JudgeAfterS != nil {
+		t.line("", "a trap shows %s after the spike at the soonest (%s)", analysis.FormatSeconds(*p.JudgeAfterS), p.JudgeAfterNote)
+	}
 	if s := p.Scaler; s != nil {
 		t.line("Autoscaler", "%s at %.0f %%: %s", s.Signal, 100*s.Target, escapeWord(s.Escapes))
 	}
@@ -107,6 +115,15 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 		}
 	}
 	return t.err
+}
+
+// intervalText prints a nullable estimate with its nullable interval:
+// "9.02 (8.91–9.13)", or "9.02" without one.
+func intervalText(v, lo, hi *float64) string {
+	if lo == nil || hi == nil {
+		return fmt.Sprintf("%.2f", analysis.Value(v))
+	}
+	return fmt.Sprintf("%.2f (%.2f–%.2f)", analysis.Value(v), *lo, *hi)
 }
 
 func boundText(sc analysis.ScenarioSection) string {

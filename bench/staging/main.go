@@ -1,0 +1,115 @@
+// Command staging runs the field test's cases (internal/fieldtest) against
+// a staging-like stack of real components, haproxy and Prometheus from
+// Debian, at a 5 s and a 15 s scrape interval, repeating each recovering
+// case, and prints one Markdown table row per run and a summary. It is
+// what the README's table of verdicts and estimates comes from:
+//
+//	go run ./bench/staging                      # both resolutions, recovering cases 5×
+//	go run ./bench/staging -signals fast -repeat 1
+//
+// Each run drives at most a few hundred attempts per second on loopback
+// for one to six minutes and stops by itself; -parallel runs that many
+// side by side (each with its own specimen, haproxy and Prometheus).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/internal/fieldtest"
+)
+
+func main() {
+	sigFlag := flag.String("signals", "fast,slow", "resolutions to run: fast (5 s scrape, [20s] windows), slow (15 s, [1m])")
+	repeat := flag.Int("repeat", 5, "runs of each recovering case per resolution (trapped cases run once)")
+	parallel := flag.Int("parallel", 3, "runs side by side")
+	only := flag.String("cases", "", "comma-separated case names (default: all)")
+	outDir := flag.String("out", "", "folder for the runs' folders (default: a new temporary folder)")
+	flag.Parse()
+
+	var sigs []fieldtest.Signals
+	for _, s := range strings.Split(*sigFlag, ",") {
+		switch strings.TrimSpace(s) {
+		case "fast":
+			sigs = append(sigs, fieldtest.Fast)
+		case "slow":
+			sigs = append(sigs, fieldtest.Slow)
+		default:
+			fmt.Fprintf(os.Stderr, "staging: unknown signals %q (fast, slow)\n", s)
+			os.Exit(2)
+		}
+	}
+	if *outDir == "" {
+		d, err := os.MkdirTemp("", "trigger-staging-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		*outDir = d
+	}
+	type job struct {
+		c   fieldtest.Case
+		s   fieldtest.Signals
+		run int
+	}
+	var jobs []job
+	for _, s := range sigs {
+		for _, c := range fieldtest.Cases() {
+			if *only != "" && !strings.Contains(","+*only+",", ","+c.Name+",") {
+				continue
+			}
+			n := 1
+			if c.Want == analysis.VerdictRecovered {
+				n = *repeat
+			}
+			for i := 1; i <= n; i++ {
+				jobs = append(jobs, job{c, s, i})
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	fmt.Printf("%d runs, %d side by side, folders under %s\n\n%s\n", len(jobs), *parallel, *outDir, fieldtest.TableHeader)
+	var mu sync.Mutex
+	var bad, falseTraps int
+	sem := make(chan struct{}, max(1, *parallel))
+	var wg sync.WaitGroup
+	started := time.Now()
+	for i, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			dir := filepath.Join(*outDir, fmt.Sprintf("%02d-%s-%s-%d", i+1, j.c.Name, strings.NewReplacer("/", "-", "[", "", "]", "").Replace(j.s.Name), j.run))
+			o, err := fieldtest.Run(ctx, j.c, j.s, fieldtest.Options{OutDir: dir, Seed: uint64(j.run)})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				bad++
+				fmt.Printf("| %s | %s | error: %v |\n", j.c.Name, j.s.Name, err)
+				return
+			}
+			if len(o.Problems()) > 0 {
+				bad++
+			}
+			if j.c.Want == analysis.VerdictRecovered && o.Verdict() == string(analysis.VerdictTrapped) {
+				falseTraps++
+			}
+			fmt.Println(o.Row())
+		}()
+	}
+	wg.Wait()
+	fmt.Printf("\n%d runs in %s: %d with problems, %d false traps\n", len(jobs), time.Since(started).Round(time.Second), bad, falseTraps)
+	if bad > 0 {
+		os.Exit(1)
+	}
+}

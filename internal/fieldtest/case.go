@@ -1,0 +1,98 @@
+package fieldtest
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// Signals is how the stack's Prometheus sees the service: its scrape
+// interval and the range window of the scenario's rate queries.
+type Signals struct {
+	Name           string
+	ScrapeInterval time.Duration
+	Window         string // PromQL duration of the queries' range, e.g. "20s"
+}
+
+// The two resolutions the field test is run at: a 5 s scrape with 20 s
+// windows, and Prometheus' common 15 s with one-minute windows.
+var (
+	Fast = Signals{Name: "5s/[20s]", ScrapeInterval: 5 * time.Second, Window: "20s"}
+	Slow = Signals{Name: "15s/[1m]", ScrapeInterval: 15 * time.Second, Window: "1m"}
+)
+
+// Case is one staging situation. The service is the specimen's System A at
+// C = 200/s (two pods of 100/s, FIFO, abandoned work served); the clients
+// time out after 1 s and retry twice on timeouts and errors (A_client = 3);
+// haproxy in front of the service retries twice on its own per-try timeout
+// (×3 at the service), which the scenario may or may not declare.
+type Case struct {
+	Name string
+	// What the case is, in a line.
+	What string
+	// Baseline is λ; Multiplier k; Spike Δ (for the Fast signals: Slow ones
+	// need longer failed states to measure in, see Scaled).
+	Baseline, Multiplier float64
+	Spike                time.Duration
+	// TryTimeout is haproxy's per-try timeout: 400 ms makes its three tries
+	// outlast the clients' 1 s (they time out); 300 ms answers them 504
+	// after 0.9 s, before their timeout.
+	TryTimeout time.Duration
+	// Declared puts the proxy's layer (×3, its per-try timeout) in the scenario.
+	Declared bool
+	// Tracers adds tracers to the clients (behind the proxy they get 504s).
+	Tracers bool
+	// Want is the right verdict.
+	Want analysis.Verdict
+	// Observe is the observation window for the Fast signals.
+	Observe time.Duration
+}
+
+// hiddenFactor is the proxy's amplification once every try fails: the
+// first try and its two retries.
+const hiddenFactor = 3
+
+// capacity is the specimen's C in requests per second.
+const capacity = 200
+
+// Cases are the field test's cases (the list in docs and README).
+func Cases() []Case {
+	trap := Case{Baseline: 50, Multiplier: 5, Spike: 10 * time.Second, TryTimeout: 400 * time.Millisecond,
+		Want: analysis.VerdictTrapped, Observe: 90 * time.Second}
+	// A·ρ = 9 × 15.6/200 ≈ 0.70: recovers, slowly (1 − A·ρ ≈ 0.3), in about a minute.
+	recovery := Case{Baseline: 15.6, Multiplier: 20, Spike: 2 * time.Second, TryTimeout: 400 * time.Millisecond,
+		Want: analysis.VerdictRecovered, Observe: 150 * time.Second}
+	named := func(c Case, name, what string) Case { c.Name, c.What = name, what; return c }
+	declared := func(c Case) Case { c.Declared = true; return c }
+	fast5xx := trap
+	fast5xx.TryTimeout = 300 * time.Millisecond
+	tracers := fast5xx
+	tracers.Tracers = true
+	return []Case{
+		named(trap, "hidden-trap", "declared A·ρ = 0.75, real A·ρ = 2.25 (the proxy's ×3 not declared)"),
+		named(recovery, "hidden-slow-recovery", "declared A·ρ = 0.23, real A·ρ = 0.70 (the proxy's ×3 not declared)"),
+		named(declared(trap), "declared-trap", "A·ρ = 2.25 with the proxy's layer declared"),
+		named(declared(recovery), "declared-slow-recovery", "A·ρ = 0.70 with the proxy's layer declared"),
+		named(fast5xx, "proxy-answers-504", "the proxy's tries (3 × 300 ms) end before the clients' 1 s: they see 504s, not timeouts"),
+		named(tracers, "tracers-behind-proxy", "tracers behind a proxy that gives up after 0.9 s"),
+	}
+}
+
+// Scaled adapts a case to the signals: the same service and proxy, with
+// the observation long enough for the signals' delay, and for a recovering
+// case a longer spike, so that its failed state outlasts the rate windows
+// and A_fail can be measured in it.
+func (c Case) Scaled(s Signals) Case {
+	if s.ScrapeInterval <= Fast.ScrapeInterval {
+		return c
+	}
+	c.Observe = 4 * time.Minute
+	if c.Want == analysis.VerdictRecovered {
+		c.Spike, c.Observe = 4*time.Second, 5*time.Minute
+	}
+	return c
+}
+
+// String names the case.
+func (c Case) String() string { return fmt.Sprintf("%s (%s)", c.Name, c.What) }

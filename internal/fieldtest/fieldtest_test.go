@@ -1,0 +1,57 @@
+package fieldtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/trigger-test/trigger/internal/staging"
+)
+
+// needStack skips the test (or fails it in CI, where .ci/run sets the
+// TRIGGER_REQUIRE_* variables) when haproxy or prometheus is missing.
+func needStack(t *testing.T) {
+	t.Helper()
+	for _, b := range []struct{ name, env string }{{"haproxy", staging.RequireHAProxyEnv}, {"prometheus", staging.RequirePrometheusEnv}} {
+		_, skip, err := staging.LookBinary(b.name, b.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if skip != "" {
+			t.Skip(skip)
+		}
+	}
+}
+
+// Every case once, against haproxy and a Prometheus scraping every 5 s
+// with 20 s rate windows: the verdict is right and the estimates are
+// within the field test's tolerances of the truth counted at the service
+// (Outcome.Problems). The cases run side by side: each drives a few
+// hundred attempts per second at most, through its own stack.
+func TestFieldCases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end against haproxy and prometheus; skipped with -short")
+	}
+	needStack(t)
+	for _, c := range Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+			defer cancel()
+			o, err := Run(ctx, c, Fast, Options{OutDir: t.TempDir(), Logf: t.Logf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s", o.Row())
+			for _, p := range o.Problems() {
+				t.Error(p)
+			}
+			if t.Failed() && o.Result != nil {
+				for _, r := range o.Result.Timeline {
+					t.Logf("%4.0f %-8s sent %4.0f retries %4.0f first-failed %4.0f (t/o %3.0f err %3.0f) ingress %7.1f served %6.1f backlog %6.2f",
+						r.TS, r.Phase, r.Sent, r.Retries, r.FirstFailed(), r.FirstTimeouts, r.FirstErrors, r.IngressPerS, r.ServedPerS, r.BacklogWaitS)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,46 @@
+package fieldtest
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// TableHeader names the columns of Row.
+const TableHeader = "| case | signals | verdict (want) | judged after spike | wait delay | A_fail (truth) | hidden (truth) | A from slope | recovery (formula) | problems |\n|---|---|---|---|---|---|---|---|---|---|"
+
+// Row is the outcome as one Markdown table row.
+func (o Outcome) Row() string {
+	cell := func(format string, x float64) string {
+		if math.IsNaN(x) {
+			return "—"
+		}
+		return fmt.Sprintf(format, x)
+	}
+	verdict := fmt.Sprintf("%s (%s)", o.Verdict(), o.Case.Want)
+	judged, delay, afail, hidden, slope, recovery := "—", "—", "—", "—", "—", "—"
+	if o.Result != nil {
+		d := o.Result.Document
+		obs := d.Observation
+		judged = cell("%.0f s", analysis.Value(obs.JudgedS))
+		delay = cell("%.0f s", analysis.Value(obs.WaitDelayS))
+		if obs.WaitSource != "" {
+			delay += " (" + obs.WaitSource + ")"
+		}
+		afail = cell("%.2f", analysis.Value(d.Amplification.Measured))
+		if d.Amplification.MeasuredLo != nil {
+			afail += fmt.Sprintf(" [%.2f, %.2f]", *d.Amplification.MeasuredLo, *d.Amplification.MeasuredHi)
+		}
+		afail += cell(" (%.2f)", o.TruthAFail)
+		hidden = cell("%.2f", analysis.Value(d.Amplification.Hidden)) + cell(" (%.2f)", o.TruthHidden)
+		slope = cell("%.2f", analysis.Value(obs.AmplificationFromSlope))
+		recovery = cell("%.0f s", analysis.Value(d.RecoveryS)) + cell(" (%.0f s)", analysis.Value(obs.PredictedRecoveryS))
+	}
+	problems := strings.Join(o.Problems(), "; ")
+	if problems == "" {
+		problems = "none"
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", o.Case.Name, o.Signals.Name, verdict, judged, delay, afail, hidden, slope, recovery, problems)
+}

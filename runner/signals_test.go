@@ -1,0 +1,56 @@
+package runner
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// Each signal's delay is its query's range window and offset plus the scrape
+// interval; a wait source is as late as the slowest query it reads, plus the
+// clients' retries settling.
+func TestSignalDelays(t *testing.T) {
+	p := &scenarios.Prometheus{
+		Address:        "embedded",
+		ScrapeInterval: 5 * time.Second,
+		Ingress:        `sum(rate(x_total[20s]))`,
+		Served:         `sum(rate(y_total[1m] offset 10s))`,
+		FirstAttempts:  `max_over_time(sum(rate(f_total[10s]))[1m:5s])`,
+	}
+	sigs, err := staticSignals(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lag := map[string]float64{}
+	for _, q := range sigs {
+		lag[q.name] = q.lagS()
+	}
+	for name, want := range map[string]float64{"ingress": 25, "served": 75, "first_attempts": 75} {
+		if lag[name] != want {
+			t.Errorf("%s: lag %g s, want %g s", name, lag[name], want)
+		}
+	}
+	d := waitDelays(2, sigs, true)
+	if d[waitBacklog] != 77 || d[waitTracers] != 2 || len(d) != 2 {
+		t.Errorf("delays %v; want ingress-served 77 s (the slower of its two queries), tracers 2 s, no wait gauge", d)
+	}
+	need, note := soonestJudgement(d, map[string]float64{waitTracers: 1, waitBacklog: 5}, 2)
+	// The best source offered is tracers: 2 s to settle, four samples a second apart.
+	if need != 6 || !strings.Contains(note, "tracers") {
+		t.Errorf("soonest %g s (%s); want 6 s on tracers", need, note)
+	}
+	if need, _ := soonestJudgement(map[string]float64{}, nil, 2); !math.IsNaN(need) {
+		t.Errorf("no source: %g", need)
+	}
+}
+
+// A query pinned with @ does not follow the run: refused before any load.
+func TestSignalPinnedQueryRefused(t *testing.T) {
+	_, err := staticSignals(&scenarios.Prometheus{Address: "embedded", Ingress: `sum(rate(x_total[20s] @ 1700000000))`})
+	if err == nil || !strings.Contains(err.Error(), "@") {
+		t.Errorf("err = %v, want a refusal naming @", err)
+	}
+}
