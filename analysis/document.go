@@ -273,8 +273,8 @@ type SignalInfo struct {
 	ScrapeIntervalS    float64 `json:"scrape_interval_s"`
 	ScrapeIntervalFrom string  `json:"scrape_interval_from,omitempty"`
 	// DelayS is how long after the spike's end its value holds only the
-	// state after the spike: the clients' retries settling, plus range,
-	// offset and scrape interval.
+	// state after the spike: the clients' retries settling, plus offset and
+	// range window (for a query without one, the scrape interval).
 	DelayS float64 `json:"delay_s"`
 }
 

@@ -42,6 +42,10 @@ type RunFacts struct {
 	// FailedToS ends the window over which the failed state is measured:
 	// the recovery, an on_trap action, or the end of the run.
 	FailedToS float64
+	// BaselineToS ends the baseline demand after the spike (an on_trap
+	// action that changes it, or the end of the run: +Inf); zero means the
+	// spike's end (only the warmup counts).
+	BaselineToS float64
 	// RecoveryS is the measured recovery time from the spike's end (NaN if none).
 	RecoveryS float64
 	// ScenarioCapacityPerS is the scenario's C, used when the service's
@@ -68,7 +72,7 @@ const fullyFailedRatio = 0.05
 // (docs/model.md, "What a trigger test measures", item 4). Unknown values
 // are NaN; every estimate carries its 95 % interval where the data give one.
 type Inference struct {
-	BaselinePerS float64 // λ: first attempts sent per second before the spike
+	BaselinePerS float64 // λ: first attempts sent per second at baseline, before and after the spike
 	// Multiplier is k as sent: the spike's first-attempt rate over λ.
 	Multiplier   float64
 	CapacityPerS float64 // C: served rate while every attempt fails
@@ -143,11 +147,19 @@ func Infer(rows []MeasuredSecond, f RunFacts) Inference {
 	if f.PatienceS <= 0 {
 		f.PatienceS = f.TimeoutS
 	}
+	if f.BaselineToS == 0 {
+		f.BaselineToS = f.SpikeEndS
+	}
 	in := Inference{FailedFromS: nan, FailedToS: nan, AClient: unknownInterval(), AFail: unknownInterval(), Hidden: unknownInterval(),
 		WaitSlope: unknownInterval(), AFromSlope: unknownInterval(), AFromRecovery: unknownInterval(), PredictedRecoveryS: unknownInterval()}
-	in.BaselinePerS = meanOver(rows, 1, f.SpikeStartS, func(r MeasuredSecond) float64 { return r.Sent })
+	// λ is the intensity of the driver's baseline arrivals: every second at
+	// baseline counts, the observation's as much as the warmup's (a Poisson
+	// count over ten seconds is ±8 % off its rate, and ρ near 1/A moves the
+	// recovery time as 1/(1 − A·ρ)).
+	sent := func(r MeasuredSecond) float64 { return r.Sent }
+	in.BaselinePerS = meanIn(rows, [][2]float64{{1, f.SpikeStartS}, {f.SpikeEndS + 1, f.BaselineToS}}, sent)
 	if math.IsNaN(in.BaselinePerS) {
-		in.BaselinePerS = meanOver(rows, 0, f.SpikeStartS, func(r MeasuredSecond) float64 { return r.Sent })
+		in.BaselinePerS = meanOver(rows, 0, f.SpikeStartS, sent)
 	}
 	if math.IsNaN(in.BaselinePerS) || in.BaselinePerS <= 0 {
 		in.BaselinePerS = f.ScenarioDemandPerS

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/internal/staging"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -18,25 +18,12 @@ import (
 // lifetime and returns its base URL.
 func startSpecimen(t *testing.T, cfg specimen.Config) (string, *specimen.Server) {
 	t.Helper()
-	srv, err := specimen.New(cfg)
+	sp, err := staging.StartSpecimen(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ctx, ln)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return "http://" + ln.Addr().String(), srv
+	t.Cleanup(func() { _ = sp.Stop() })
+	return sp.URL, sp.Server
 }
 
 // e2eScenario is a time-compressed trigger test against a specimen: τ_out

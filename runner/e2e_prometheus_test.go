@@ -4,91 +4,48 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/internal/staging"
 )
 
-// requirePrometheusEnv makes the real-Prometheus test fail instead of skip
-// when the binary is missing; .ci/run sets it, so in CI the test must run.
-const requirePrometheusEnv = "TRIGGER_REQUIRE_PROMETHEUS"
-
 // findPrometheus returns the path of a real Prometheus server, skipping
-// the test (or failing it in CI) when there is none.
+// the test (or failing it in CI, where .ci/run sets
+// TRIGGER_REQUIRE_PROMETHEUS) when there is none.
 func findPrometheus(t *testing.T) string {
-	path, err := exec.LookPath("prometheus")
-	if err == nil {
-		return path
+	path, skip, err := staging.LookBinary("prometheus", staging.RequirePrometheusEnv)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if os.Getenv(requirePrometheusEnv) != "" {
-		t.Fatalf("%s is set but no prometheus binary is on PATH: %v", requirePrometheusEnv, err)
+	if skip != "" {
+		t.Skip(skip)
 	}
-	t.Skip("no prometheus binary on PATH: install Debian's prometheus package to run this test (.ci/run does)")
-	return ""
+	return path
 }
 
 // freePort finds a loopback port nobody listens on now.
 func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := staging.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 // startPrometheus runs a real Prometheus server on a free loopback port
-// with a generated configuration scraping the given targets every second,
-// and stops it when the test ends. It returns the server's base URL.
+// scraping the given targets every second, and stops it when the test
+// ends. It returns the server's base URL.
 func startPrometheus(t *testing.T, bin string, targets map[string]string) string {
-	dir := t.TempDir()
-	var cfg strings.Builder
-	cfg.WriteString("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nscrape_configs:\n")
-	for job, addr := range targets {
-		fmt.Fprintf(&cfg, "  - job_name: %q\n    static_configs:\n      - targets: [%q]\n", job, addr)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg.String()), 0o644); err != nil {
+	p, err := staging.StartPrometheus(context.Background(), staging.PrometheusConfig{Binary: bin, ScrapeInterval: time.Second, Jobs: targets})
+	if err != nil {
 		t.Fatal(err)
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin,
-		"--config.file="+filepath.Join(dir, "prometheus.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr,
-		"--log.level=warn")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-	})
-	url := "http://" + addr
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(url + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return url
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prometheus at %s not ready after 30 s: %v", url, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	t.Cleanup(func() { _ = p.Stop() })
+	return p.URL
 }
 
 // The same trigger test read from a real Prometheus server and from the

@@ -59,6 +59,15 @@ func (g givesUp) describe(hidden float64) string {
 	return s
 }
 
+// patienceFrom says in a few words where the measured patience comes from.
+func (g givesUp) patienceFrom(hidden float64) string {
+	tries := 1.0
+	if !math.IsNaN(hidden) {
+		tries = math.Max(1, math.Round(hidden))
+	}
+	return fmt.Sprintf("measured: a layer answers errors after %s, %.0f tries", analysis.FormatSeconds(g.latencyS), tries)
+}
+
 // patience is the per-try patience the layer's behaviour implies: its
 // error latency over its number of tries (the rounded hidden factor, at
 // least one).

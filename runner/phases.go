@@ -83,10 +83,10 @@ func (r *run) startSpike() {
 	r.opts.logf("spike: %.0f/s for %s", l.Spike.Multiplier*l.Baseline, l.Spike.Duration)
 }
 
-// judgePolicy is the verdict rule's policy for real runs: at least four
+// judgePolicy is the verdict rule's policy for real runs: at least three
 // independent samples of the settled wait, and a floor on the slope's
 // standard error of 0.002 s/s.
-var judgePolicy = analysis.JudgePolicy{MinPoints: 4, MinStdErr: 0.002}
+var judgePolicy = analysis.JudgePolicy{MinPoints: 3, MinStdErr: 0.002}
 
 // observe judges the run after the spike: recovered once the first-attempt
 // success ratio is back above its threshold and held; trapped or
@@ -241,7 +241,12 @@ func (r *run) facts(now float64, j analysis.Judgement) analysis.RunFacts {
 		to = math.Min(to, r.onTrap.at)
 	}
 	qi, _ := r.mets.signal("ingress")
+	baselineTo := math.Inf(1)
+	if r.onTrap != nil {
+		baselineTo = r.onTrap.at
+	}
 	return analysis.RunFacts{
+		BaselineToS:          baselineTo,
 		SpikeStartS:          r.spikeStart,
 		SpikeEndS:            r.spikeEnd,
 		TimeoutS:             r.s.Client.Timeout.Seconds(),
@@ -283,7 +288,7 @@ func (r *run) patience(in analysis.Inference) (float64, string) {
 	}
 	if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.s.Client.Timeout.Seconds()); ok {
 		if m := g.patience(in.Hidden.Value); m < p {
-			return m, "measured: " + g.describe(in.Hidden.Value)
+			return m, g.patienceFrom(in.Hidden.Value)
 		}
 	}
 	return p, by

@@ -25,9 +25,12 @@ type querySignal struct {
 	scrapeFrom string
 }
 
-// lagS is how far back a value read now looks: range + offset + one
-// scrape interval (the newest sample can be that old).
-func (q querySignal) lagS() float64 { return q.rangeS + q.offsetS + q.scrapeS }
+// lagS is how far back a value read now can look, seconds: its offset plus
+// its range window, over which a range query (rate(x[20s])) uses only the
+// samples inside; a query without a range (a gauge) reads the newest
+// sample, up to one scrape interval old. A window shorter than the scrape
+// interval is stretched to it (the newest sample it needs can be that old).
+func (q querySignal) lagS() float64 { return q.offsetS + math.Max(q.rangeS, q.scrapeS) }
 
 // info is the signal as the result document records it.
 func (q querySignal) info(retrySettleS float64) analysis.SignalInfo {
@@ -136,7 +139,7 @@ func soonestJudgement(delays, resolution map[string]float64, settleS float64) (f
 		}
 		res := math.Max(1, resolution[src])
 		need := d + float64(judgePolicy.MinPoints)*res
-		note := fmt.Sprintf("the %s wait: %s for the clients' retries to settle, %s of query windows and scrape interval, then %d samples %s apart",
+		note := fmt.Sprintf("the %s wait: %s for the clients' retries to settle, %s for its queries' windows, then %d samples %s apart",
 			src, analysis.FormatSeconds(settleS), analysis.FormatSeconds(d-settleS), judgePolicy.MinPoints, analysis.FormatSeconds(res))
 		return need, note
 	}

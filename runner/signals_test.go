@@ -9,8 +9,9 @@ import (
 	"github.com/trigger-test/trigger/scenarios"
 )
 
-// Each signal's delay is its query's range window and offset plus the scrape
-// interval; a wait source is as late as the slowest query it reads, plus the
+// Each signal's delay is its query's offset and range window (a rate uses
+// only the samples inside it), or a scrape interval for a query without a
+// range; a wait source is as late as the slowest query it reads, plus the
 // clients' retries settling.
 func TestSignalDelays(t *testing.T) {
 	p := &scenarios.Prometheus{
@@ -19,6 +20,7 @@ func TestSignalDelays(t *testing.T) {
 		Ingress:        `sum(rate(x_total[20s]))`,
 		Served:         `sum(rate(y_total[1m] offset 10s))`,
 		FirstAttempts:  `max_over_time(sum(rate(f_total[10s]))[1m:5s])`,
+		Wait:           `max(w_seconds)`,
 	}
 	sigs, err := staticSignals(p)
 	if err != nil {
@@ -28,19 +30,20 @@ func TestSignalDelays(t *testing.T) {
 	for _, q := range sigs {
 		lag[q.name] = q.lagS()
 	}
-	for name, want := range map[string]float64{"ingress": 25, "served": 75, "first_attempts": 75} {
+	for name, want := range map[string]float64{"ingress": 20, "served": 70, "first_attempts": 70, "wait": 5} {
 		if lag[name] != want {
 			t.Errorf("%s: lag %g s, want %g s", name, lag[name], want)
 		}
 	}
 	d := waitDelays(2, sigs, true)
-	if d[waitBacklog] != 77 || d[waitTracers] != 2 || len(d) != 2 {
-		t.Errorf("delays %v; want ingress-served 77 s (the slower of its two queries), tracers 2 s, no wait gauge", d)
+	if d[waitBacklog] != 72 || d[waitTracers] != 2 || d[waitService] != 7 || len(d) != 3 {
+		t.Errorf("delays %v; want ingress-served 72 s (the slower of its two queries), tracers 2 s, wait gauge 7 s", d)
 	}
+	delete(d, waitService)
 	need, note := soonestJudgement(d, map[string]float64{waitTracers: 1, waitBacklog: 5}, 2)
-	// The best source offered is tracers: 2 s to settle, four samples a second apart.
-	if need != 6 || !strings.Contains(note, "tracers") {
-		t.Errorf("soonest %g s (%s); want 6 s on tracers", need, note)
+	// The best source offered is tracers: 2 s to settle, three samples a second apart.
+	if need != 5 || !strings.Contains(note, "tracers") {
+		t.Errorf("soonest %g s (%s); want 5 s on tracers", need, note)
 	}
 	if need, _ := soonestJudgement(map[string]float64{}, nil, 2); !math.IsNaN(need) {
 		t.Errorf("no source: %g", need)

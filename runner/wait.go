@@ -50,7 +50,7 @@ func (ws *waitSources) add(row *analysis.MeasuredSecond, spikeStart float64) {
 		s.T, s.W = append(s.T, at-row.TracerWaitS), append(s.W, row.TracerWaitS)
 	}
 	row.BacklogWaitS = math.NaN()
-	if s := ws.series[waitBacklog]; s != nil && !math.IsNaN(spikeStart) && row.TS >= spikeStart-1 && ws.capacity > 0 {
+	if s := ws.series[waitBacklog]; s != nil && !math.IsNaN(spikeStart) && row.TS+1 > spikeStart && ws.capacity > 0 {
 		if !math.IsNaN(row.IngressPerS) && !math.IsNaN(row.ServedPerS) {
 			ws.backlog = math.Max(0, ws.backlog+(row.IngressPerS-row.ServedPerS)/ws.capacity)
 		}

@@ -171,8 +171,26 @@ func observationText(doc analysis.Document) string {
 	if o.Refused != nil && *o.Refused > 0 {
 		parts = append(parts, fmt.Sprintf("%s attempts refused", num(*o.Refused)))
 	}
+	if o.FirstFailed != nil && *o.FirstFailed > 0 {
+		parts = append(parts, fmt.Sprintf("first attempts failed: %s (timed out %s, error status %s, refused %s)",
+			num(*o.FirstFailed), num(analysis.Value(o.FirstTimedOut)), num(analysis.Value(o.FirstErrors)), num(analysis.Value(o.FirstConnect))))
+	}
 	if o.WaitSlope != nil && doc.RecoveryS == nil {
-		parts = append(parts, fmt.Sprintf("wait slope %+.3f s/s at the end", *o.WaitSlope))
+		slope := fmt.Sprintf("wait slope %+.3f s/s", *o.WaitSlope)
+		if o.WaitSlopeLo != nil && o.WaitSlopeHi != nil {
+			slope += fmt.Sprintf(" (95 %% %+.3f to %+.3f)", *o.WaitSlopeLo, *o.WaitSlopeHi)
+		}
+		parts = append(parts, slope)
+	}
+	if o.WaitSource != "" && o.WaitDelayS != nil {
+		w := fmt.Sprintf("wait from %s, settled %s after the spike", o.WaitSource, analysis.FormatSeconds(*o.WaitDelayS))
+		if o.JudgedS != nil {
+			w += fmt.Sprintf(", judged %s after it", analysis.FormatSeconds(*o.JudgedS))
+		}
+		parts = append(parts, w)
+	}
+	if o.PatienceS != nil && *o.PatienceS < doc.Scenario.TimeoutS {
+		parts = append(parts, fmt.Sprintf("patience %s (%s)", analysis.FormatSeconds(*o.PatienceS), o.PatienceFrom))
 	}
 	return strings.Join(parts, "; ")
 }

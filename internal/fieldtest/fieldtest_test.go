@@ -46,10 +46,10 @@ func TestFieldCases(t *testing.T) {
 			for _, p := range o.Problems() {
 				t.Error(p)
 			}
-			if t.Failed() && o.Result != nil {
+			if (t.Failed() || testing.Verbose()) && o.Result != nil {
 				for _, r := range o.Result.Timeline {
-					t.Logf("%4.0f %-8s sent %4.0f retries %4.0f first-failed %4.0f (t/o %3.0f err %3.0f) ingress %7.1f served %6.1f backlog %6.2f",
-						r.TS, r.Phase, r.Sent, r.Retries, r.FirstFailed(), r.FirstTimeouts, r.FirstErrors, r.IngressPerS, r.ServedPerS, r.BacklogWaitS)
+					t.Logf("%4.0f %-8s planned %4.0f sent %4.0f dropped %3.0f lag-p99 %5.3f retries %4.0f first-failed %4.0f (t/o %3.0f err %3.0f) ingress %7.1f served %6.1f backlog %6.2f",
+						r.TS, r.Phase, r.Planned, r.Sent, r.Dropped, r.LagP99S, r.Retries, r.FirstFailed(), r.FirstTimeouts, r.FirstErrors, r.IngressPerS, r.ServedPerS, r.BacklogWaitS)
 				}
 			}
 		})

@@ -138,7 +138,7 @@ client {
     max_retries = 2
     on          = ["timeout", "5xx", "503", "connect"]
   }
-`, c.Name, c.What, (20*time.Second + c.Spike + c.Observe + time.Minute).String(), proxyURL)
+`, c.Name, c.What, (10*time.Second + c.Spike + c.Observe + time.Minute).String(), proxyURL)
 	if c.Tracers {
 		b.WriteString("  tracers {\n    rate    = 4\n    timeout = \"30s\"\n  }\n")
 	}
@@ -149,7 +149,7 @@ client {
 	fmt.Fprintf(&b, `service { capacity = %d }
 load {
   baseline = %g
-  warmup   = "20s"
+  warmup   = "10s"
   spike {
     multiplier = %g
     duration   = %q
@@ -160,10 +160,18 @@ prometheus {
   address = %q
   ingress = "sum(rate(specimen_ingress_total[%s]))"
   served  = "sum(rate(specimen_served_total[%s]))"
-}
+%s}
 recovery { hold = "3s" }
-`, capacity, c.Baseline, c.Multiplier, c.Spike.String(), c.Observe.String(), promURL, s.Window, s.Window)
+`, capacity, c.Baseline, c.Multiplier, c.Spike.String(), c.Observe.String(), promURL, s.Window, s.Window, c.waitQuery())
 	return b.String()
+}
+
+// waitQuery is the wait gauge's line of the prometheus block, if the case has one.
+func (c Case) waitQuery() string {
+	if !c.WaitGauge {
+		return ""
+	}
+	return "  wait    = \"max(specimen_queue_wait_estimate_seconds)\"\n"
 }
 
 // Verdict is the run's verdict, or "inconclusive".

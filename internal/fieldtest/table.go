@@ -34,9 +34,13 @@ func (o Outcome) Row() string {
 			afail += fmt.Sprintf(" [%.2f, %.2f]", *d.Amplification.MeasuredLo, *d.Amplification.MeasuredHi)
 		}
 		afail += cell(" (%.2f)", o.TruthAFail)
-		hidden = cell("%.2f", analysis.Value(d.Amplification.Hidden)) + cell(" (%.2f)", o.TruthHidden)
+		if h := analysis.Value(d.Amplification.Hidden); !math.IsNaN(h) {
+			hidden = cell("%.2f", h) + cell(" (%.2f)", o.TruthHidden)
+		}
 		slope = cell("%.2f", analysis.Value(obs.AmplificationFromSlope))
-		recovery = cell("%.0f s", analysis.Value(d.RecoveryS)) + cell(" (%.0f s)", analysis.Value(obs.PredictedRecoveryS))
+		if rec := analysis.Value(d.RecoveryS); !math.IsNaN(rec) {
+			recovery = cell("%.0f s", rec) + cell(" (%.0f s)", analysis.Value(obs.PredictedRecoveryS))
+		}
 	}
 	problems := strings.Join(o.Problems(), "; ")
 	if problems == "" {

@@ -1,0 +1,96 @@
+package runner
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// row is one second of a failed state behind a proxy that answers 504
+// after 0.9 s: every first attempt failed with an error status.
+func proxyRow(ts float64) analysis.MeasuredSecond {
+	return analysis.MeasuredSecond{TS: ts, Sent: 50, FirstDone: 50, FirstErrors: 50,
+		ErrorLatencyP10S: 0.89, ErrorLatencyP50S: 0.9, ErrorLatencyP90S: 0.92,
+		TracerErrors: 4, TracerErrorLatencyP50S: 0.9, TracerWaitS: math.NaN(),
+		WaitS: math.NaN(), IngressPerS: 450, ServedPerS: 200}
+}
+
+// The judge takes the best wait source with enough settled samples: the
+// service's gauge, else tracers the service answered, else ingress −
+// served; and says why it passed over a better one.
+func TestWaitSourceChoice(t *testing.T) {
+	delays := map[string]float64{waitService: 3, waitTracers: 2, waitBacklog: 22}
+	res := map[string]float64{waitService: 5, waitTracers: 1, waitBacklog: 5}
+	for _, tc := range []struct {
+		name   string
+		fill   func(*analysis.MeasuredSecond)
+		want   string
+		reason string
+	}{
+		{"gauge", func(m *analysis.MeasuredSecond) { m.WaitS = 40 + m.TS }, waitService, "wait gauge"},
+		{"tracers served", func(m *analysis.MeasuredSecond) { m.TracerServed, m.TracerWaitS = 4, 2 }, waitTracers, "tracers the service answered"},
+		{"tracers blind", func(*analysis.MeasuredSecond) {}, waitBacklog, "gives up first"},
+	} {
+		ws := newWaitSources(delays, res, 200)
+		var rows []analysis.MeasuredSecond
+		for ts := 0.0; ts < 60; ts++ {
+			m := proxyRow(ts)
+			tc.fill(&m)
+			ws.add(&m, 10)
+			rows = append(rows, m)
+		}
+		c := ws.choose(20, tracerBlindness(rows, 20))
+		if c.series.Source != tc.want || !strings.Contains(c.reason, tc.reason) {
+			t.Errorf("%s: chose %q (%s); want %q, a reason with %q", tc.name, c.series.Source, c.reason, tc.want, tc.reason)
+		}
+	}
+}
+
+// The backlog integral starts at the spike and clamps at zero.
+func TestBacklogIntegral(t *testing.T) {
+	ws := newWaitSources(map[string]float64{waitBacklog: 0}, map[string]float64{waitBacklog: 1}, 200)
+	for ts, in := range []float64{100, 300, 300, 0, 0} {
+		m := analysis.MeasuredSecond{TS: float64(ts), IngressPerS: in, ServedPerS: 200, WaitS: math.NaN()}
+		ws.add(&m, 1)
+		want := []float64{math.NaN(), 0.5, 1, 0, 0}[ts]
+		if !(m.BacklogWaitS == want || math.IsNaN(want) && math.IsNaN(m.BacklogWaitS)) {
+			t.Errorf("second %d: backlog %v, want %v", ts, m.BacklogWaitS, want)
+		}
+	}
+}
+
+// A layer that answers every failure with a 5xx at a nearly fixed latency
+// before the clients' timeout is a layer that gives up first; timeouts at
+// the client, fast refusals or scattered latencies are not.
+func TestLayerGivesUp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*analysis.MeasuredSecond)
+		ok   bool
+	}{
+		{"proxy 504 after 0.9 s", func(*analysis.MeasuredSecond) {}, true},
+		{"timeouts at the client", func(m *analysis.MeasuredSecond) { m.FirstErrors, m.FirstTimeouts = 0, 50 }, false},
+		{"fast refusals at the door", func(m *analysis.MeasuredSecond) {
+			m.ErrorLatencyP10S, m.ErrorLatencyP50S, m.ErrorLatencyP90S = 0.001, 0.001, 0.002
+		}, false},
+		{"scattered latencies", func(m *analysis.MeasuredSecond) { m.ErrorLatencyP10S, m.ErrorLatencyP90S = 0.2, 0.9 }, false},
+	} {
+		var rows []analysis.MeasuredSecond
+		for ts := 0.0; ts < 20; ts++ {
+			m := proxyRow(ts)
+			tc.edit(&m)
+			rows = append(rows, m)
+		}
+		g, ok := layerGivesUp(rows, 0, 20, 1)
+		if ok != tc.ok {
+			t.Errorf("%s: gives up %v, want %v", tc.name, ok, tc.ok)
+		}
+		if ok && (g.latencyS != 0.9 || !near(g.patience(3.02), 0.3)) {
+			t.Errorf("%s: latency %v, patience with 3 tries %v; want 0.9 s and 0.3 s", tc.name, g.latencyS, g.patience(3.02))
+		}
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
