@@ -151,7 +151,9 @@ type CeilingPrediction struct {
 type Observation struct {
 	// Source is "fluid", "request" or "run".
 	Source string `json:"source"`
-	// T0S is seconds from the spike's start to the first failed attempt.
+	// T0S is seconds from the spike's start until the wait crossed the
+	// patience: in a run, measured from the cohorts (the share of the first
+	// failing second's requests that still succeeded).
 	T0S        *float64 `json:"t0_s"`
 	PeakWaitS  *float64 `json:"peak_wait_s"`
 	FinalWaitS *float64 `json:"final_wait_s"`
@@ -186,15 +188,18 @@ type Observation struct {
 	CapacityPerS   *float64 `json:"capacity_per_s,omitempty"`
 	CapacitySource string   `json:"capacity_source,omitempty"`
 	Utilization    *float64 `json:"utilization,omitempty"`
-	// AmplificationClient is attempts sent per first attempt in the failed window.
+	// AmplificationClient is attempts the clients sent per logical request,
+	// counted by cohort over the requests whose every attempt failed.
 	AmplificationClient *float64 `json:"amplification_client,omitempty"`
-	// AmplificationFromSlope is (wait slope + 1)/ρ; AmplificationFromRecovery
-	// inverts the recovery-time form at the measured ρ.
+	// AmplificationFromSlope is (wait slope + 1)/ρ, from a wait measured on
+	// its own (gauge, tracers); AmplificationFromRecovery inverts the
+	// recovery-time form at the measured ρ and t0.
 	AmplificationFromSlope    *float64 `json:"amplification_from_slope,omitempty"`
 	AmplificationFromRecovery *float64 `json:"amplification_from_recovery,omitempty"`
-	// PredictedRecoveryS is the full closed form at the measured A_fail and ρ.
+	// PredictedRecoveryS is the full closed form at the measured A_fail, ρ and t0.
 	PredictedRecoveryS *float64 `json:"predicted_recovery_s,omitempty"`
-	// FailedFromS and FailedToS delimit the window A was measured over.
+	// FailedFromS and FailedToS delimit the settled failed window A_fail
+	// was measured over, seconds since the run started.
 	FailedFromS *float64 `json:"failed_from_s,omitempty"`
 	FailedToS   *float64 `json:"failed_to_s,omitempty"`
 	// WaitSource names the wait signal the trend was judged on: "service"

@@ -35,7 +35,7 @@ type GateResult struct {
 // test measures", item 5). recoveryS is the measured or predicted recovery
 // time (+Inf or NaN when none), projectedS the projection for a metastable
 // verdict, and amplification the measured A_fail (NaN when unknown).
-// A no-trigger verdict never passes: the test was inconclusive.
+// A no-trigger or inconclusive verdict never passes: the test said nothing.
 func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplification float64) GateResult {
 	var g GateResult
 	add := func(name string, passed bool, detail string) {
@@ -43,6 +43,11 @@ func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplifi
 		if !passed {
 			g.Failures = append(g.Failures, detail)
 		}
+	}
+	if verdict == VerdictInconclusive {
+		add("evidence", false, "inconclusive: the run could not tell whether the service recovers")
+		g.Passed = false
+		return g
 	}
 	if verdict == VerdictNoTrigger {
 		add("trigger", false, "no trigger: the spike never pushed waits past the client timeout, so the test says nothing")

@@ -120,20 +120,7 @@ func within(r MeasuredSecond, lo, hi float64) bool {
 
 // meanOver is the mean of f over the rows within [lo, hi) where f is not NaN.
 func meanOver(rows []MeasuredSecond, lo, hi float64, f func(MeasuredSecond) float64) float64 {
-	var sum, n float64
-	for _, r := range rows {
-		if !within(r, lo, hi) {
-			continue
-		}
-		if v := f(r); !math.IsNaN(v) {
-			sum += v
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / n
+	return meanIn(rows, [][2]float64{{lo, hi}}, f)
 }
 
 // Infer estimates λ, C, ρ and A from a run's timeline, and predicts the
@@ -290,7 +277,8 @@ func failedStateEnd(rows []MeasuredSecond, f RunFacts) float64 {
 	return end
 }
 
-// meanIn is the mean of f over the rows within any of the windows.
+// meanIn is the mean of f over the rows within any of the windows (which
+// do not overlap), where f is not NaN.
 func meanIn(rows []MeasuredSecond, windows [][2]float64, f func(MeasuredSecond) float64) float64 {
 	var sum, n float64
 	for _, w := range windows {

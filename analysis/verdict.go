@@ -6,7 +6,7 @@ import "math"
 // (DESIGN.md, "Verdicts and the result document").
 type Verdict string
 
-// The four verdicts.
+// The verdicts: four claims about the service, and inconclusive.
 const (
 	// VerdictNoTrigger: the spike never pushed waits past the timeout (nor
 	// made the service refuse work). Inconclusive, never a pass.
@@ -18,6 +18,11 @@ const (
 	VerdictMetastable Verdict = "metastable"
 	// VerdictTrapped: the evidence says A_fail·ρ ≥ 1; the service stays failed.
 	VerdictTrapped Verdict = "trapped"
+	// VerdictInconclusive: a run could not tell (the baseline already
+	// failed, data went missing, the signals could not show a verdict within
+	// the observation, or the run was stopped first). It claims nothing
+	// about the service and never passes.
+	VerdictInconclusive Verdict = "inconclusive"
 )
 
 // ApplyBudget turns a recovery slower than the budget into metastable: a

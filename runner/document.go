@@ -23,11 +23,11 @@ func (r *run) document() analysis.Document {
 	verdict := r.verdict
 	switch {
 	case r.inconclusive != "":
-		verdict, obs.VerdictReason = analysis.VerdictNoTrigger, "inconclusive: "+r.inconclusive
+		verdict, obs.VerdictReason = analysis.VerdictInconclusive, r.inconclusive
 	case r.interrupted && verdict == "":
-		verdict, obs.VerdictReason = analysis.VerdictNoTrigger, "interrupted before a verdict"
+		verdict, obs.VerdictReason = analysis.VerdictInconclusive, "interrupted before a verdict"
 	case verdict == "":
-		verdict, obs.VerdictReason = analysis.VerdictNoTrigger, "no verdict was reached"
+		verdict, obs.VerdictReason = analysis.VerdictInconclusive, "no verdict was reached"
 	}
 	var totals analysis.MeasuredSecond
 	var lostFirst float64

@@ -44,6 +44,7 @@ type e2eScenario struct {
 	maxRecovery       string
 	prometheusAddress string // "" = embedded
 	ingressQuery      string
+	noWaitQuery       bool // leave the service's wait gauge out, as most services must
 }
 
 func (e e2eScenario) hcl() string {
@@ -67,6 +68,10 @@ func (e e2eScenario) hcl() string {
 	}
 	if e.ingressQuery == "" {
 		e.ingressQuery = "sum(rate(specimen_ingress_total[3s]))"
+	}
+	wait := `wait            = "max(specimen_queue_wait_estimate_seconds)"`
+	if e.noWaitQuery {
+		wait = ""
 	}
 	tracers := ""
 	if e.tracers {
@@ -109,12 +114,12 @@ prometheus {
   first_attempts  = "sum(rate(specimen_ingress_total{kind=\"first\"}[3s]))"
   served          = "sum(rate(specimen_served_total[3s]))"
   abandoned       = "sum(rate(specimen_served_total{result=\"abandoned\"}[3s]))"
-  wait            = "max(specimen_queue_wait_estimate_seconds)"
+  %[16]s
 }
 recovery { hold = "3s" }
 gate { %[12]s }
 %[13]s
-`, e.url, e.retries, e.on, tracers, e.capacity, e.baseline, e.k, e.spike, e.observe, e.prometheusAddress, e.ingressQuery, gate, e.extra, e.timeout, e.scrapeInterval)
+`, e.url, e.retries, e.on, tracers, e.capacity, e.baseline, e.k, e.spike, e.observe, e.prometheusAddress, e.ingressQuery, gate, e.extra, e.timeout, e.scrapeInterval, wait)
 }
 
 func (e e2eScenario) parse(t *testing.T) *scenarios.Scenario {

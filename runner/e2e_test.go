@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,6 +122,28 @@ func TestE2EAdmissionBoundRecovers(t *testing.T) {
 	}
 }
 
+// System A judged trapped, then on_trap drops demand to zero: the wait the
+// verdict was judged on drains, and the run times the way back.
+func TestE2EOnTrapDropTimesTheDrain(t *testing.T) {
+	skipShort(t)
+	url, _ := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
+	s := e2eScenario{url: url, capacity: 200, baseline: 80, k: 5, retries: 2, timeout: "1s", spike: "6s",
+		extra: `on_trap {
+  action  = "drop"
+  observe = "60s"
+}`}.parse(t)
+	res, err := runE2E(t, context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Document
+	ot := d.Observation.OnTrap
+	if d.Verdict != analysis.VerdictTrapped || ot == nil || ot.RecoveryS == nil {
+		t.Fatalf("verdict %s, on_trap %+v; want trapped, and the drain timed after the drop", d.Verdict, ot)
+	}
+	t.Logf("judged %.1f s after the spike; back %.1f s after the drop", analysis.Value(d.Observation.JudgedS), *ot.RecoveryS)
+}
+
 // A spike too small to trigger: no-trigger, which the CLI maps to exit 3.
 func TestE2ENoTrigger(t *testing.T) {
 	skipShort(t)
@@ -132,6 +155,30 @@ func TestE2ENoTrigger(t *testing.T) {
 	}
 	if d := res.Document; d.Verdict != analysis.VerdictNoTrigger || d.Gate.Passed {
 		t.Errorf("verdict %s gate %v, want no-trigger and not passed", d.Verdict, d.Gate.Passed)
+	}
+}
+
+// A trapped service watched for less time than its signals need: with no
+// wait gauge, the backlog from ingress − served holds the spike for the
+// ingress query's 30 s window, longer than the 12 s observation. The run
+// ends inconclusive (exit 3), with the service failing and its verdict
+// "inconclusive", not a guess at trapped or no-trigger.
+func TestE2EInconclusiveWhenTheSignalsCannotTell(t *testing.T) {
+	skipShort(t)
+	url, _ := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
+	s := e2eScenario{url: url, capacity: 200, baseline: 80, k: 5, retries: 2, timeout: "1s", spike: "6s", observe: "12s",
+		noWaitQuery: true, ingressQuery: "sum(rate(specimen_ingress_total[30s]))"}.parse(t)
+	res, err := runE2E(t, context.Background(), s)
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindInconclusive || !errors.Is(err, ErrNoVerdict) {
+		t.Fatalf("err %v, want an inconclusive run (ErrNoVerdict)", err)
+	}
+	d := res.Document
+	if d.Verdict != analysis.VerdictInconclusive || d.Gate.Passed || !strings.Contains(d.Observation.Inconclusive, "settle") {
+		t.Errorf("verdict %s, gate passed %v, inconclusive %q; want inconclusive, failed, waiting for the wait to settle", d.Verdict, d.Gate.Passed, d.Observation.Inconclusive)
+	}
+	if f := analysis.Value(d.Observation.FirstFailed); !(f > 0) {
+		t.Errorf("first attempts failed: %v; the service was failing", f)
 	}
 }
 

@@ -95,7 +95,11 @@ func (r *run) watchOnTrap(now float64) bool {
 func (r *run) drained(from, hold float64) (float64, bool) {
 	limit := r.s.Client.Timeout.Seconds() / 10
 	start, held := math.NaN(), 0.0
-	w := r.choice.series
+	// The samples of the wait the verdict was judged on, as they stand now.
+	w := r.waits.series[r.choice.series.Source]
+	if w == nil {
+		return math.NaN(), false
+	}
 	for i, t := range w.T {
 		if t < from {
 			continue

@@ -139,7 +139,7 @@ func chosenReason(src string, skipped []string) string {
 	what := map[string]string{
 		waitService: "the service's own wait gauge (the wait query), the best source",
 		waitTracers: "tracers the service answered: each one's latency is the wait it met",
-		waitBacklog: "the backlog integrated from the service's ingress and served rates; it lags by their range windows and scrape interval",
+		waitBacklog: "the backlog integrated from the service's ingress and served rates; it lags by their range windows",
 	}[src]
 	for _, s := range skipped {
 		what += "; not a better source: " + s

@@ -33,11 +33,12 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// exitFor maps a result document to its exit code: a no-trigger verdict is
-// inconclusive whatever the gate says; otherwise the gate decides.
+// exitFor maps a result document to its exit code: a no-trigger or
+// inconclusive verdict is inconclusive whatever the gate says; otherwise the
+// gate decides.
 func exitFor(doc analysis.Document) error {
 	switch {
-	case doc.Verdict == analysis.VerdictNoTrigger:
+	case doc.Verdict == analysis.VerdictNoTrigger, doc.Verdict == analysis.VerdictInconclusive:
 		return &ExitError{Code: ExitInconclusive, Reported: true}
 	case !doc.Gate.Passed:
 		return &ExitError{Code: ExitGateFailed, Reported: true}

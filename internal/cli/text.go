@@ -199,7 +199,7 @@ func recoveryText(doc analysis.Document) string {
 	switch {
 	case doc.RecoveryS != nil && doc.Verdict == analysis.VerdictMetastable:
 		return ": recovery takes " + analysis.FormatSeconds(*doc.RecoveryS) + ", over the budget"
-	case doc.RecoveryS != nil && doc.Verdict != analysis.VerdictNoTrigger:
+	case doc.RecoveryS != nil && doc.Verdict != analysis.VerdictNoTrigger && doc.Verdict != analysis.VerdictInconclusive:
 		return " after " + analysis.FormatSeconds(*doc.RecoveryS)
 	case doc.Observation != nil && doc.Observation.ProjectedRecoveryS != nil && doc.Verdict == analysis.VerdictMetastable:
 		return " (projected recovery " + analysis.FormatSeconds(*doc.Observation.ProjectedRecoveryS) + ")"

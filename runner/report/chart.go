@@ -77,10 +77,11 @@ var (
 	colBack        = rgb(0x2E, 0x7D, 0x32) // the service back after on_trap
 
 	verdictColour = map[analysis.Verdict]color.RGBA{
-		analysis.VerdictRecovered:  rgb(0x1A, 0x7F, 0x37),
-		analysis.VerdictMetastable: rgb(0xB0, 0x6D, 0x00),
-		analysis.VerdictTrapped:    rgb(0xCF, 0x22, 0x2E),
-		analysis.VerdictNoTrigger:  rgb(0x6E, 0x77, 0x81),
+		analysis.VerdictRecovered:    rgb(0x1A, 0x7F, 0x37),
+		analysis.VerdictMetastable:   rgb(0xB0, 0x6D, 0x00),
+		analysis.VerdictTrapped:      rgb(0xCF, 0x22, 0x2E),
+		analysis.VerdictNoTrigger:    rgb(0x6E, 0x77, 0x81),
+		analysis.VerdictInconclusive: rgb(0x6E, 0x77, 0x81),
 	}
 
 	// phaseFill shades the phases, light enough for the lines to read over.

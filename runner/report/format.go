@@ -239,6 +239,11 @@ func verdictHeadline(doc analysis.Document) string {
 		return "trapped"
 	case analysis.VerdictNoTrigger:
 		return "no trigger (inconclusive)"
+	case analysis.VerdictInconclusive:
+		if o := doc.Observation; o != nil && o.VerdictReason != "" {
+			return "inconclusive: " + o.VerdictReason
+		}
+		return "inconclusive"
 	case "":
 		return "no verdict"
 	}
