@@ -9,11 +9,11 @@ GO ?= go
 # would distort each other's timing.
 #
 # The field test (internal/fieldtest: trigger run against Debian's haproxy
-# and prometheus) runs after them, three cases at a time, without the race
+# and prometheus) runs after them, four cases at a time, without the race
 # detector (its code paths are the runner's, raced above). Its cases are
 # real systems in real time: run six or seven at once on 2 cores, their
 # recoveries came out two to three times faster than the same cases run
-# three at a time, and than the model.
+# three or four at a time, and than the model.
 PURE_PKGS  := ./analysis/... ./scenarios/...
 FIELD_PKGS := ./internal/fieldtest/...
 RACE_PKGS  := $(shell $(GO) list ./... | grep -v -e /analysis -e /scenarios -e /internal/fieldtest)
@@ -33,7 +33,7 @@ test-race:
 	$(GO) test -race -p 1 $(RACE_PKGS)
 
 test-field:
-	$(GO) test -timeout 20m -parallel 3 $(FIELD_PKGS)
+	$(GO) test -timeout 20m -parallel 4 $(FIELD_PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./analysis/

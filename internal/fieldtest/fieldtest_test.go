@@ -26,8 +26,9 @@ func needStack(t *testing.T) {
 // Every case once, against haproxy and a Prometheus scraping every 5 s
 // with 20 s rate windows: the verdict is right and the estimates are
 // within the field test's tolerances of the truth counted at the service
-// (Outcome.Problems). The cases run side by side: each drives a few
-// hundred attempts per second at most, through its own stack.
+// (Outcome.Problems). make test runs four cases side by side (-parallel 4):
+// each drives a few hundred attempts per second at most, through its own
+// stack; more at once on 2 cores starve each other.
 func TestFieldCases(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end against haproxy and prometheus; skipped with -short")

@@ -81,7 +81,7 @@ var (
 		analysis.VerdictMetastable:   rgb(0xB0, 0x6D, 0x00),
 		analysis.VerdictTrapped:      rgb(0xCF, 0x22, 0x2E),
 		analysis.VerdictNoTrigger:    rgb(0x6E, 0x77, 0x81),
-		analysis.VerdictInconclusive: rgb(0x6E, 0x77, 0x81),
+		analysis.VerdictInconclusive: rgb(0x7D, 0x6F, 0x8A),
 	}
 
 	// phaseFill shades the phases, light enough for the lines to read over.
