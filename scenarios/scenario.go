@@ -30,10 +30,17 @@ type Scenario struct {
 	Recovery   Recovery
 	OnTrap     *OnTrap // nil when the scenario has no on_trap block
 	Gate       Gate
+	// StopWhen are the run's brakes, in the order declared.
+	StopWhen []StopCondition
 
 	// Variables holds the final value of every declared variable after
-	// defaults and --var overrides, rendered as HCL literals (for reports).
+	// defaults and --var overrides, rendered as HCL literals (for reports);
+	// a variable declared `sensitive = true` reads SensitiveValue.
 	Variables map[string]string
+	// Secrets holds the values of the sensitive variables as they may
+	// appear in text (raw and as HCL literals), for redaction from logs,
+	// errors and reports; never serialised.
+	Secrets []string `json:"-"`
 
 	// Warnings holds problems that do not make the scenario invalid (for
 	// example scrape targets given with a remote Prometheus), rendered like
