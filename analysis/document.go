@@ -249,6 +249,8 @@ type Observation struct {
 	// says why a run could not judge the service.
 	Interrupted  bool   `json:"interrupted,omitempty"`
 	Inconclusive string `json:"inconclusive,omitempty"`
+	// StoppedBy is the brake that stopped the run's load (nil: none did).
+	StoppedBy *StopRecord `json:"stopped_by,omitempty"`
 }
 
 // Estimate is one row of the predicted-against-measured table.
@@ -310,4 +312,15 @@ func Value(p *float64) float64 {
 		return math.NaN()
 	}
 	return *p
+}
+
+// StopRecord is a brake that stopped a run's load: a stop condition that
+// fired or could not be evaluated, or the abort file.
+type StopRecord struct {
+	// By names the brake: "stop_when.NAME" or "abort_file".
+	By     string `json:"by"`
+	Reason string `json:"reason"`
+	// AtS is when it fired, seconds since the load started; 0 when it
+	// fired in the preflight, before any load was sent.
+	AtS float64 `json:"at_s"`
 }

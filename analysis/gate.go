@@ -82,6 +82,11 @@ func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplifi
 			add("recovery", false, fmt.Sprintf("recovery takes %s (projected or measured), over the budget of %s", FormatSeconds(took), FormatSeconds(budget)))
 		}
 	}
+	if spec.MaxAmplification > 0 && math.IsNaN(amplification) {
+		// Never on a predicted value in its place: a criterion that could
+		// not be measured is not met.
+		add("amplification", false, fmt.Sprintf("amplification not measured (A_fail needs the ingress query and a settled failed state), so the maximum of %.2f cannot be shown to hold", spec.MaxAmplification))
+	}
 	if spec.MaxAmplification > 0 && !math.IsNaN(amplification) {
 		ok := amplification <= spec.MaxAmplification
 		detail := fmt.Sprintf("amplification %.2f, at most %.2f allowed", amplification, spec.MaxAmplification)

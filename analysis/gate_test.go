@@ -30,9 +30,11 @@ func TestEvaluateGate(t *testing.T) {
 		// Metastable fails with a budget, and without one (the horizon is the budget).
 		{"metastable with budget", GateSpec{MaxRecoveryS: 60}, VerdictMetastable, inf, 900, 3, false, "over the budget"},
 		{"metastable without budget", GateSpec{}, VerdictMetastable, inf, 900, 3, false, "still recovering"},
-		// Too much amplification fails; unknown amplification is not judged.
+		// Too much amplification fails; so does an amplification that was
+		// not measured: no criterion passes on a value nobody measured.
 		{"amplification", GateSpec{MaxAmplification: 4}, VerdictRecovered, 10, 10, 9, false, "exceeds"},
-		{"amplification unknown", GateSpec{MaxAmplification: 4}, VerdictRecovered, 10, 10, math.NaN(), true, ""},
+		{"amplification unknown", GateSpec{MaxAmplification: 4}, VerdictRecovered, 10, 10, math.NaN(), false, "not measured"},
+		{"amplification unknown, no criterion", GateSpec{}, VerdictRecovered, 10, 10, math.NaN(), true, ""},
 	} {
 		g := EvaluateGate(tc.spec, tc.verdict, tc.recovery, tc.projected, tc.a)
 		if g.Passed != tc.passed {

@@ -61,6 +61,11 @@ type MeasuredSecond struct {
 	// spike began: Σ (ingress − served)/C over the seconds, C the scenario's
 	// capacity; it lags the service by its queries' windows.
 	BacklogWaitS float64 `csv:"backlog_wait_s"`
+	// MetricsMissing is how many of the scenario's queries had no value for
+	// this second: Prometheus failed, answered empty, or answered after the
+	// second's deadline (then the row is written without its metrics). NaN
+	// when the scenario reads no metrics.
+	MetricsMissing float64 `csv:"metrics_missing"`
 }
 
 // FirstSuccessRatio is the share of first attempts completed this second

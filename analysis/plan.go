@@ -299,7 +299,13 @@ func withModelRun(doc Document, gate GateSpec, model string, res FluidResult) Do
 	if doc.Amplification.Measured != nil && doc.Amplification.Client > 0 {
 		doc.Amplification.Hidden = Num(*doc.Amplification.Measured / doc.Amplification.Client)
 	}
-	doc.Gate = EvaluateGate(gate, doc.Verdict, res.RecoveryS, res.ProjectedRecoveryS, Value(doc.Amplification.Measured))
+	// A simulation is a prediction throughout: where the model's service
+	// never reached a failed state to measure, its A is the scenario's.
+	a := Value(doc.Amplification.Measured)
+	if math.IsNaN(a) {
+		a = doc.Amplification.Predicted
+	}
+	doc.Gate = EvaluateGate(gate, doc.Verdict, res.RecoveryS, res.ProjectedRecoveryS, a)
 	doc.Timeline = res.Timeline
 	return doc
 }

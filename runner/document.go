@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -20,12 +19,20 @@ func (r *run) document() analysis.Document {
 	if !r.start.IsZero() {
 		obs.StartedAt = r.start.UTC().Format(time.RFC3339Nano)
 	}
+	if ev := r.stopped; ev != nil {
+		obs.StoppedBy = &analysis.StopRecord{By: ev.name, Reason: ev.reason}
+		if !r.start.IsZero() {
+			obs.StoppedBy.AtS = math.Max(0, ev.at.Sub(r.start).Seconds())
+		}
+	}
 	verdict := r.verdict
 	switch {
 	case r.inconclusive != "":
 		verdict, obs.VerdictReason = analysis.VerdictInconclusive, r.inconclusive
 	case r.interrupted && verdict == "":
 		verdict, obs.VerdictReason = analysis.VerdictInconclusive, "interrupted before a verdict"
+	case r.stopped != nil && verdict == "":
+		verdict, obs.VerdictReason = analysis.VerdictInconclusive, "stopped before a verdict: "+r.stopped.reason
 	case verdict == "":
 		verdict, obs.VerdictReason = analysis.VerdictInconclusive, "no verdict was reached"
 	}
@@ -113,21 +120,14 @@ func (r *run) document() analysis.Document {
 	}
 	doc.Verdict = verdict
 	doc.RecoveryS = analysis.Num(r.recoveryS)
-	// The gate judges the amplification the service experienced. When it
-	// could not be measured (no ingress query, or no settled failed state),
-	// the scenario's own belief stands in: the clients' count alone would
-	// hide exactly the layers the criterion is there to catch.
-	a := in.AFail.Value
-	if math.IsNaN(a) {
-		a = r.plan.Amplification.Predicted
-	}
-	doc.Gate = analysis.EvaluateGate(r.inputs.Gate, verdict, recovery, analysis.Value(obs.ProjectedRecoveryS), a)
+	// The gate judges the amplification the service experienced, measured:
+	// when it could not be (no ingress query, no settled failed state,
+	// Prometheus gone), the criterion fails rather than pass on the
+	// scenario's belief.
+	doc.Gate = analysis.EvaluateGate(r.inputs.Gate, verdict, recovery, analysis.Value(obs.ProjectedRecoveryS), in.AFail.Value)
 	obs.Findings = findings(doc, r.rows, in, r.recoveryS, r.layerNote(in))
 	if gaps := r.mets.gaps(); len(gaps) > 0 {
 		obs.Findings = append(obs.Findings, "Prometheus returned no value for "+strings.Join(gaps, ", ")+": the estimates that use them are incomplete")
-	}
-	if math.IsNaN(in.AFail.Value) && r.inputs.Gate.MaxAmplification > 0 {
-		obs.Findings = append(obs.Findings, fmt.Sprintf("A_fail was not measured; the amplification gate used the scenario's predicted A = %.2f", r.plan.Amplification.Predicted))
 	}
 	return doc
 }

@@ -22,6 +22,9 @@ const (
 	KindHarness
 	// KindInterrupted: a signal stopped the run (exit 130).
 	KindInterrupted
+	// KindStopped: a brake stopped the run (exit 5): a stop condition fired
+	// or could not be evaluated, or the abort file appeared.
+	KindStopped
 )
 
 // Error is a run that did not reach a verdict, with its kind.
@@ -47,6 +50,13 @@ var (
 	ErrNoVerdict = errors.New("the signals could not tell")
 	// ErrInterrupted: the run was stopped by a signal.
 	ErrInterrupted = errors.New("interrupted")
+	// ErrStopped: a brake stopped the run (stop_when, the abort file).
+	ErrStopped = errors.New("stopped by a brake")
+	// ErrMetricsMissing: the service's metrics were missing for too much of
+	// the judged window to stand behind a verdict.
+	ErrMetricsMissing = errors.New("metrics missing")
+	// ErrOutExists: the output folder holds a previous run.
+	ErrOutExists = errors.New("the output folder is not empty")
 )
 
 func failf(kind Kind, format string, args ...any) *Error {

@@ -111,7 +111,7 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 		m.embedded, m.querier, m.address = e, e.Querier(), e.URL()
 	} else {
 		cfg := prom.RemoteConfig{Address: p.Address, Timeout: p.Timeout}
-		if err := remoteAuth(&cfg, p, opts.getenv); err != nil {
+		if err := remoteAuth(&cfg, p.Auth, p.TLS, opts.getenv); err != nil {
 			return nil, &Error{Kind: KindUsage, Err: err}
 		}
 		r, err := prom.NewRemote(cfg)
@@ -140,11 +140,10 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 
 // remoteAuth resolves the credentials the scenario names by environment
 // variable; a named variable that is unset is an error, not an anonymous run.
-func remoteAuth(cfg *prom.RemoteConfig, p *scenarios.Prometheus, getenv func(string) string) error {
-	if t := p.TLS; t != nil {
+func remoteAuth(cfg *prom.RemoteConfig, a *scenarios.PrometheusAuth, t *scenarios.PrometheusTLS, getenv func(string) string) error {
+	if t != nil {
 		cfg.TLS = &prom.TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
 	}
-	a := p.Auth
 	if a == nil {
 		return nil
 	}
@@ -229,16 +228,11 @@ func queryFailure(q serviceQuery, err error, address string) error {
 	return failf(KindHarness, "prometheus query %s: %w", q.name, err)
 }
 
-// sample reads every query at t; a failed query leaves its value NaN and
-// is reported through logf once per distinct error.
-//
-// The queries run concurrently, each bounded by the scenario's query
-// timeout, so one slow query does not hold the others back.
-func (m *metrics) sample(ctx context.Context, t time.Time, logf func(string, ...any)) serviceSample {
-	s := unknownSample()
-	if m == nil {
-		return s
-	}
+// queryAll reads every query at t, concurrently, each bounded by the
+// scenario's query timeout and by ctx (its deadline is the second's). It
+// only reads m: the sampler calls it off the run loop, and the loop keeps
+// the books (record).
+func (m *metrics) queryAll(ctx context.Context, t time.Time) ([]float64, []error) {
 	vals := make([]float64, len(m.queries))
 	errs := make([]error, len(m.queries))
 	var wg sync.WaitGroup
@@ -250,21 +244,46 @@ func (m *metrics) sample(ctx context.Context, t time.Time, logf func(string, ...
 		})
 	}
 	wg.Wait()
+	return vals, errs
+}
+
+// record turns one second's query results into a sample (errs nil: the
+// second's metrics came too late, every value is missing), counts what is
+// missing, and reports each query's error through logf once per change.
+// It returns the sample and how many queries had no value.
+func (m *metrics) record(vals []float64, errs []error, logf func(string, ...any)) (serviceSample, int) {
+	s := unknownSample()
+	if m == nil {
+		return s, 0
+	}
+	m.sampled++
+	missing := 0
 	for i, q := range m.queries {
-		if errs[i] != nil {
+		var err error
+		switch {
+		case errs == nil:
+			err = errLate
+		case errs[i] != nil:
+			err = errs[i]
+		}
+		if err != nil {
+			missing++
 			m.missing[q.name]++
-			if msg := errs[i].Error(); msg != m.lastErr[q.name] && ctx.Err() == nil {
+			if msg := err.Error(); msg != m.lastErr[q.name] {
 				m.lastErr[q.name] = msg
-				logf("prometheus: %s (the value is left out of this second)", msg)
+				logf("prometheus: %s: %s (the value is left out of this second)", q.name, msg)
 			}
 			continue
 		}
 		m.lastErr[q.name] = ""
 		q.set(&s, vals[i])
 	}
-	m.sampled++
-	return s
+	return s, missing
 }
+
+// errLate stands for a value whose second was written before Prometheus
+// answered.
+var errLate = errors.New("no answer before the second's deadline")
 
 // gaps names the queries that had no value for more than a tenth of the
 // seconds sampled, with how many they missed.

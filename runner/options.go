@@ -29,6 +29,17 @@ type Options struct {
 	MetricsListen string
 	// Transport overrides the driver's HTTP transport (tests).
 	Transport http.RoundTripper
+	// AbortFile, when set, is a path whose appearance stops the run's load
+	// like a stop condition (exit 5).
+	AbortFile string
+	// Hurry, when closed (a second interrupt), makes a stopping run stop
+	// waiting for late metrics, the driver and the on_trap command, and
+	// write what it measured at once. nil = never.
+	Hurry <-chan struct{}
+	// Overwrite lets the run reuse a non-empty OutDir: the files of the
+	// previous run there (its result, timeline, reports and Prometheus
+	// data) are removed first. Without it such a folder is refused.
+	Overwrite bool
 	// QueryWarmup is how long an embedded Prometheus scrapes before the
 	// queries are checked; zero means 3 scrape intervals.
 	QueryWarmup time.Duration

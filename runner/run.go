@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -33,6 +34,13 @@ const ResultFile = report.ResultFile
 // report.md, junit.xml) at the end, also when a signal stops it (then the
 // error is an *Error of KindInterrupted and the Result is still valid).
 func Run(ctx context.Context, opts Options) (*Result, error) {
+	red := newRedactor(opts.Scenario.Secrets)
+	opts.Logf = red.logf(opts.Logf)
+	res, err := run1(ctx, opts, red)
+	return res, red.Err(err)
+}
+
+func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	s := opts.Scenario
 	if err := checkTarget(s); err != nil {
 		return nil, err
@@ -41,7 +49,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindUsage, Err: err}
 	}
-	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+	if err := prepareOutDir(opts.OutDir, opts.Overwrite); err != nil {
+		if errors.Is(err, ErrOutExists) {
+			return nil, &Error{Kind: KindUsage, Err: err}
+		}
 		return nil, failf(KindHarness, "output folder: %w", err)
 	}
 	policy, err := RetryPolicy(s.Client)
@@ -81,6 +92,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer mets.close()
+	brk, err := newBrakes(opts, mets)
+	if err != nil {
+		return nil, err
+	}
+	defer brk.stop()
+	// The brakes hold before any load: one that fires now sends nothing.
+	if ev := brk.check(ctx); ev != nil {
+		return nil, &Error{Kind: KindStopped, Err: fmt.Errorf("%w before any load: %s; nothing was sent", ErrStopped, ev.reason)}
+	}
+	if ctx.Err() != nil {
+		return nil, &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+	}
 	if opts.MetricsListen != "" {
 		stop, err := serveMetrics(opts.MetricsListen, drv.Handler())
 		if err != nil {
@@ -98,6 +121,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, failf(KindHarness, "%w", err)
 	}
 	r := newRun(opts, analysis.Plan(in), in, policy, drv, mets, tw)
+	r.brakes, r.redact = brk, red
 	r.warnShortObserve()
 	return r.execute(ctx)
 }
@@ -173,58 +197,72 @@ func serveMetrics(addr string, h http.Handler) (func(), error) {
 	}, nil
 }
 
+// tickEvery is how often the run loop looks at its brakes, its clock and
+// the driver's new seconds.
+const tickEvery = 200 * time.Millisecond
+
 // execute drives the phases; see Run.
+//
+// Nothing in the loop waits on anything outside the process: the metrics
+// are read by the sampler and the brakes by their watchers, off the loop.
+// Each tick looks first at the interrupt, the brakes and the time limit,
+// then takes the new seconds and moves the phases.
 func (r *run) execute(ctx context.Context) (*Result, error) {
 	driverCtx, stopDriver := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopDriver()
 	driverDone := make(chan error, 1)
+	r.sampler = startSampler(r.mets)
+	defer r.sampler.stop()
+	r.brakes.start()
 	go func() { driverDone <- r.drv.Run(driverCtx) }()
-	limit := time.NewTimer(maxDuration(r.s))
-	defer limit.Stop()
-	tick := time.NewTicker(200 * time.Millisecond)
+	deadline := time.Now().Add(maxDuration(r.s))
+	tick := time.NewTicker(tickEvery)
 	defer tick.Stop()
 
 	var runErr error
-loop:
-	for {
+	for !r.braked(ctx, deadline, driverDone) {
+		if err := r.collect(0); err != nil {
+			runErr = err
+			break
+		}
+		if r.step() {
+			break
+		}
 		select {
 		case <-ctx.Done():
-			r.interrupted = true
-			runErr = &Error{Kind: KindInterrupted, Err: ErrInterrupted}
-			break loop
-		case <-limit.C:
-			r.horizon("the scenario's max_duration was reached")
-			break loop
-		case err := <-driverDone:
-			driverDone <- err
-			r.horizon("the load schedule ended")
-			break loop
+		case <-r.brakes.woken():
 		case <-tick.C:
-			if err := r.collect(ctx, 0); err != nil {
-				runErr = err
-				break loop
-			}
-			if r.step() {
-				break loop
-			}
 		}
 	}
 	stoppedAt := r.drv.Elapsed()
 	// The cohorts as they stand before the stop cuts the open requests short.
 	r.cohorts = r.drv.Cohorts(0)
 	stopDriver()
+	r.brakes.stop()
+	// An interrupt that came while the last step ended the run still counts.
+	if ctx.Err() != nil && !r.interrupted {
+		r.interrupted = true
+	}
 	select {
 	case <-driverDone:
+	case <-r.opts.Hurry:
 	case <-time.After(5 * time.Second):
 		r.opts.logf("the driver did not stop within 5 s")
 	}
 	r.stopOnTrap()
 	// The seconds measured before the stop; the partial one the stop cut
 	// (its in-flight attempts cancelled by the harness) is left out.
-	if err := r.collect(ctx, stoppedAt); err != nil && runErr == nil {
+	if err := r.drain(stoppedAt, r.opts.Hurry); err != nil && runErr == nil {
 		runErr = err
 	}
+	if why := r.metricsMissing(); why != "" && r.inconclusive == "" {
+		r.inconclusive, r.inconclusiveErr = why, ErrMetricsMissing
+	}
 	switch {
+	case r.interrupted:
+		runErr = &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+	case r.stopped != nil:
+		runErr = &Error{Kind: KindStopped, Err: fmt.Errorf("%w: %s", ErrStopped, r.stopped.reason)}
 	case r.inconclusive != "" && runErr != nil:
 	case r.targetRefused:
 		runErr = &Error{Kind: KindHarness, Err: fmt.Errorf("%w: %s", ErrTargetRefused, r.inconclusive)}
@@ -236,6 +274,7 @@ loop:
 		runErr = &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", sentinel, r.inconclusive)}
 	}
 	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir, Start: r.start}
+	r.redact.Doc(&res.Document)
 	if r.opts.Progress != nil {
 		r.opts.Progress(r.status("done"))
 	}
@@ -248,4 +287,32 @@ loop:
 		r.opts.logf("reports: %v", err)
 	}
 	return res, runErr
+}
+
+// braked reports whether the run must stop now, before anything else is
+// looked at: an interrupt, a brake, the time limit, or the end of the
+// driver's schedule. It never waits.
+func (r *run) braked(ctx context.Context, deadline time.Time, driverDone chan error) bool {
+	now := time.Now()
+	if ctx.Err() != nil {
+		r.interrupted = true
+		return true
+	}
+	if ev := r.brakes.poll(now); ev != nil {
+		r.stopped = ev
+		r.opts.logf("stopping: %s", ev.reason)
+		return true
+	}
+	if !now.Before(deadline) {
+		r.horizon("the scenario's max_duration was reached")
+		return true
+	}
+	select {
+	case err := <-driverDone:
+		driverDone <- err
+		r.horizon("the load schedule ended")
+		return true
+	default:
+	}
+	return false
 }

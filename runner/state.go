@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"math"
 	"time"
 
@@ -52,6 +51,18 @@ type run struct {
 	// refused connections: the target is down (a harness error).
 	targetRefused bool
 	lastStatus    int // index of the last row reported as progress
+
+	// sampler reads the metrics off the loop; pending are the seconds
+	// waiting for them (at most samplerQueue + the seconds of one query
+	// timeout).
+	sampler *sampler
+	pending []pendingSecond
+	// brakes are the stop conditions and the abort file; stopped is the
+	// brake that stopped the run (nil: none did).
+	brakes  *brakes
+	stopped *brakeEvent
+	// redact hides the scenario's sensitive values from what the run writes.
+	redact redactor
 }
 
 func newRun(opts Options, plan analysis.Document, in analysis.PlanInputs, policy loadgen.RetryPolicy, drv *loadgen.Driver, mets *metrics, tw *report.TimelineWriter) *run {
@@ -75,34 +86,130 @@ func newRun(opts Options, plan analysis.Document, in analysis.PlanInputs, policy
 // elapsed is the driver's clock in seconds.
 func (r *run) elapsed() float64 { return r.drv.Elapsed().Seconds() }
 
-// collect turns every second the driver has completed since the last call
-// into a timeline row: the driver's counts and the service's metrics at the
-// end of that second. Each row is appended to timeline.csv at once.
+// collect takes every second the driver has completed since the last call
+// and asks the sampler for its metrics, then writes every second that is
+// ready as a timeline row (flush). It never waits: a second whose metrics
+// are late stays pending until they come or its deadline passes.
 //
 // Seconds that end after until (the moment the run stopped the driver;
 // zero: no limit) are left out: attempts the harness cancelled there are
 // not the service's failures.
-func (r *run) collect(ctx context.Context, until time.Duration) error {
-	secs := r.drv.TimelineSince(len(r.rows))
-	if len(secs) == 0 {
-		return nil
-	}
-	if r.start.IsZero() {
+func (r *run) collect(until time.Duration) error {
+	r.takeSamples()
+	secs := r.drv.TimelineSince(len(r.rows) + len(r.pending))
+	if len(secs) > 0 && r.start.IsZero() {
 		r.start = time.Now().Add(-r.drv.Elapsed())
 	}
-	// A Ctrl-C does not lose the metrics of seconds already measured.
-	ctx = context.WithoutCancel(ctx)
 	for _, sec := range secs {
 		if until > 0 && time.Duration(sec.Index+1)*time.Second > until {
 			break
 		}
 		at := r.start.Add(time.Duration(sec.Index+1) * time.Second)
-		row := measuredSecond(sec, r.mets.sample(ctx, at, r.opts.logf))
+		p := pendingSecond{sec: sec, due: at.Add(r.sampleWait())}
+		if r.sampler != nil {
+			p.asked = r.sampler.ask(sampleRequest{index: sec.Index, at: at, due: p.due})
+		}
+		r.pending = append(r.pending, p)
+	}
+	return r.flush(time.Now(), false)
+}
+
+// pendingSecond is a second the driver completed whose row waits for its
+// metrics.
+type pendingSecond struct {
+	sec   loadgen.Second
+	due   time.Time     // written without metrics after this
+	asked bool          // the sampler has it
+	res   *sampleResult // its answer, once come
+}
+
+// sampleWait is how long after a second's end its row waits for the
+// service's metrics: one query timeout.
+func (r *run) sampleWait() time.Duration {
+	if r.mets == nil {
+		return 0
+	}
+	return r.mets.timeout
+}
+
+// takeSamples attaches the sampler's answers to their pending seconds.
+func (r *run) takeSamples() {
+	if r.sampler == nil {
+		return
+	}
+	for {
+		res, ok := r.sampler.take()
+		if !ok {
+			return
+		}
+		for i := range r.pending {
+			if r.pending[i].sec.Index == res.index {
+				r.pending[i].res = &res
+				break
+			}
+		}
+	}
+}
+
+// flush writes the pending seconds, in order, whose metrics have come or
+// whose deadline has passed at now (all of them when force), each as a row
+// appended to timeline.csv at once.
+func (r *run) flush(now time.Time, force bool) error {
+	for len(r.pending) > 0 {
+		p := r.pending[0]
+		if !force && r.sampler != nil && p.asked && p.res == nil && now.Before(p.due) {
+			return nil
+		}
+		r.pending = r.pending[1:]
+		var vals []float64
+		var errs []error
+		if p.res != nil {
+			vals, errs = p.res.vals, p.res.errs
+		}
+		svc, missing := r.mets.record(vals, errs, r.opts.logf)
+		row := measuredSecond(p.sec, svc)
+		if r.mets != nil {
+			row.MetricsMissing = float64(missing)
+		}
 		row.Phase = r.phaseAt(row.TS + 0.5)
 		r.waits.add(&row, r.spikeStart)
 		r.rows = append(r.rows, row)
 		if err := r.tw.Write(row); err != nil {
 			return failf(KindHarness, "%w", err)
+		}
+	}
+	return nil
+}
+
+// drain collects the seconds measured before until and waits for their
+// metrics, each at most until its deadline, or until hurry is closed (a
+// second interrupt): then what is pending is written without them.
+func (r *run) drain(until time.Duration, hurry <-chan struct{}) error {
+	if err := r.collect(until); err != nil {
+		return err
+	}
+	for len(r.pending) > 0 {
+		var results <-chan sampleResult
+		if r.sampler != nil {
+			results = r.sampler.results
+		}
+		wait := time.NewTimer(time.Until(r.pending[0].due))
+		force := false
+		select {
+		case res := <-results:
+			r.sampler.outstanding--
+			for i := range r.pending {
+				if r.pending[i].sec.Index == res.index {
+					r.pending[i].res = &res
+				}
+			}
+		case <-wait.C:
+		case <-hurry:
+			force = true
+		}
+		wait.Stop()
+		if err := r.flush(time.Now(), force); err != nil {
+			return err
 		}
 	}
 	return nil

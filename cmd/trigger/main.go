@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,14 +14,23 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first signal asks the run to stop and write what it measured; once
-	// it has, a second signal kills the process the default way.
+	sig := make(chan os.Signal, 3)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	hurry := make(chan struct{})
+	// The first signal stops the load and lets the run write what it
+	// measured (metrics of the last seconds included); the second stops
+	// the waiting and writes at once; the third exits on the spot.
 	go func() {
-		<-ctx.Done()
-		stop()
+		<-sig
+		cancel()
+		<-sig
+		fmt.Fprintln(os.Stderr, "trigger: interrupted again: writing what was measured without waiting")
+		close(hurry)
+		<-sig
+		os.Exit(cli.ExitInterrupted)
 	}()
-	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	code := cli.Main(cli.WithHurry(ctx, hurry), os.Args[1:], os.Stdout, os.Stderr)
+	cancel()
 	os.Exit(code)
 }

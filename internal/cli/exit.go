@@ -13,6 +13,7 @@ const (
 	ExitUsage        = 2   // usage or scenario error
 	ExitInconclusive = 3   // no trigger happened, or data missing
 	ExitHarness      = 4   // harness or infrastructure error
+	ExitStopped      = 5   // a brake stopped the run: stop_when, --abort-file
 	ExitInterrupted  = 130 // SIGINT or SIGTERM
 )
 

@@ -19,8 +19,8 @@ import (
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
 	var sf scenarioFlags
-	var asJSON, yes bool
-	var out, metricsAddr string
+	var asJSON, yes, overwrite bool
+	var out, metricsAddr, abortFile string
 	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "run [--yes] [--out DIR] [--json] [--var NAME=VALUE] SCENARIO.hcl",
@@ -33,15 +33,22 @@ really experience. Then it gates.
 
 It refuses any host not in the scenario's allow_hosts, checks Prometheus and
 every query before sending anything, and asks for confirmation on a terminal
-unless --yes (without a terminal, --yes is required). Ctrl-C stops the load
-within a second and writes what was measured.
+unless --yes (without a terminal, --yes is required). Brakes: the
+scenario's stop_when conditions (evaluated every second from the preflight
+on; one that fires or cannot be evaluated stops the run) and --abort-file
+stop the load within a second and end with exit 5; so does max_duration
+(then the run judges what it saw). Ctrl-C stops the load within a second and
+writes what was measured; a second Ctrl-C stops waiting for late metrics and
+writes at once; a third exits on the spot.
 
 The run's folder (--out) receives timeline.csv (appended every second),
-result.json, and the embedded Prometheus' data.
+result.json, the reports, and the embedded Prometheus' data. A folder that
+is not empty is refused unless --overwrite, which replaces the previous run.
 
 Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error, 3 inconclusive
-(no trigger, baseline already failing, data missing), 4 harness error
-(Prometheus unreachable, scrape target down), 130 interrupted.`,
+(no trigger, baseline already failing, metrics missing, signals could not
+tell), 4 harness error (Prometheus unreachable, scrape target down),
+5 stopped by a brake (stop_when, --abort-file), 130 interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := sf.load(args[0], stderr)
@@ -62,6 +69,9 @@ Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error, 3 inconclusive
 				Progress:      pp.update,
 				Logf:          pp.note,
 				MetricsListen: metricsAddr,
+				AbortFile:     abortFile,
+				Overwrite:     overwrite,
+				Hurry:         hurryOf(cmd.Context()),
 			})
 			pp.end()
 			if res == nil {
@@ -84,6 +94,8 @@ Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error, 3 inconclusive
 	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation (required without a terminal)")
 	cmd.Flags().StringVar(&out, "out", "", "the run's output folder (default out/NAME-TIMESTAMP)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the arrival schedule and the jitter")
+	cmd.Flags().StringVar(&abortFile, "abort-file", "", "stop the run (exit 5) as soon as this path exists, e.g. for an operator or another job to pull the brake")
+	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous run there, its Prometheus data included")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. 127.0.0.1:9464)")
 	return cmd
 }
@@ -97,8 +109,7 @@ func confirm(s *scenarios.Scenario, yes bool, in *os.File, stderr io.Writer) err
 	if !term.IsTerminal(int(in.Fd())) {
 		return &ExitError{Code: ExitUsage, Err: errors.New("refusing to overload a target without confirmation: stdin is not a terminal; pass --yes")}
 	}
-	peak := s.Load.Spike.Multiplier * s.Load.Baseline
-	fmt.Fprintf(stderr, "This overloads %s on purpose: %.0f first attempts/s for %s, with retries on top.\nProceed? Type yes: ", s.Target.URL, peak, s.Load.Spike.Duration)
+	fmt.Fprint(stderr, confirmation(s))
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	if strings.TrimSpace(strings.ToLower(line)) != "yes" {
 		return &ExitError{Code: ExitUsage, Err: errors.New("not confirmed; nothing was sent")}
@@ -117,9 +128,50 @@ func runError(err error) error {
 		runner.KindInconclusive: ExitInconclusive,
 		runner.KindHarness:      ExitHarness,
 		runner.KindInterrupted:  ExitInterrupted,
+		runner.KindStopped:      ExitStopped,
 	}[re.Kind]
 	if code == 0 {
 		code = ExitHarness
 	}
 	return &ExitError{Code: code, Err: err}
+}
+
+// confirmation is what the operator is asked to agree to: everything the
+// run will touch outside this process.
+func confirmation(s *scenarios.Scenario) string {
+	var b strings.Builder
+	peak := s.Load.Spike.Multiplier * s.Load.Baseline
+	fmt.Fprintf(&b, "This overloads %s on purpose: %.0f first attempts/s for %s, with retries on top.\n", s.Target.URL, peak, s.Load.Spike.Duration)
+	if p := s.Prometheus; p != nil {
+		for _, u := range p.Scrape {
+			fmt.Fprintf(&b, "  scrapes   %s every %s\n", u, orDefault(p.ScrapeInterval, time.Second))
+		}
+		if p.Address != "" && p.Address != "embedded" {
+			fmt.Fprintf(&b, "  queries   %s\n", p.Address)
+		}
+	}
+	for _, c := range s.StopWhen {
+		where := "the run's Prometheus"
+		if c.Address != "" {
+			where = c.Address
+		}
+		fmt.Fprintf(&b, "  stops when %s (%s) on %s\n", c.Name, c.Query, where)
+	}
+	if t := s.OnTrap; t != nil {
+		switch t.Action {
+		case "command":
+			fmt.Fprintf(&b, "  on a trap, runs: %s\n", strings.Join(t.Command, " "))
+		default:
+			fmt.Fprintf(&b, "  on a trap: %s\n", t.Action)
+		}
+	}
+	b.WriteString("Proceed? Type yes: ")
+	return b.String()
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }

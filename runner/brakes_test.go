@@ -1,0 +1,297 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/runner/report"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+func parseHCL(t *testing.T, src string) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Parse("brakes.hcl", []byte(src), nil)
+	if err != nil {
+		t.Fatalf("scenario: %v", err)
+	}
+	return s
+}
+
+// readResult reads the result.json a run wrote.
+func readResult(t *testing.T, dir string) analysis.Document {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		t.Fatalf("result.json: %v", err)
+	}
+	var doc analysis.Document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("result.json: %v", err)
+	}
+	return doc
+}
+
+// loadStopBound is how long after a stop the target may still see
+// requests in these tests: the promise is one second; the bound leaves room
+// for a loaded machine, and stays far below the 5 s query timeout a loop
+// waiting on Prometheus would have taken.
+const loadStopBound = 2500 * time.Millisecond
+
+// at calls f once the target has seen its first request and d has passed.
+func (tg *target) at(d time.Duration, f func()) {
+	go func() {
+		<-tg.started
+		time.Sleep(d)
+		f()
+	}()
+}
+
+// Ctrl-C while Prometheus hangs: the load stops at once, the run ends
+// interrupted (not inconclusive) and still writes result.json.
+func TestInterruptWinsOverAHangingPrometheus(t *testing.T) {
+	skipShort(t)
+	tg, fp := startTarget(t), startFakeProm(t)
+	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cancelled time.Time
+	tg.at(1500*time.Millisecond, func() { fp.setMode("hang") })
+	tg.at(3500*time.Millisecond, func() { cancelled = time.Now(); cancel() })
+	dir := t.TempDir()
+	_, err := Run(ctx, Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindInterrupted {
+		t.Fatalf("err = %v, want an interrupted run", err)
+	}
+	if late := tg.lastAt().Sub(cancelled); late > loadStopBound {
+		t.Errorf("the target saw load %s after Ctrl-C", late)
+	}
+	t.Logf("last request %s after Ctrl-C", tg.lastAt().Sub(cancelled).Round(time.Millisecond))
+	doc := readResult(t, dir)
+	if !doc.Observation.Interrupted {
+		t.Error("result.json does not say interrupted")
+	}
+}
+
+// max_duration while Prometheus hangs: the load stops at the limit.
+func TestMaxDurationWinsOverAHangingPrometheus(t *testing.T) {
+	skipShort(t)
+	tg, fp := startTarget(t), startFakeProm(t)
+	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	s.MaxDuration = 6 * time.Second
+	tg.at(1500*time.Millisecond, func() { fp.setMode("hang") })
+	dir := t.TempDir()
+	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	limit := time.Unix(0, tg.first.Load()).Add(6 * time.Second)
+	if late := tg.lastAt().Sub(limit); late > loadStopBound {
+		t.Errorf("the target saw load %s after max_duration", late)
+	}
+	t.Logf("run error: %v; last request %s after the limit", err, tg.lastAt().Sub(limit).Round(time.Millisecond))
+	doc := readResult(t, dir)
+	if doc.Verdict != analysis.VerdictInconclusive {
+		t.Errorf("verdict %s, want inconclusive: the metrics were missing", doc.Verdict)
+	}
+}
+
+// A second interrupt stops the waiting for late metrics: what was measured
+// is written at once, the seconds without metrics marked.
+func TestSecondInterruptWritesWithoutWaiting(t *testing.T) {
+	skipShort(t)
+	tg, fp := startTarget(t), startFakeProm(t)
+	src := brakeScenario(tg, fp, "", "")
+	s := parseHCL(t, src)
+	s.Prometheus.Timeout = 30 * time.Second // a late second waits this long
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hurry := make(chan struct{})
+	var cancelled time.Time
+	tg.at(1500*time.Millisecond, func() { fp.setMode("hang") })
+	tg.at(3500*time.Millisecond, func() {
+		cancelled = time.Now()
+		cancel()
+		time.Sleep(200 * time.Millisecond)
+		close(hurry)
+	})
+	dir := t.TempDir()
+	_, err := Run(ctx, Options{Scenario: s, OutDir: dir, Logf: t.Logf, Hurry: hurry})
+	if took := time.Since(cancelled); took > 10*time.Second {
+		t.Errorf("the run took %s after the second interrupt to end; late metrics wait 30 s", took)
+	}
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindInterrupted {
+		t.Fatalf("err = %v, want interrupted", err)
+	}
+	doc := readResult(t, dir)
+	if !doc.Observation.Interrupted {
+		t.Error("result.json does not say interrupted")
+	}
+	rows := readTimelineFile(t, dir)
+	if len(rows) < 3 {
+		t.Fatalf("%d rows written, want every second measured", len(rows))
+	}
+	if last := rows[len(rows)-1]; last.MetricsMissing == 0 {
+		t.Errorf("the last second, measured while Prometheus hung, is not marked: metrics_missing = %v", last.MetricsMissing)
+	}
+}
+
+// Prometheus dies during the run: no verdict rests on the missing data,
+// and the amplification criterion does not pass on the scenario's belief.
+func TestDeadPrometheusMakesTheRunInconclusive(t *testing.T) {
+	skipShort(t)
+	tg, fp := startTarget(t), startFakeProm(t)
+	s := parseHCL(t, brakeScenario(tg, fp, "", `gate { max_amplification = 4 }`))
+	s.Load.Observe = 8 * time.Second
+	tg.at(1000*time.Millisecond, func() { fp.setMode("dead") })
+	dir := t.TempDir()
+	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindInconclusive || !errors.Is(err, ErrMetricsMissing) {
+		t.Fatalf("err = %v, want inconclusive for missing metrics", err)
+	}
+	doc := readResult(t, dir)
+	if doc.Verdict != analysis.VerdictInconclusive || doc.Gate.Passed {
+		t.Errorf("verdict %s, gate passed %v; want inconclusive and failed", doc.Verdict, doc.Gate.Passed)
+	}
+}
+
+// A stop condition that starts returning a series stops the load within a
+// second, and the result says which and when.
+func TestStopConditionStopsTheLoad(t *testing.T) {
+	skipShort(t)
+	tg, fp := startTarget(t), startFakeProm(t)
+	const cond = `ALERTS{alertstate="firing"}`
+	fp.empty.Store(cond, true)
+	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	s.StopWhen = []scenarios.StopCondition{{Name: "alerts", Query: cond}}
+	var fired time.Time
+	tg.at(2*time.Second, func() { fired = time.Now(); fp.empty.Store(cond, false) })
+	dir := t.TempDir()
+	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindStopped {
+		t.Fatalf("err = %v, want stopped by a brake", err)
+	}
+	if late := tg.lastAt().Sub(fired); late > loadStopBound {
+		t.Errorf("the target saw load %s after the condition became true", late)
+	}
+	t.Logf("last request %s after the condition became true", tg.lastAt().Sub(fired).Round(time.Millisecond))
+	doc := readResult(t, dir)
+	if sb := doc.Observation.StoppedBy; sb == nil || sb.By != "stop_when.alerts" || sb.AtS <= 0 {
+		t.Errorf("stopped_by = %+v, want stop_when.alerts with its time", sb)
+	}
+}
+
+// A stop condition that cannot be evaluated (its Prometheus hangs) stops
+// the run too.
+func TestUncheckableStopConditionStopsTheRun(t *testing.T) {
+	skipShort(t)
+	tg, fp := startTarget(t), startFakeProm(t)
+	other := startFakeProm(t)
+	other.empty.Store("up == 0", true)
+	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	s.StopWhen = []scenarios.StopCondition{{Name: "down", Query: "up == 0", Address: other.srv.URL, Timeout: time.Second}}
+	var hung time.Time
+	tg.at(2*time.Second, func() { hung = time.Now(); other.setMode("hang") })
+	dir := t.TempDir()
+	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindStopped {
+		t.Fatalf("err = %v, want stopped", err)
+	}
+	// Its next evaluation times out after 1 s, at most a second after it hung.
+	if late := tg.lastAt().Sub(hung); late > 2*time.Second+loadStopBound {
+		t.Errorf("the target saw load %s after the brake's server hung", late)
+	}
+}
+
+// A stop condition already true in the preflight: nothing is sent.
+func TestStopConditionInPreflightSendsNothing(t *testing.T) {
+	tg, fp := startTarget(t), startFakeProm(t)
+	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	s.StopWhen = []scenarios.StopCondition{{Name: "always", Query: "vector(1)"}}
+	_, err := Run(context.Background(), Options{Scenario: s, OutDir: t.TempDir(), Logf: t.Logf})
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindStopped {
+		t.Fatalf("err = %v, want stopped", err)
+	}
+	if tg.first.Load() != 0 {
+		t.Error("the target saw a request")
+	}
+}
+
+// The abort file stops the run like a stop condition.
+func TestAbortFileStopsTheRun(t *testing.T) {
+	skipShort(t)
+	tg, fp := startTarget(t), startFakeProm(t)
+	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	abort := filepath.Join(t.TempDir(), "ABORT")
+	var made time.Time
+	tg.at(2*time.Second, func() {
+		made = time.Now()
+		if err := os.WriteFile(abort, nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	})
+	dir := t.TempDir()
+	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf, AbortFile: abort})
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindStopped {
+		t.Fatalf("err = %v, want stopped", err)
+	}
+	if late := tg.lastAt().Sub(made); late > loadStopBound {
+		t.Errorf("the target saw load %s after the abort file appeared", late)
+	}
+	if sb := readResult(t, dir).Observation.StoppedBy; sb == nil || sb.By != "abort_file" {
+		t.Errorf("stopped_by = %+v, want abort_file", sb)
+	}
+}
+
+// A folder that holds a run is refused; --overwrite replaces the run and
+// its Prometheus data.
+func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, promDataDir, "wal")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ResultFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := prepareOutDir(dir, false); !errors.Is(err, ErrOutExists) {
+		t.Fatalf("reused folder: err = %v, want ErrOutExists", err)
+	}
+	if err := prepareOutDir(dir, true); err != nil {
+		t.Fatalf("--overwrite: %v", err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the old run's TSDB is still there: %v", err)
+	}
+	// A folder holding what no run writes is not a run to replace.
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := prepareOutDir(dir, true); !errors.Is(err, ErrOutExists) {
+		t.Errorf("foreign file with --overwrite: err = %v, want ErrOutExists", err)
+	}
+}
+
+// readTimelineFile reads the timeline.csv a run wrote.
+func readTimelineFile(t *testing.T, dir string) []analysis.MeasuredSecond {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, report.TimelineFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := report.ReadTimeline(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}

@@ -1,0 +1,105 @@
+package runner
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// redactor replaces the values of the scenario's sensitive variables by
+// scenarios.SensitiveValue in text bound for a log, an error or a report.
+type redactor struct{ r *strings.Replacer }
+
+func newRedactor(secrets []string) redactor {
+	var pairs []string
+	for _, s := range secrets {
+		if s != "" {
+			pairs = append(pairs, s, scenarios.SensitiveValue)
+		}
+	}
+	if len(pairs) == 0 {
+		return redactor{}
+	}
+	return redactor{strings.NewReplacer(pairs...)}
+}
+
+func (x redactor) String(s string) string {
+	if x.r == nil {
+		return s
+	}
+	return x.r.Replace(s)
+}
+
+// logf wraps a log function so that what it prints is redacted.
+func (x redactor) logf(logf func(string, ...any)) func(string, ...any) {
+	if logf == nil || x.r == nil {
+		return logf
+	}
+	return func(format string, args ...any) { logf("%s", x.String(fmt.Sprintf(format, args...))) }
+}
+
+// redactedError is an error whose text is redacted; errors.Is and As still
+// see the original.
+type redactedError struct {
+	err error
+	msg string
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// Err redacts err's text, keeping its kind for the command line.
+func (x redactor) Err(err error) error {
+	if err == nil || x.r == nil {
+		return err
+	}
+	msg := x.String(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	if re, ok := err.(*Error); ok {
+		return &Error{Kind: re.Kind, Err: &redactedError{re.Err, msg}}
+	}
+	return &redactedError{err, msg}
+}
+
+// Doc redacts every string in the result document, wherever it sits
+// (reasons, findings, the scenario's echo), before it is written or
+// rendered.
+func (x redactor) Doc(doc *analysis.Document) {
+	if x.r == nil {
+		return
+	}
+	x.walk(reflect.ValueOf(doc).Elem())
+}
+
+func (x redactor) walk(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(x.String(v.String()))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			x.walk(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			x.walk(v.Field(i))
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			x.walk(v.Index(i))
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			x.walk(e)
+			v.SetMapIndex(k, e)
+		}
+	}
+}
