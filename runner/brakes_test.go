@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
 )
@@ -294,4 +297,54 @@ func readTimelineFile(t *testing.T, dir string) []analysis.MeasuredSecond {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// A stop condition on the run's own (embedded) Prometheus, against the
+// specimen: the expression becomes true at a known instant (time() passes
+// it), and the load at the specimen stops within a second of it.
+func TestE2EStopConditionAgainstTheSpecimen(t *testing.T) {
+	skipShort(t)
+	url, sp := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
+	s := e2eScenario{url: url, capacity: 200, baseline: 40, k: 2, retries: 1, spike: "20s"}.parse(t)
+	trueAt := time.Now().Add(9 * time.Second)
+	s.StopWhen = []scenarios.StopCondition{{Name: "clock", Query: fmt.Sprintf("vector(time()) > %d", trueAt.Unix())}}
+	trueAt = time.Unix(trueAt.Unix(), 0)
+	// The last moment the specimen's ingress grew, sampled every 20 ms.
+	var lastGrowth atomic.Int64
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		var seen uint64
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			st := sp.Stats()
+			if n := st.IngressFirst + st.IngressRetry; n != seen {
+				seen = n
+				lastGrowth.Store(time.Now().UnixNano())
+			}
+		}
+	}()
+	res, err := runE2E(t, context.Background(), s)
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindStopped {
+		t.Fatalf("err = %v, want stopped", err)
+	}
+	late := time.Unix(0, lastGrowth.Load()).Sub(trueAt)
+	t.Logf("load at the specimen stopped %s after the condition became true", late.Round(time.Millisecond))
+	if late > loadStopBound {
+		t.Errorf("the specimen saw load %s after the condition became true", late)
+	}
+	sb := res.Document.Observation.StoppedBy
+	if sb == nil || sb.By != "stop_when.clock" {
+		t.Fatalf("stopped_by = %+v, want stop_when.clock", sb)
+	}
+	if fired := res.Start.Add(time.Duration(sb.AtS * float64(time.Second))); fired.Before(trueAt) {
+		t.Errorf("recorded as fired at %s, before the condition was true at %s", fired, trueAt)
+	}
 }
