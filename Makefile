@@ -18,7 +18,7 @@ PURE_PKGS  := ./analysis/... ./scenarios/...
 FIELD_PKGS := ./internal/fieldtest/...
 RACE_PKGS  := $(shell $(GO) list ./... | grep -v -e /analysis -e /scenarios -e /internal/fieldtest)
 
-.PHONY: build test test-pure test-race test-field bench bench-staging demo clean
+.PHONY: build test test-pure test-race test-field bench bench-staging bench-brakes demo clean
 
 build:
 	$(GO) build -o bin/trigger ./cmd/trigger
@@ -43,6 +43,11 @@ bench:
 # README's table (about 25 minutes; needs haproxy and prometheus).
 bench-staging:
 	$(GO) run ./bench/staging
+
+# How soon the load stops after Ctrl-C, a stop condition or max_duration
+# while Prometheus hangs, is slow or dies (about 3 minutes).
+bench-brakes:
+	$(GO) run ./bench/brakes
 
 demo: build
 	./bin/trigger demo

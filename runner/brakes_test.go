@@ -46,36 +46,27 @@ func readResult(t *testing.T, dir string) analysis.Document {
 // waiting on Prometheus would have taken.
 const loadStopBound = 2500 * time.Millisecond
 
-// at calls f once the target has seen its first request and d has passed.
-func (tg *target) at(d time.Duration, f func()) {
-	go func() {
-		<-tg.started
-		time.Sleep(d)
-		f()
-	}()
-}
-
 // Ctrl-C while Prometheus hangs: the load stops at once, the run ends
 // interrupted (not inconclusive) and still writes result.json.
 func TestInterruptWinsOverAHangingPrometheus(t *testing.T) {
 	skipShort(t)
 	tg, fp := startTarget(t), startFakeProm(t)
-	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	s := parseHCL(t, brakeScenario(tg, fp, ""))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var cancelled time.Time
-	tg.at(1500*time.Millisecond, func() { fp.setMode("hang") })
-	tg.at(3500*time.Millisecond, func() { cancelled = time.Now(); cancel() })
+	after(tg, 1500*time.Millisecond, func() { fp.SetMode("hang") })
+	after(tg, 3500*time.Millisecond, func() { cancelled = time.Now(); cancel() })
 	dir := t.TempDir()
 	_, err := Run(ctx, Options{Scenario: s, OutDir: dir, Logf: t.Logf})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindInterrupted {
 		t.Fatalf("err = %v, want an interrupted run", err)
 	}
-	if late := tg.lastAt().Sub(cancelled); late > loadStopBound {
+	if late := tg.Last().Sub(cancelled); late > loadStopBound {
 		t.Errorf("the target saw load %s after Ctrl-C", late)
 	}
-	t.Logf("last request %s after Ctrl-C", tg.lastAt().Sub(cancelled).Round(time.Millisecond))
+	t.Logf("last request %s after Ctrl-C", tg.Last().Sub(cancelled).Round(time.Millisecond))
 	doc := readResult(t, dir)
 	if !doc.Observation.Interrupted {
 		t.Error("result.json does not say interrupted")
@@ -86,16 +77,16 @@ func TestInterruptWinsOverAHangingPrometheus(t *testing.T) {
 func TestMaxDurationWinsOverAHangingPrometheus(t *testing.T) {
 	skipShort(t)
 	tg, fp := startTarget(t), startFakeProm(t)
-	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	s := parseHCL(t, brakeScenario(tg, fp, ""))
 	s.MaxDuration = 6 * time.Second
-	tg.at(1500*time.Millisecond, func() { fp.setMode("hang") })
+	after(tg, 1500*time.Millisecond, func() { fp.SetMode("hang") })
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
-	limit := time.Unix(0, tg.first.Load()).Add(6 * time.Second)
-	if late := tg.lastAt().Sub(limit); late > loadStopBound {
+	limit := tg.First().Add(6 * time.Second)
+	if late := tg.Last().Sub(limit); late > loadStopBound {
 		t.Errorf("the target saw load %s after max_duration", late)
 	}
-	t.Logf("run error: %v; last request %s after the limit", err, tg.lastAt().Sub(limit).Round(time.Millisecond))
+	t.Logf("run error: %v; last request %s after the limit", err, tg.Last().Sub(limit).Round(time.Millisecond))
 	doc := readResult(t, dir)
 	if doc.Verdict != analysis.VerdictInconclusive {
 		t.Errorf("verdict %s, want inconclusive: the metrics were missing", doc.Verdict)
@@ -107,15 +98,15 @@ func TestMaxDurationWinsOverAHangingPrometheus(t *testing.T) {
 func TestSecondInterruptWritesWithoutWaiting(t *testing.T) {
 	skipShort(t)
 	tg, fp := startTarget(t), startFakeProm(t)
-	src := brakeScenario(tg, fp, "", "")
+	src := brakeScenario(tg, fp, "")
 	s := parseHCL(t, src)
 	s.Prometheus.Timeout = 30 * time.Second // a late second waits this long
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	hurry := make(chan struct{})
 	var cancelled time.Time
-	tg.at(1500*time.Millisecond, func() { fp.setMode("hang") })
-	tg.at(3500*time.Millisecond, func() {
+	after(tg, 1500*time.Millisecond, func() { fp.SetMode("hang") })
+	after(tg, 3500*time.Millisecond, func() {
 		cancelled = time.Now()
 		cancel()
 		time.Sleep(200 * time.Millisecond)
@@ -148,9 +139,9 @@ func TestSecondInterruptWritesWithoutWaiting(t *testing.T) {
 func TestDeadPrometheusMakesTheRunInconclusive(t *testing.T) {
 	skipShort(t)
 	tg, fp := startTarget(t), startFakeProm(t)
-	s := parseHCL(t, brakeScenario(tg, fp, "", `gate { max_amplification = 4 }`))
+	s := parseHCL(t, brakeScenario(tg, fp, `gate { max_amplification = 4 }`))
 	s.Load.Observe = 8 * time.Second
-	tg.at(1000*time.Millisecond, func() { fp.setMode("dead") })
+	after(tg, 1000*time.Millisecond, func() { fp.SetMode("dead") })
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
 	var re *Error
@@ -169,21 +160,21 @@ func TestStopConditionStopsTheLoad(t *testing.T) {
 	skipShort(t)
 	tg, fp := startTarget(t), startFakeProm(t)
 	const cond = `ALERTS{alertstate="firing"}`
-	fp.empty.Store(cond, true)
-	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	fp.SetQuiet(cond, true)
+	s := parseHCL(t, brakeScenario(tg, fp, ""))
 	s.StopWhen = []scenarios.StopCondition{{Name: "alerts", Query: cond}}
 	var fired time.Time
-	tg.at(2*time.Second, func() { fired = time.Now(); fp.empty.Store(cond, false) })
+	after(tg, 2*time.Second, func() { fired = time.Now(); fp.SetQuiet(cond, false) })
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped by a brake", err)
 	}
-	if late := tg.lastAt().Sub(fired); late > loadStopBound {
+	if late := tg.Last().Sub(fired); late > loadStopBound {
 		t.Errorf("the target saw load %s after the condition became true", late)
 	}
-	t.Logf("last request %s after the condition became true", tg.lastAt().Sub(fired).Round(time.Millisecond))
+	t.Logf("last request %s after the condition became true", tg.Last().Sub(fired).Round(time.Millisecond))
 	doc := readResult(t, dir)
 	if sb := doc.Observation.StoppedBy; sb == nil || sb.By != "stop_when.alerts" || sb.AtS <= 0 {
 		t.Errorf("stopped_by = %+v, want stop_when.alerts with its time", sb)
@@ -196,11 +187,11 @@ func TestUncheckableStopConditionStopsTheRun(t *testing.T) {
 	skipShort(t)
 	tg, fp := startTarget(t), startFakeProm(t)
 	other := startFakeProm(t)
-	other.empty.Store("up == 0", true)
-	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
-	s.StopWhen = []scenarios.StopCondition{{Name: "down", Query: "up == 0", Address: other.srv.URL, Timeout: time.Second}}
+	other.SetQuiet("up == 0", true)
+	s := parseHCL(t, brakeScenario(tg, fp, ""))
+	s.StopWhen = []scenarios.StopCondition{{Name: "down", Query: "up == 0", Address: other.URL, Timeout: time.Second}}
 	var hung time.Time
-	tg.at(2*time.Second, func() { hung = time.Now(); other.setMode("hang") })
+	after(tg, 2*time.Second, func() { hung = time.Now(); other.SetMode("hang") })
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
 	var re *Error
@@ -208,7 +199,7 @@ func TestUncheckableStopConditionStopsTheRun(t *testing.T) {
 		t.Fatalf("err = %v, want stopped", err)
 	}
 	// Its next evaluation times out after 1 s, at most a second after it hung.
-	if late := tg.lastAt().Sub(hung); late > 2*time.Second+loadStopBound {
+	if late := tg.Last().Sub(hung); late > 2*time.Second+loadStopBound {
 		t.Errorf("the target saw load %s after the brake's server hung", late)
 	}
 }
@@ -216,14 +207,14 @@ func TestUncheckableStopConditionStopsTheRun(t *testing.T) {
 // A stop condition already true in the preflight: nothing is sent.
 func TestStopConditionInPreflightSendsNothing(t *testing.T) {
 	tg, fp := startTarget(t), startFakeProm(t)
-	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	s := parseHCL(t, brakeScenario(tg, fp, ""))
 	s.StopWhen = []scenarios.StopCondition{{Name: "always", Query: "vector(1)"}}
 	_, err := Run(context.Background(), Options{Scenario: s, OutDir: t.TempDir(), Logf: t.Logf})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped", err)
 	}
-	if tg.first.Load() != 0 {
+	if !tg.First().IsZero() {
 		t.Error("the target saw a request")
 	}
 }
@@ -232,10 +223,10 @@ func TestStopConditionInPreflightSendsNothing(t *testing.T) {
 func TestAbortFileStopsTheRun(t *testing.T) {
 	skipShort(t)
 	tg, fp := startTarget(t), startFakeProm(t)
-	s := parseHCL(t, brakeScenario(tg, fp, "", ""))
+	s := parseHCL(t, brakeScenario(tg, fp, ""))
 	abort := filepath.Join(t.TempDir(), "ABORT")
 	var made time.Time
-	tg.at(2*time.Second, func() {
+	after(tg, 2*time.Second, func() {
 		made = time.Now()
 		if err := os.WriteFile(abort, nil, 0o644); err != nil {
 			t.Error(err)
@@ -247,7 +238,7 @@ func TestAbortFileStopsTheRun(t *testing.T) {
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped", err)
 	}
-	if late := tg.lastAt().Sub(made); late > loadStopBound {
+	if late := tg.Last().Sub(made); late > loadStopBound {
 		t.Errorf("the target saw load %s after the abort file appeared", late)
 	}
 	if sb := readResult(t, dir).Observation.StoppedBy; sb == nil || sb.By != "abort_file" {

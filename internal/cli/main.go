@@ -12,8 +12,9 @@ import (
 )
 
 // Main runs the command line with args (without the program name) and
-// returns the process exit code (DESIGN.md: 0 passed, 1 gate failed, 2 usage
-// or scenario error, 3 inconclusive, 4 harness error, 130 interrupted).
+// returns the process exit code: 0 passed, 1 gate failed, 2 usage or
+// scenario error, 3 inconclusive, 4 harness error, 5 stopped by a brake,
+// 130 interrupted.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
@@ -49,7 +50,7 @@ out which one it lands in.
 
 Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error,
 3 inconclusive (no trigger, data missing), 4 harness or infrastructure error,
-130 interrupted.`,
+5 stopped by a brake (stop_when, --abort-file), 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
