@@ -25,14 +25,15 @@ func TestConfirmationListsWhatTheRunTouches(t *testing.T) {
 		Prometheus: &scenarios.Prometheus{Address: "embedded", Scrape: []string{"http://127.0.0.1:8080/metrics"},
 			ScrapeInterval: 2 * time.Second},
 		StopWhen: []scenarios.StopCondition{{Name: "burn", Query: "slo:burn_rate > 10", Address: "http://prom.staging:9090"}},
-		OnTrap:   &scenarios.OnTrap{Action: "command", Command: []string{"kubectl", "rollout", "restart", "deploy/checkout"}},
+		OnTrap:   &scenarios.OnTrap{Action: "command", Command: []string{"kubectl", "rollout", "restart", "deploy/checkout", "--token=s3cr3t"}},
+		Secrets:  []string{"s3cr3t"},
 	}
 	got := confirmation(s)
 	for _, want := range []string{
 		"http://127.0.0.1:8080/work", "250 first attempts/s for 10s",
 		"scrapes   http://127.0.0.1:8080/metrics every 2s",
 		"stops when burn (slo:burn_rate > 10) on http://prom.staging:9090",
-		"on a trap, runs: kubectl rollout restart deploy/checkout",
+		"on a trap, runs: kubectl rollout restart deploy/checkout --token=(sensitive)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("confirmation lacks %q:\n%s", want, got)

@@ -166,7 +166,17 @@ func confirmation(s *scenarios.Scenario) string {
 		}
 	}
 	b.WriteString("Proceed? Type yes: ")
-	return b.String()
+	return redact(b.String(), s.Secrets)
+}
+
+// redact replaces the values of sensitive variables in text for the user.
+func redact(text string, secrets []string) string {
+	for _, v := range secrets {
+		if v != "" {
+			text = strings.ReplaceAll(text, v, scenarios.SensitiveValue)
+		}
+	}
+	return text
 }
 
 func orDefault(d, def time.Duration) time.Duration {
