@@ -10,7 +10,9 @@ import (
 )
 
 // WriteResult writes the result document as indented JSON, through a
-// temporary file and a rename, so a reader never sees half a document.
+// temporary file and a rename, so a reader never sees half a document. A
+// NaN or infinite number is written as null (analysis.Document's
+// MarshalJSON), so a document always encodes.
 func WriteResult(path string, doc analysis.Document) error {
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
