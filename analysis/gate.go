@@ -102,12 +102,28 @@ func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplifi
 	return g
 }
 
+// MaxDurationS is the longest duration, in seconds, a time.Duration can
+// hold (2⁶³ − 1 ns, about 292 years). A model can predict longer times (a
+// spike of multiplier 1e300 drains in 3e301 s): FormatSeconds shows them
+// as "over 292 years", and code that turns seconds into a time.Duration
+// must treat them as unbounded instead of converting (the conversion
+// overflows into a negative duration).
+const MaxDurationS = float64(math.MaxInt64) / 1e9
+
 // FormatSeconds renders a duration in seconds for people: "67.3 s",
-// "4 min 12 s", "2 h 05 min", "never".
+// "4 min 12 s", "2 h 05 min"; "never" for +Inf (and NaN); "over 292
+// years" for a finite time at or above MaxDurationS, which is a time
+// (a recovery that takes that long still recovers: "recovered after
+// never" would contradict itself); a negative one that long in
+// scientific notation ("-1e+300 s"). Never an overflowed figure.
 func FormatSeconds(s float64) string {
 	switch {
 	case math.IsInf(s, 1) || math.IsNaN(s):
 		return "never"
+	case s >= MaxDurationS:
+		return "over 292 years"
+	case s <= -MaxDurationS:
+		return fmt.Sprintf("%.3g s", s)
 	case s < 120:
 		return fmt.Sprintf("%.1f s", s)
 	case s < 7200:

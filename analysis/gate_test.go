@@ -50,7 +50,17 @@ func TestEvaluateGate(t *testing.T) {
 }
 
 func TestFormatSeconds(t *testing.T) {
-	for in, want := range map[float64]string{67.33: "67.3 s", 252: "4 min 12 s", 7500: "2 h 05 min", math.Inf(1): "never"} {
+	for in, want := range map[float64]string{
+		67.33: "67.3 s", 252: "4 min 12 s", 7500: "2 h 05 min", math.Inf(1): "never",
+		-2.5:             "-2.5 s",           // a negative overload
+		3e301:            "over 292 years",   // multiplier 1e300: printed −2562047788015215 h before
+		MaxDurationS:     "over 292 years",   // no time.Duration holds it
+		MaxDurationS / 2: "1281023 h 53 min", // 146 years: still a figure
+		9.2e18:           "over 292 years",   // int(s) overflowed here
+		-1e300:           "-1e+300 s",        // not 300 digits
+		math.Inf(-1):     "-Inf s",
+		math.NaN():       "never",
+	} {
 		if got := FormatSeconds(in); got != want {
 			t.Errorf("FormatSeconds(%v) = %q, want %q", in, got, want)
 		}

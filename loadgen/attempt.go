@@ -42,10 +42,10 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 		}
 		d.met.sent[k].Inc()
 		lr.cohort = d.rec.sent(now, lr.planned, lr.attempt, lr.cohort)
-		o, retryAfter := d.do(ctx, lr, now, d.cfg.Timeout, strconv.Itoa(lr.attempt))
+		o, retryAfter, _ := d.do(ctx, lr, now, d.cfg.Timeout, strconv.Itoa(lr.attempt))
 		end := d.now()
 		took := end - now
-		d.inFlight.Add(-1)
+		d.release()
 		d.met.attempts[k][o].Inc()
 		d.met.duration[k].Observe(took.Seconds())
 
@@ -109,53 +109,58 @@ func (d *Driver) startRetry(ctx context.Context, lr logical) {
 
 // trace sends tracer n: one attempt, X-Attempt 0, the tracer timeout, no
 // retries. Its latency is a wait sample only when the service answered it
-// (Outcome.answered).
+// (answeredStatus).
 func (d *Driver) trace(ctx context.Context, n uint64) {
 	defer d.attempts.Done()
+	defer d.releaseTracer()
 	now := d.now()
 	d.rec.add(now, func(s *Second) { s.TracerSent++ })
 	d.met.sent[kindTracer].Inc()
-	o, _ := d.do(ctx, logical{id: n, attempt: 0}, now, d.cfg.Tracers.Timeout, "0")
+	o, _, code := d.do(ctx, logical{id: n, attempt: 0}, now, d.cfg.Tracers.Timeout, "0")
 	end := d.now()
-	d.rec.tracerDone(end, o, end-now)
+	answered := answeredStatus(code)
+	d.rec.tracerDone(end, o, end-now, answered)
 	d.met.attempts[kindTracer][o].Inc()
 	d.met.duration[kindTracer].Observe((end - now).Seconds())
-	if o.answered() {
+	if answered {
 		d.met.wait.Observe((end - now).Seconds())
 	}
 }
 
-// do sends one attempt sent at now and classifies it. The attempt's timeout
-// is timeout, or less when the overall deadline of the logical request is
-// closer; X-Deadline-Ms carries it.
-func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration, attemptHdr string) (Outcome, time.Duration) {
+// do sends one attempt sent at now and classifies it; it returns its
+// outcome, the Retry-After of a 429 or 503, and the status of a response
+// read to its end (0 when none was). The attempt's timeout is timeout, or
+// less when the overall deadline of the logical request is closer;
+// X-Deadline-Ms carries it.
+func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration, attemptHdr string) (Outcome, time.Duration, int) {
 	if dl := d.cfg.Retry.Deadline; dl > 0 && lr.attempt > 0 {
 		timeout = min(timeout, lr.started+dl-now)
 	}
 	if timeout <= 0 {
-		return OutcomeTimeout, 0
+		return OutcomeTimeout, 0, 0
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := d.newRequest(actx, lr, timeout, attemptHdr)
 	if err != nil {
-		return OutcomeOther, 0
+		return OutcomeOther, 0, 0
 	}
 	resp, err := d.rt.RoundTrip(req)
 	if err != nil {
-		return ClassifyError(actx, err), 0
+		return ClassifyError(actx, err), 0, 0
 	}
-	o := ClassifyStatus(resp.StatusCode)
+	o := ClassifyStatus(resp.StatusCode, d.cfg.OKStatus)
 	var ra time.Duration
 	if o == Outcome429 || o == Outcome503 {
 		ra = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
 	resp.Body.Close()
+	code := resp.StatusCode
 	if err != nil {
-		o = ClassifyError(actx, err)
+		o, code = ClassifyError(actx, err), 0
 	}
-	return o, ra
+	return o, ra, code
 }
 
 // newRequest builds one attempt's request with the tracking headers.

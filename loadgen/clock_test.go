@@ -199,8 +199,9 @@ func TestClockDropBeyondMaxLag(t *testing.T) {
 		d.started.Store(true)
 		time.Sleep(time.Second)
 		ctx := context.Background()
-		d.first(ctx, 850*time.Millisecond) // 150 ms late: dropped
-		d.first(ctx, 950*time.Millisecond) // 50 ms late: sent
+		none := NewSchedule(nil, Uniform, 0)                   // no other arrival to skip
+		d.first(ctx, 850*time.Millisecond, none, 0, time.Hour) // 150 ms late: dropped
+		d.first(ctx, 950*time.Millisecond, none, 0, time.Hour) // 50 ms late: sent
 		d.attempts.Wait()
 		tot := d.Totals()
 		if tot.Planned != 2 || tot.Dropped != 1 || tot.Sent != 1 || tot.Succeeded != 1 {

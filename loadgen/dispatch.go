@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"time"
 )
@@ -10,16 +11,26 @@ import (
 // sleeps with preciseSleep instead of a runtime timer.
 const fineWindow = 2 * time.Millisecond
 
+// minBatchGap is the least time between two batches of first attempts
+// the dispatcher handles in bulk (dropped or refused together): at a rate
+// it cannot send, it handles every arrival due in the gap in one step
+// instead of spinning on each, so its work is at most a thousand batches a
+// second plus the attempts it sends, whatever the rate.
+const minBatchGap = time.Millisecond
+
 // dispatch walks the schedule with absolute deadlines: it sleeps on one timer
 // until fineWindow before each planned time (start + offset), then precisely
-// to it, never chaining sleeps, so timer error does not accumulate. When it is behind it sends at once; a planned
-// time more than MaxLag in the past is dropped. It returns when the schedule
-// has ended (its last stage is over, arrivals or not) or ctx is done.
+// to it, never chaining sleeps, so timer error does not accumulate. When it
+// is behind it sends at once; a planned time more than MaxLag in the past is
+// dropped, and arrivals it cannot send are dropped or refused in bulk (see
+// first). It returns when the schedule has ended (its last stage is over,
+// arrivals or not) or ctx is done.
 func (d *Driver) dispatch(ctx context.Context) {
 	sched := NewSchedule(d.cfg.Stages, d.cfg.Arrivals, d.cfg.Seed)
 	d.schedEnd.Store(int64(sched.End()))
 	var offset time.Duration
 	var pend *replanReq
+	var hold time.Duration // after a bulk batch, nothing is handled before hold
 	replans := uint64(0)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -59,7 +70,8 @@ func (d *Driver) dispatch(ctx context.Context) {
 			continue
 		}
 		planned := offset + at
-		wait := planned - d.now()
+		due := max(planned, hold)
+		wait := due - d.now()
 		if wait > fineWindow {
 			timer.Reset(wait - fineWindow)
 			select {
@@ -70,17 +82,17 @@ func (d *Driver) dispatch(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			}
-			wait = planned - d.now()
+			wait = due - d.now()
 		}
 		if wait > 0 && d.precise {
 			// Let the attempts just spawned (queued on this P) run first:
 			// nanosleep holds the P, and the runtime may take up to 10 ms to
 			// hand it to them.
 			runtime.Gosched()
-			if wait = planned - d.now(); wait > 0 {
+			if wait = due - d.now(); wait > 0 {
 				preciseSleep(wait)
 			}
-			wait = planned - d.now()
+			wait = due - d.now()
 		}
 		if wait > 0 { // no precise sleep, or it woke early: the runtime timer
 			timer.Reset(wait)
@@ -90,34 +102,84 @@ func (d *Driver) dispatch(ctx context.Context) {
 				return
 			}
 		}
-		d.first(ctx, planned)
+		horizon := time.Duration(math.MaxInt64) // skipping never crosses a replan
+		if pend != nil {
+			horizon = pend.at
+		}
+		if r := d.replanP.Load(); r != nil {
+			horizon = min(horizon, r.at)
+		}
+		if d.first(ctx, planned, sched, offset, horizon) {
+			hold = d.now() + minBatchGap
+		}
 		at, ok = sched.Next()
 	}
 }
 
-// first sends, drops or refuses the first attempt planned at planned.
-func (d *Driver) first(ctx context.Context, planned time.Duration) {
+// first handles the first attempt planned at planned (an offset from the
+// run's start; sched's offsets count from offset), now due. It sends it
+// when it can. Otherwise it handles, with it and in one step whatever
+// their number, the other arrivals of sched that share its fate, planned
+// before horizon:
+//
+//   - more than MaxLag late: it and every arrival more than MaxLag late
+//     are dropped;
+//   - more than MaxInFlight arrivals due (a backlog no catch-up could send:
+//     at most MaxInFlight attempts are in flight at once): it and the
+//     oldest of them are dropped, MaxInFlight are left to catch up on;
+//   - no slot free (MaxInFlight attempts in flight): it and every arrival
+//     due now are refused.
+//
+// It reports whether it handled more than the one arrival.
+func (d *Driver) first(ctx context.Context, planned time.Duration, sched *Schedule, offset, horizon time.Duration) bool {
 	now := d.now()
 	if now-planned > d.cfg.MaxLag {
-		d.rec.add(now, func(s *Second) { s.Planned++; s.Dropped++ })
-		d.met.planned.Inc()
-		d.met.dropped.Inc()
-		return
+		n := 1 + sched.SkipBefore(min(now-d.cfg.MaxLag, horizon)-offset)
+		d.notSent(now, n, false)
+		return n > 1
+	}
+	keep := float64(d.bounds.MaxInFlight)
+	if sched.expectedBefore(min(now, horizon)-offset) > keep {
+		n := 1 + sched.skipTo(Expected(sched.stages, min(now, horizon)-offset)-keep)
+		d.notSent(now, n, false)
+		return n > 1
 	}
 	if !d.acquire() {
-		d.rec.add(now, func(s *Second) { s.Planned++; s.Refused++ })
-		d.met.planned.Inc()
-		d.met.refused.Inc()
-		return
+		n := 1 + sched.SkipBefore(min(now+1, horizon)-offset)
+		d.notSent(now, n, true)
+		return n > 1
 	}
 	d.pending.Add(1)
 	d.retrier.FirstAttempt(now)
 	d.attempts.Add(1)
 	go d.run(ctx, logical{id: d.seq.Add(1), attempt: 1, planned: planned})
+	return false
+}
+
+// notSent counts n first attempts planned and not sent, at now: refused
+// (no slot) or dropped (too late, or beyond what a catch-up could send).
+func (d *Driver) notSent(now time.Duration, n int64, refused bool) {
+	d.rec.add(now, func(s *Second) {
+		s.Planned += n
+		if refused {
+			s.Refused += n
+		} else {
+			s.Dropped += n
+		}
+	})
+	d.met.planned.Add(float64(n))
+	if refused {
+		d.met.refused.Add(float64(n))
+	} else {
+		d.met.dropped.Add(float64(n))
+	}
 }
 
 // tracers sends wait tracers evenly at Tracers.Rate from the start until the
-// schedule has ended (schedDone) or ctx is done.
+// schedule has ended (schedDone) or ctx is done. A tracer takes an
+// attempt slot like any attempt; one that finds none (MaxInFlight in
+// flight, or Bounds.MaxTracers tracers) is not sent and is counted
+// (Second.TracerRefused): tracers never wait for a slot.
 func (d *Driver) tracers(ctx context.Context, schedDone <-chan struct{}) {
 	gap := time.Duration(float64(time.Second) / d.cfg.Tracers.Rate)
 	timer := time.NewTimer(time.Hour)
@@ -156,6 +218,12 @@ func (d *Driver) tracers(ctx context.Context, schedDone <-chan struct{}) {
 			case <-ctx.Done():
 				return
 			}
+			continue
+		}
+		if !d.acquireTracer() {
+			now := d.now()
+			d.rec.add(now, func(s *Second) { s.TracerRefused++ })
+			d.met.tracerRefused.Inc()
 			continue
 		}
 		d.attempts.Add(1)

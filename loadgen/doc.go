@@ -15,6 +15,17 @@
 // more than Config.MaxLag (default 1 s) late is dropped and counted
 // (Second.Dropped, trigger_dropped_total), like k6's dropped_iterations.
 //
+// The schedule is kept at any rate up to MaxRate (10⁹/s), far beyond what
+// one process can send: arrivals the dispatcher cannot send are never
+// generated one by one. When it meets one that is more than MaxLag late,
+// or more arrivals due than MaxInFlight (a backlog no catch-up could
+// send), it drops the late ones, or all but the last MaxInFlight, in one
+// step (Schedule.SkipBefore counts them: exactly for uniform arrivals, by
+// a Poisson draw for Poisson ones); when no slot is free it refuses every
+// arrival due in one step. After such a batch it handles nothing for
+// 1 ms, so its work is at most a thousand batches a second plus the
+// attempts it sends, and a stage after a spike starts on time.
+//
 // # Attempts
 //
 // Every attempt goes through one shared http.RoundTripper with a context
@@ -29,17 +40,25 @@
 //	X-Attempt      1 for the first attempt, 2, 3, … for retries, 0 for tracers
 //	X-Deadline-Ms  milliseconds the client will still wait for this attempt
 //
-// Outcomes are classified as ok (status < 400), timeout (the client gave up),
-// connect (refused, reset or closed before a response), 5xx (other than 503),
-// 429, 503, 4xx (other than 429: the service answered with a client error)
-// and other (malformed responses, attempts cancelled because the run was
-// cancelled). Bodies are drained (up to 1 MiB) and closed so keep-alive
-// connections are reused.
+// Outcomes are classified as ok (a status in Config.OKStatus; by default
+// 200–299), timeout (the client gave up), connect (refused, reset or closed
+// before a response), 5xx (other than 503), 429, 503, 4xx (other than 429:
+// the service answered with a client error) and other (malformed responses,
+// attempts cancelled because the run was cancelled, and statuses below 400
+// that are not ok: a redirect, or a 2xx the clients do not accept). Other,
+// not a class of its own, so that retry_on and every reader of the outcomes
+// keep their eight classes: a status the clients do not accept is neither
+// a success nor an error status the service chose. Redirects are never
+// followed: the driver calls its RoundTripper, not an http.Client, so a
+// redirect cannot send load to a host the scenario does not allow. Bodies
+// are drained (up to 1 MiB) and closed so keep-alive connections are
+// reused.
 //
 // A tracer's latency is a queue wait (Second.TracerWait,
-// trigger_tracer_wait_seconds) only when the service answered it, ok or 4xx:
-// behind a proxy that gives up first, tracers come back as 5xx after the
-// proxy's own timeout, which Second.TracerErrorLatency shows instead, as
+// trigger_tracer_wait_seconds) only when the service answered it, with any
+// status below 500 but 429 (ok, other statuses the clients do not accept,
+// 4xx): behind a proxy that gives up first, tracers come back as 5xx after
+// the proxy's own timeout, which Second.TracerErrorLatency shows instead, as
 // Second.ErrorLatency does for the other attempts answered with a status ≥ 500.
 //
 // # Retries
@@ -53,12 +72,19 @@
 //
 // # Bounds
 //
-// At most Config.MaxInFlight attempts are in flight (one goroutine each); a
-// first attempt or retry due while the bound is reached is refused and
-// counted (Second.Refused, Second.RetryRefused, trigger_refused_total).
-// Retries waiting for their backoff hold no goroutine: they wait in one heap
-// of at most MaxInFlight entries served by one timer. Tracers add at most
-// Tracers.Rate × Tracers.Timeout goroutines. Memory per second of timeline is
+// At most Config.MaxInFlight attempts and tracers are in flight together
+// (one goroutine and one connection each); a first attempt or retry due
+// while the bound is reached is refused and counted (Second.Refused,
+// Second.RetryRefused, trigger_refused_total), and so is a tracer
+// (Second.TracerRefused, trigger_tracers_refused_total): tracers never wait
+// for a slot, and hold at most half of them (Bounds.MaxTracers) so that
+// probes never crowd out the load. Tracers.Rate is at most MaxTracerRate
+// (100/s). Each connection is a file descriptor: NewDriver raises the soft
+// RLIMIT_NOFILE to the hard limit (RaiseFDLimit) and lowers MaxInFlight to
+// the limit less FDReserve (128) descriptors for the rest of the process;
+// Driver.Bounds says whether it did and why. Retries waiting for their
+// backoff hold no goroutine: they wait in one heap of at most MaxInFlight
+// entries served by one timer. Memory per second of timeline is
 // one Second value and one Cohort; histograms are HDR (ten of 23 KiB: one
 // per second, reset when it is sealed, and one for the run, per distribution).
 //

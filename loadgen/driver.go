@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -26,7 +27,7 @@ type Request struct {
 // long timeout and no retries, tagged X-Attempt: 0, whose latency measures
 // the queue wait even while every normal attempt times out.
 type Tracers struct {
-	Rate    float64       // probes per second, evenly spaced; 0 means DefaultTracerRate
+	Rate    float64       // probes per second, evenly spaced; 0 means DefaultTracerRate; at most MaxTracerRate
 	Timeout time.Duration // probe patience; 0 means DefaultTracerTimeout
 }
 
@@ -36,6 +37,10 @@ const (
 	DefaultMaxLag        = time.Second      // Config.MaxLag
 	DefaultTracerRate    = 2.0              // Tracers.Rate, per second
 	DefaultTracerTimeout = 60 * time.Second // Tracers.Timeout
+	// MaxTracerRate is the highest Tracers.Rate NewDriver accepts, per
+	// second: tracers are probes, not load, and each one waits up to its
+	// long timeout holding a slot.
+	MaxTracerRate = 100.0
 )
 
 // Config configures a Driver.
@@ -46,12 +51,22 @@ type Config struct {
 	Seed     uint64   // seeds the schedule and the jitter
 	Timeout  time.Duration
 	Retry    RetryPolicy
-	// MaxInFlight bounds concurrent attempts (tracers excluded); a first
-	// attempt or retry due while it is reached is refused and counted. It
-	// also bounds the retries waiting for their backoff. 0 means
-	// DefaultMaxInFlight.
+	// MaxInFlight bounds concurrent attempts and tracers together (each
+	// holds a connection: a file descriptor); a first attempt or retry due
+	// while it is reached is refused and counted, a tracer is not sent and
+	// counted (Second.TracerRefused). It also bounds the retries waiting
+	// for their backoff. 0 means DefaultMaxInFlight. NewDriver lowers it
+	// to what the open-file limit allows (see Bounds, Driver.MaxInFlight).
 	MaxInFlight int
 	Tracers     *Tracers // nil = no tracers
+	// OKStatus lists the HTTP statuses that are a success; empty means
+	// 200–299. A response with a status not listed and below 400 (a
+	// redirect, which the driver never follows, or a 2xx the clients do not
+	// accept) is OutcomeOther: the exchange completed, but not as the
+	// clients want, and it is no error status (4xx, 5xx) the service
+	// chose. A listed status of 400 or more is OutcomeOK. Each must be a
+	// status code, 100–599.
+	OKStatus []int
 	// MaxLag is the catch-up bound: a first attempt whose planned time is
 	// more than MaxLag in the past when the dispatcher reaches it is dropped
 	// and counted (k6's dropped_iterations); those within it are sent at
@@ -84,7 +99,10 @@ type Driver struct {
 	ran      atomic.Bool  // Run was called
 	started  atomic.Bool  // start is set (published by this atomic)
 	start    time.Time    // when Run started (monotonic)
+	bounds   Bounds       // MaxInFlight as enforced
+	slots    atomic.Int64 // attempts and tracers in flight (what MaxInFlight bounds)
 	inFlight atomic.Int64 // attempts in flight (tracers excluded)
+	tracing  atomic.Int64 // tracers in flight
 	pending  atomic.Int64 // logical requests not ended
 	idle     chan struct{}
 	replanP  atomic.Pointer[replanReq]
@@ -145,11 +163,27 @@ func NewDriver(cfg Config) (*Driver, error) {
 		if tc.Timeout == 0 {
 			tc.Timeout = DefaultTracerTimeout
 		}
+		if tc.Rate > MaxTracerRate || math.IsNaN(tc.Rate) {
+			return nil, fmt.Errorf("loadgen: tracer rate %g/s above the most allowed (%g/s)", tc.Rate, MaxTracerRate)
+		}
 		cfg.Tracers = &tc
 	}
+	for _, code := range cfg.OKStatus {
+		if code < 100 || code > 599 {
+			return nil, fmt.Errorf("loadgen: ok status %d is not an HTTP status code (100–599)", code)
+		}
+	}
+	soft, _, _ := fdLimits() // a limit that could not be raised is still the limit
+	bounds, err := inFlightBounds(cfg.MaxInFlight, soft)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxInFlight = bounds.MaxInFlight
 	cfg.Stages = append([]Stage(nil), cfg.Stages...)
+	cfg.OKStatus = append([]int(nil), cfg.OKStatus...)
 	d := &Driver{
 		cfg:      cfg,
+		bounds:   bounds,
 		url:      u,
 		rt:       cfg.Transport,
 		idle:     make(chan struct{}, 1),
@@ -293,20 +327,6 @@ func (d *Driver) tick(stop <-chan struct{}) {
 			d.rec.roll(d.now())
 		case <-stop:
 			return
-		}
-	}
-}
-
-// acquire takes an attempt slot if fewer than MaxInFlight are in flight.
-func (d *Driver) acquire() bool {
-	max := int64(d.cfg.MaxInFlight)
-	for {
-		n := d.inFlight.Load()
-		if n >= max {
-			return false
-		}
-		if d.inFlight.CompareAndSwap(n, n+1) {
-			return true
 		}
 	}
 }

@@ -153,6 +153,7 @@ func checkAccounting(t *testing.T, d *Driver) Totals {
 		sum.Succeeded += s.Succeeded
 		sum.Failed += s.Failed
 		sum.TracerSent += s.TracerSent
+		sum.TracerRefused += s.TracerRefused
 		for o := range NumOutcomes {
 			sum.FirstOutcomes[o] += s.FirstOutcomes[o]
 			sum.RetryOutcomes[o] += s.RetryOutcomes[o]
@@ -160,7 +161,7 @@ func checkAccounting(t *testing.T, d *Driver) Totals {
 	}
 	if sum.Planned != tot.Planned || sum.Sent != tot.Sent || sum.Retries != tot.Retries ||
 		sum.Succeeded != tot.Succeeded || sum.Failed != tot.Failed || sum.FirstOutcomes != tot.FirstOutcomes ||
-		sum.RetryOutcomes != tot.RetryOutcomes || sum.TracerSent != tot.TracerSent {
+		sum.RetryOutcomes != tot.RetryOutcomes || sum.TracerSent != tot.TracerSent || sum.TracerRefused != tot.TracerRefused {
 		t.Errorf("timeline sums %+v differ from totals %+v", sum, tot.Second)
 	}
 	checkCohorts(t, d, tot)
@@ -529,9 +530,17 @@ func TestNewDriverErrors(t *testing.T) {
 		{"bad budget", func(c *Config) { b := -0.1; c.Retry.Budget = &b }},                   // β ≥ 0
 		{"negative tracer", func(c *Config) { c.Tracers = &Tracers{Rate: -1} }},              // rates ≥ 0
 		{"negative in flight", func(c *Config) { c.MaxInFlight = -1 }},                       // bound ≥ 0
+		{"tracers above the ceiling", func(c *Config) { c.Tracers = &Tracers{Rate: MaxTracerRate + 1} }},
+		{"rate above MaxRate", func(c *Config) { c.Stages = []Stage{Constant(time.Second, 2*MaxRate)} }},
+		{"ok status not a status", func(c *Config) { c.OKStatus = []int{200, 2000} }},
 	}
 	if _, err := NewDriver(ok); err != nil {
 		t.Fatalf("valid config refused: %v", err)
+	}
+	atCeiling := ok
+	atCeiling.Tracers = &Tracers{Rate: MaxTracerRate}
+	if _, err := NewDriver(atCeiling); err != nil {
+		t.Fatalf("tracers at MaxTracerRate refused: %v", err)
 	}
 	for _, tc := range tests {
 		c := ok
@@ -622,7 +631,7 @@ func BenchmarkAttempt(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		d.inFlight.Add(1)
+		d.acquire()
 		d.pending.Add(1)
 		d.attempts.Add(1)
 		d.run(ctx, logical{id: 1, attempt: 1, planned: d.now()})

@@ -31,9 +31,11 @@ type metrics struct {
 	requests [2]prometheus.Counter // succeeded, failed
 	dropped  prometheus.Counter
 	refused  prometheus.Counter
-	wait     prometheus.Histogram
-	lag      prometheus.Histogram
-	duration [numKinds]prometheus.Observer
+	// tracerRefused counts tracers not sent for want of a slot.
+	tracerRefused prometheus.Counter
+	wait          prometheus.Histogram
+	lag           prometheus.Histogram
+	duration      [numKinds]prometheus.Observer
 }
 
 func newMetrics(inFlight, pending func() float64, extra prometheus.Registerer) (*metrics, error) {
@@ -49,7 +51,9 @@ func newMetrics(inFlight, pending func() float64, extra prometheus.Registerer) (
 	dropped := prometheus.NewCounter(prometheus.CounterOpts{Name: "trigger_dropped_total",
 		Help: "First attempts dropped because the driver was further behind the schedule than the lag bound."})
 	refused := prometheus.NewCounter(prometheus.CounterOpts{Name: "trigger_refused_total",
-		Help: "Attempts (first and retry) refused because max_in_flight attempts were in flight."})
+		Help: "Attempts (first and retry) refused because max_in_flight attempts and tracers were in flight."})
+	tracerRefused := prometheus.NewCounter(prometheus.CounterOpts{Name: "trigger_tracers_refused_total",
+		Help: "Wait tracers not sent because max_in_flight attempts and tracers were in flight (or half of them were tracers)."})
 	inflight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "trigger_in_flight",
 		Help: "Attempts in flight (tracers excluded)."}, inFlight)
 	pend := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "trigger_pending_requests",
@@ -63,7 +67,7 @@ func newMetrics(inFlight, pending func() float64, extra prometheus.Registerer) (
 	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "trigger_attempt_duration_seconds",
 		Help:    "Duration of completed attempts by kind, whatever their outcome.",
 		Buckets: prometheus.ExponentialBucketsRange(0.0005, 120, 20)}, []string{"kind"})
-	cs := []prometheus.Collector{planned, attempts, sent, requests, dropped, refused, inflight, pend, wait, lag, duration}
+	cs := []prometheus.Collector{planned, attempts, sent, requests, dropped, refused, tracerRefused, inflight, pend, wait, lag, duration}
 	for _, c := range cs {
 		if err := m.reg.Register(c); err != nil {
 			return nil, fmt.Errorf("loadgen: metrics: %w", err)
@@ -74,7 +78,7 @@ func newMetrics(inFlight, pending func() float64, extra prometheus.Registerer) (
 			}
 		}
 	}
-	m.planned, m.dropped, m.refused, m.wait, m.lag = planned, dropped, refused, wait, lag
+	m.planned, m.dropped, m.refused, m.tracerRefused, m.wait, m.lag = planned, dropped, refused, tracerRefused, wait, lag
 	for k := range numKinds {
 		m.sent[k] = sent.WithLabelValues(kindNames[k])
 		m.duration[k] = duration.WithLabelValues(kindNames[k])

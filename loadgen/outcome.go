@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -15,8 +16,8 @@ import (
 type Outcome uint8
 
 const (
-	// OutcomeOK is a response with a status below 400 (the service answered
-	// with a success or a redirect).
+	// OutcomeOK is a response with a status that counts as success:
+	// 200–299, or the statuses listed in Config.OKStatus.
 	OutcomeOK Outcome = iota
 	// OutcomeTimeout is an attempt the client gave up on (its per-attempt
 	// timeout or the overall deadline expired before the whole response arrived).
@@ -34,7 +35,10 @@ const (
 	// a client error (told apart from OutcomeOther, a broken exchange).
 	Outcome4xx
 	// OutcomeOther is anything else: malformed responses, attempts cancelled
-	// because the run ended, requests that could not be built.
+	// because the run ended, requests that could not be built, and
+	// responses with a status below 400 that is not a success (not in
+	// Config.OKStatus: a redirect, which is never followed, or a 2xx the
+	// clients do not accept).
 	OutcomeOther
 	// NumOutcomes is the number of outcome classes (array sizes).
 	NumOutcomes
@@ -102,9 +106,13 @@ func (s OutcomeSet) String() string {
 	return strings.Join(parts, ",")
 }
 
-// ClassifyStatus returns the outcome of an HTTP status code.
-func ClassifyStatus(code int) Outcome {
+// ClassifyStatus returns the outcome of an HTTP status code when ok lists
+// the statuses that are a success (empty: 200–299). A listed status is
+// OutcomeOK whatever it is; an unlisted one below 400 is OutcomeOther.
+func ClassifyStatus(code int, ok []int) Outcome {
 	switch {
+	case len(ok) == 0 && code >= 200 && code <= 299, slices.Contains(ok, code):
+		return OutcomeOK
 	case code == http.StatusTooManyRequests:
 		return Outcome429
 	case code == http.StatusServiceUnavailable:
@@ -114,14 +122,17 @@ func ClassifyStatus(code int) Outcome {
 	case code >= 400:
 		return Outcome4xx
 	}
-	return OutcomeOK
+	return OutcomeOther
 }
 
-// answered reports whether the service itself answered the attempt: a
-// success, a redirect or a client error (OutcomeOK, Outcome4xx). A tracer's
-// latency is a queue wait only then: a 5xx may come from a layer in front of
-// the service that gave up first.
-func (o Outcome) answered() bool { return o == OutcomeOK || o == Outcome4xx }
+// answeredStatus reports whether a response read whole with status code
+// (0: none) is the service itself answering: any status below 500 but
+// 429, a success or not (a redirect, a 4xx). A tracer's latency is a queue
+// wait only then: a 5xx may come from a layer in front of the service that
+// gave up first, and a 429 from a rate limiter that never queued it.
+func answeredStatus(code int) bool {
+	return code > 0 && code < 500 && code != http.StatusTooManyRequests
+}
 
 // serverError reports whether the attempt was answered with a status ≥ 500
 // (Outcome5xx, Outcome503).

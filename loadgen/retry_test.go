@@ -326,19 +326,44 @@ func TestClassifyStatus(t *testing.T) {
 		code int
 		want Outcome
 	}{
-		{200, OutcomeOK},  // success
-		{304, OutcomeOK},  // not an error
-		{400, Outcome4xx}, // client error: the service answered
-		{404, Outcome4xx}, // client error
-		{499, Outcome4xx}, // the last 4xx
-		{429, Outcome429}, // rate limited, its own class
-		{500, Outcome5xx}, // server error
-		{503, Outcome503}, // unavailable, its own class
-		{504, Outcome5xx}, // gateway timeout is a 5xx
+		{200, OutcomeOK},    // success
+		{204, OutcomeOK},    // success without a body
+		{304, OutcomeOther}, // not a success by default: only 2xx is
+		{302, OutcomeOther}, // a redirect, never followed
+		{400, Outcome4xx},   // client error: the service answered
+		{404, Outcome4xx},   // client error
+		{499, Outcome4xx},   // the last 4xx
+		{429, Outcome429},   // rate limited, its own class
+		{500, Outcome5xx},   // server error
+		{503, Outcome503},   // unavailable, its own class
+		{504, Outcome5xx},   // gateway timeout is a 5xx
 	}
 	for _, tc := range tests {
-		if got := ClassifyStatus(tc.code); got != tc.want {
+		if got := ClassifyStatus(tc.code, nil); got != tc.want {
 			t.Errorf("ClassifyStatus(%d) = %v, want %v", tc.code, got, tc.want)
+		}
+	}
+}
+
+func TestClassifyStatusOK(t *testing.T) {
+	tests := []struct {
+		code int
+		ok   []int
+		want Outcome
+	}{
+		{200, []int{200}, OutcomeOK},         // listed
+		{204, []int{200}, OutcomeOther},      // a 2xx the clients do not accept
+		{302, []int{200, 302}, OutcomeOK},    // a redirect the clients take as an answer
+		{301, []int{200, 302}, OutcomeOther}, // another redirect
+		{404, []int{200, 404}, OutcomeOK},    // a probe of a missing page
+		{400, []int{200, 404}, Outcome4xx},   // an unlisted 4xx keeps its class
+		{503, []int{200}, Outcome503},        // an unlisted 5xx keeps its class
+		{299, nil, OutcomeOK},                // the default: 200–299
+		{199, nil, OutcomeOther},             // informational: not a success
+	}
+	for _, tc := range tests {
+		if got := ClassifyStatus(tc.code, tc.ok); got != tc.want {
+			t.Errorf("ClassifyStatus(%d, %v) = %v, want %v", tc.code, tc.ok, got, tc.want)
 		}
 	}
 }

@@ -61,8 +61,16 @@ func ParseArrivals(s string) (Arrivals, error) {
 	return 0, fmt.Errorf("loadgen: unknown arrivals %q (want poisson or uniform)", s)
 }
 
-// ValidateStages reports the first stage with a negative or non-finite rate
-// or a negative duration.
+// MaxRate is the highest stage rate, first attempts per second, that
+// ValidateStages accepts: a thousand times what one process can send
+// (about 10⁶ a second), so any spike a scenario can mean is accepted and
+// what cannot be sent is counted as dropped or refused; and low enough
+// that the schedule's cumulative count stays an exact float64 integer
+// (below 2⁵³) for 100 days and the per-second counts fit an int64.
+const MaxRate = 1e9
+
+// ValidateStages reports the first stage with a negative, non-finite or
+// above-MaxRate rate, or a negative duration.
 func ValidateStages(stages []Stage) error {
 	for i, st := range stages {
 		if st.Duration < 0 {
@@ -71,6 +79,9 @@ func ValidateStages(stages []Stage) error {
 		for _, r := range []float64{st.From, st.To} {
 			if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 				return fmt.Errorf("loadgen: stage %d: invalid rate %v", i, r)
+			}
+			if r > MaxRate {
+				return fmt.Errorf("loadgen: stage %d: rate %g/s is above the most a driver accounts for (%g/s)", i, r, float64(MaxRate))
 			}
 		}
 	}

@@ -49,12 +49,17 @@ type Second struct {
 	Pending          int64              // logical requests not yet ended, at the end of the second
 	InFlight         int64              // attempts in flight (tracers excluded), at the end of the second
 	TracerSent       int64              // tracer probes sent
-	TracerOutcomes   [NumOutcomes]int64 // completed tracers by outcome
-	TracerTimeouts   int64              // tracers that timed out (their wait exceeded Tracers.Timeout)
-	// TracerWait is the latency of tracers the service answered (OutcomeOK
-	// or Outcome4xx), seconds: the queue wait. A tracer answered with a 5xx,
-	// 503 or 429, or that timed out or failed, is not a wait sample: a proxy
-	// in front of the service may have given up first.
+	// TracerRefused counts tracers not sent because no slot was free
+	// (MaxInFlight attempts and tracers in flight, or Bounds.MaxTracers
+	// tracers): a tracer never waits for one.
+	TracerRefused  int64
+	TracerOutcomes [NumOutcomes]int64 // completed tracers by outcome
+	TracerTimeouts int64              // tracers that timed out (their wait exceeded Tracers.Timeout)
+	// TracerWait is the latency of tracers the service answered (a status
+	// below 500 other than 429, a success or not), seconds: the queue
+	// wait. A tracer answered with a 5xx, 503 or 429, or that timed out or
+	// failed, is not a wait sample: a proxy in front of the service may
+	// have given up first.
 	TracerWait Summary
 	// TracerErrorLatency is the latency of tracers answered with a status
 	// ≥ 500 (Outcome5xx, Outcome503), seconds: when it is nearly fixed (P10 ≈
@@ -325,8 +330,9 @@ func (r *recorder) failed(now time.Duration, c int, refused bool) {
 	r.mu.Unlock()
 }
 
-// tracerDone records a completed tracer.
-func (r *recorder) tracerDone(now time.Duration, o Outcome, took time.Duration) {
+// tracerDone records a completed tracer; answered says whether the
+// service answered it (answeredStatus): its latency is then a wait sample.
+func (r *recorder) tracerDone(now time.Duration, o Outcome, took time.Duration, answered bool) {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
@@ -336,7 +342,7 @@ func (r *recorder) tracerDone(now time.Duration, o Outcome, took time.Duration) 
 		}
 	}
 	switch {
-	case o.answered():
+	case answered:
 		r.recordLocked(distWait, took)
 	case o.serverError():
 		r.recordLocked(distTracerError, took)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +21,19 @@ func newReportCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Re-render the reports of a recorded run from its result.json and timeline.csv",
 		Long: `report re-renders report.html, timeline.png, timeline.svg, report.md and
 junit.xml in a run's folder from its result.json and timeline.csv, for
-example after a crash, or with a newer version of trigger. It sends nothing.`,
+example after a crash, or with a newer version of trigger. It sends nothing.
+
+It reads only regular files, at most 64 MiB of result.json and 512 MiB of
+timeline.csv: a named pipe, a device or a larger file is refused.
+
+Exit codes: 0 every report was written; 2 the folder's files cannot be
+used as they are (result.json missing, not a regular file, too large or
+not a result document; timeline.csv refused, unreadable, or cut short, as
+a crash leaves its last row: the reports are then still written from the
+whole rows, and the error names the cut row); 4 a report could not be
+written. A damaged input is 2, not 4: nothing failed in trigger or its
+infrastructure, and the same folder gives the same result until its files
+are fixed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
@@ -28,7 +41,7 @@ example after a crash, or with a newer version of trigger. It sends nothing.`,
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s is not a run's folder: %w", dir, err)}
 			}
 			if err := report.RenderDir(dir); err != nil {
-				return &ExitError{Code: ExitHarness, Err: err}
+				return &ExitError{Code: reportExit(err), Err: err}
 			}
 			for _, f := range report.ReportFiles {
 				fmt.Fprintln(stdout, filepath.Join(dir, f))
@@ -36,4 +49,14 @@ example after a crash, or with a newer version of trigger. It sends nothing.`,
 			return nil
 		},
 	}
+}
+
+// reportExit is the exit code of a RenderDir error: usage/input for an
+// error in the folder's files (report.InputError), harness otherwise.
+func reportExit(err error) int {
+	var ie *report.InputError
+	if errors.As(err, &ie) {
+		return ExitUsage
+	}
+	return ExitHarness
 }

@@ -27,7 +27,8 @@ var (
 	// RemoteConfig.Timeout; the error names the address and the timeout.
 	ErrTimeout = errors.New("no answer")
 	// ErrServer means Prometheus answered with an HTTP error status that is
-	// not a query error (5xx, 429, 401, 403, ...) after the retries allowed.
+	// not a query error (5xx, 429, 401, 403, ...) after the retries allowed,
+	// or with a redirect to another origin (never followed, not retried).
 	ErrServer = errors.New("server error")
 )
 

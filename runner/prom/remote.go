@@ -39,6 +39,9 @@ type RemoteConfig struct {
 	// "" = none. Exclusive with Username.
 	BearerToken string
 	// Username and Password are sent as HTTP basic auth; "" = none.
+	// Credentials go to the origin (scheme, host, port) of Address only:
+	// a redirect to the same origin is followed, one to another origin is
+	// an error (ErrServer), never followed.
 	Username, Password string
 	// TLS configures https; nil = Go's defaults with the system roots.
 	TLS *TLSConfig
@@ -88,14 +91,16 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 		}
 	}
 	tr := newTransport(tc)
+	home := originOf(u)
 	var rt http.RoundTripper = tr
 	switch {
 	case cfg.BearerToken != "":
-		rt = &bearerRoundTripper{token: cfg.BearerToken, next: rt}
+		rt = bearer(home, cfg.BearerToken, rt)
 	case cfg.Username != "" || cfg.Password != "":
-		rt = &basicAuthRoundTripper{username: cfg.Username, password: cfg.Password, next: rt}
+		rt = basicAuth(home, cfg.Username, cfg.Password, rt)
 	}
-	c, err := api.NewClient(api.Config{Address: cfg.Address, RoundTripper: rt})
+	client := &http.Client{Transport: rt, CheckRedirect: sameOriginRedirects(home)}
+	c, err := api.NewClient(api.Config{Address: cfg.Address, Client: client})
 	if err != nil {
 		return nil, fmt.Errorf("prom: address %q: %w", cfg.Address, err)
 	}

@@ -58,6 +58,11 @@ func classify(parent context.Context, err error, a *attempt, addr string, timeou
 	if errors.As(err, &ue) {
 		cause = ue.Err
 	}
+	if errors.Is(err, errCrossOrigin) {
+		// Prometheus' address answered with a redirect elsewhere: no
+		// retry will change that, and none will follow it.
+		return classified{err: fmt.Errorf("prometheus at %s: %w: %w", addr, ErrServer, cause)}
+	}
 	if a.status != 0 {
 		// An answer came but could not be read (e.g. the body was cut).
 		return classified{err: fmt.Errorf("prometheus at %s: %w: reading the answer: %w", addr, ErrServer, cause), transient: true}

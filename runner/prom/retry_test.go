@@ -52,6 +52,7 @@ func TestParseRetryAfter(t *testing.T) {
 		" 1 ":                           time.Second,     // spaces
 		"-1":                            0,               // negative
 		"Wed, 21 Oct 2015 07:28:00 GMT": 0,               // HTTP date: not used
+		"9223372036854775807":           24 * time.Hour,  // capped, not overflowed into a negative wait
 	}
 	for h, want := range cases {
 		if got := parseRetryAfter(h); got != want {

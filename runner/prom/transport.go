@@ -79,41 +79,6 @@ func newTransport(tc *tls.Config) *http.Transport {
 	}
 }
 
-// bearerRoundTripper sets "Authorization: Bearer <token>" on every request
-// that carries no Authorization of its own.
-type bearerRoundTripper struct {
-	token string
-	next  http.RoundTripper
-}
-
-// RoundTrip implements http.RoundTripper; it clones the request, as the
-// contract of RoundTripper forbids changing it.
-func (rt *bearerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Header.Get("Authorization") != "" {
-		return rt.next.RoundTrip(req)
-	}
-	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+rt.token)
-	return rt.next.RoundTrip(req)
-}
-
-// basicAuthRoundTripper sets HTTP basic authentication on every request
-// that carries no Authorization of its own.
-type basicAuthRoundTripper struct {
-	username, password string
-	next               http.RoundTripper
-}
-
-// RoundTrip implements http.RoundTripper on a clone of the request.
-func (rt *basicAuthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Header.Get("Authorization") != "" {
-		return rt.next.RoundTrip(req)
-	}
-	req = req.Clone(req.Context())
-	req.SetBasicAuth(rt.username, rt.password)
-	return rt.next.RoundTrip(req)
-}
-
 // attempt records what the HTTP layer saw during one attempt of a query,
 // for the retry decision: client_golang's v1 API folds the status code
 // into its error text.
@@ -178,5 +143,7 @@ func parseRetryAfter(h string) time.Duration {
 	if err != nil || s < 0 {
 		return 0
 	}
-	return time.Duration(s) * time.Second
+	// A day is more than any backoff (MaxBackoff caps the wait); a larger
+	// value would overflow a time.Duration.
+	return time.Duration(min(s, 86400)) * time.Second
 }

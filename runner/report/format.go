@@ -12,7 +12,8 @@ import (
 const unknown = "–"
 
 // num formats a number for people: three significant digits or so,
-// trailing zeros dropped ("3", "2.99", "0.248", "1250").
+// trailing zeros dropped ("3", "2.99", "0.248", "1250"); from 10¹⁵ on in
+// scientific notation ("2.5e+300"), not as hundreds of digits.
 func num(x float64) string {
 	if math.IsNaN(x) {
 		return unknown
@@ -26,6 +27,8 @@ func num(x float64) string {
 	a := math.Abs(x)
 	var s string
 	switch {
+	case a >= 1e15:
+		return strconv.FormatFloat(x, 'g', 3, 64)
 	case a >= 100:
 		s = strconv.FormatFloat(x, 'f', 0, 64)
 	case a >= 10:

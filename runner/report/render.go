@@ -66,8 +66,15 @@ func WriteAll(dir string, doc analysis.Document, rows []analysis.MeasuredSecond)
 // files, what a crashed or interrupted run leaves, and renders whatever
 // kind of document it finds (run, simulate, plan). Without timeline.csv the
 // reports are drawn from the document alone. A timeline cut short by a
-// crash is used up to its last whole row and the cut is reported as an
-// error after every report has been written.
+// crash (a last row without its newline or with fewer fields than the
+// header) is used up to its last whole row and the cut, with its row
+// number, is reported as an error after every report has been written.
+//
+// Each file must be a regular file of at most MaxResultBytes or
+// MaxTimelineBytes: a FIFO, a device (a link to /dev/zero) or a huge file
+// is refused without blocking or reading it. An error in the files
+// themselves (refused, malformed, cut) is an *InputError; an error
+// writing the reports is not.
 func RenderDir(dir string) error {
 	doc, err := ReadResult(filepath.Join(dir, ResultFile))
 	if err != nil {
@@ -75,23 +82,24 @@ func RenderDir(dir string) error {
 	}
 	var rows []analysis.MeasuredSecond
 	var partial error
-	f, err := os.Open(filepath.Join(dir, TimelineFile))
+	f, err := openInput(filepath.Join(dir, TimelineFile), TimelineFile, MaxTimelineBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return fmt.Errorf("report: %w", err)
 	default:
-		rows, partial = ReadTimeline(f)
+		rows, partial = ReadTimeline(limitReader(f, TimelineFile, MaxTimelineBytes))
 		f.Close()
 		if partial != nil && len(rows) == 0 {
-			return fmt.Errorf("report: %s: %w", TimelineFile, partial)
+			return fmt.Errorf("report: %w", &InputError{File: TimelineFile, Err: partial})
 		}
 	}
 	if err := WriteAll(dir, doc, rows); err != nil {
 		return err
 	}
 	if partial != nil {
-		return fmt.Errorf("report: %s: reports drawn from its first %d rows: %w", TimelineFile, len(rows), partial)
+		return fmt.Errorf("report: %w", &InputError{File: TimelineFile,
+			Err: fmt.Errorf("reports drawn from its first %d rows: %w", len(rows), partial)})
 	}
 	return nil
 }

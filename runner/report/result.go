@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -10,7 +11,9 @@ import (
 )
 
 // WriteResult writes the result document as indented JSON, through a
-// temporary file and a rename, so a reader never sees half a document.
+// temporary file and a rename, so a reader never sees half a document. A
+// NaN or infinite number is written as null (analysis.Document's
+// MarshalJSON), so a document always encodes.
 func WriteResult(path string, doc analysis.Document) error {
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -35,15 +38,23 @@ func WriteResult(path string, doc analysis.Document) error {
 	return nil
 }
 
-// ReadResult reads a result document.
+// ReadResult reads a result document: a regular file of at most
+// MaxResultBytes, opened so that a FIFO or a device cannot block or flood
+// the reader. A file that is not one, or holds no document, is an
+// *InputError.
 func ReadResult(path string) (analysis.Document, error) {
 	var doc analysis.Document
-	b, err := os.ReadFile(path)
+	f, err := openInput(path, path, MaxResultBytes)
+	if err != nil {
+		return doc, fmt.Errorf("result: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(limitReader(f, path, MaxResultBytes))
 	if err != nil {
 		return doc, fmt.Errorf("result: %w", err)
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return doc, fmt.Errorf("result: %s: %w", path, err)
+		return doc, fmt.Errorf("result: %w", &InputError{File: path, Err: err})
 	}
 	return doc, nil
 }

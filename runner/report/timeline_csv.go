@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -79,9 +80,14 @@ func (tw *TimelineWriter) flush() error {
 
 // ReadTimeline reads a timeline.csv back. Columns are matched by name, so
 // files with fewer or more columns (older or newer versions) still read;
-// missing values are NaN.
+// missing values are NaN. Every row must have as many fields as the
+// header and end with a newline, as TimelineWriter writes them: a row cut
+// by a crash (the last line without its newline, or with fewer fields) is
+// an error naming its line and row (row 1 is the first under the header),
+// returned with the rows before it.
 func ReadTimeline(r io.Reader) ([]analysis.MeasuredSecond, error) {
-	cr := csv.NewReader(r)
+	tail := &tailReader{r: r}
+	cr := csv.NewReader(tail)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
@@ -97,18 +103,30 @@ func ReadTimeline(r io.Reader) ([]analysis.MeasuredSecond, error) {
 		}
 	}
 	var rows []analysis.MeasuredSecond
-	for line := 2; ; line++ {
+	for row := 1; ; row++ {
+		line := row + 1
 		rec, err := cr.Read()
 		if err == io.EOF {
-			return rows, nil
+			if tail.last == '\n' {
+				return rows, nil
+			}
+			// The last line read has no newline: it was cut while being
+			// written, however well it parsed.
+			if row == 1 {
+				return nil, errors.New("timeline: header: cut: the file ends inside it (no newline)")
+			}
+			return rows[:len(rows)-1], fmt.Errorf("timeline: line %d (row %d): cut: the file ends inside it (no newline)", line-1, row-1)
 		}
 		if err != nil {
-			return rows, fmt.Errorf("timeline: line %d: %w", line, err)
+			return rows, fmt.Errorf("timeline: line %d (row %d): %w", line, row, err)
+		}
+		if len(rec) != len(header) {
+			return rows, fmt.Errorf("timeline: line %d (row %d): cut: %d fields, the header has %d", line, row, len(rec), len(header))
 		}
 		m := nanSecond()
 		v := reflect.ValueOf(&m).Elem()
 		for c, s := range rec {
-			if c >= len(index) || index[c] < 0 {
+			if index[c] < 0 {
 				continue
 			}
 			fv := v.FieldByIndex(timelineFields[index[c]].Index)
@@ -121,13 +139,28 @@ func ReadTimeline(r io.Reader) ([]analysis.MeasuredSecond, error) {
 				}
 				x, err := strconv.ParseFloat(s, 64)
 				if err != nil {
-					return rows, fmt.Errorf("timeline: line %d, %s: %w", line, header[c], err)
+					return rows, fmt.Errorf("timeline: line %d (row %d), %s: %w", line, row, header[c], err)
 				}
 				fv.SetFloat(x)
 			}
 		}
 		rows = append(rows, m)
 	}
+}
+
+// tailReader remembers the last byte read through it: a file TimelineWriter
+// wrote whole ends with a newline.
+type tailReader struct {
+	r    io.Reader
+	last byte
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.last = p[n-1]
+	}
+	return n, err
 }
 
 // nanSecond is a row whose every number is unknown.

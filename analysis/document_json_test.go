@@ -1,0 +1,146 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+)
+
+// fill sets every field reachable from v: pointers and interfaces of
+// struct type allocated, slices given two elements, maps one entry,
+// strings "x", booleans true, integers 3, and every floating-point number
+// num() (a float64 field, a *float64, a []float64 element alike). It
+// returns how many numbers it set.
+func fill(v reflect.Value, num func() float64) int {
+	n := 0
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(num())
+		return 1
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(3)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(3)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		n += fill(v.Elem(), num)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			n += fill(v.Index(i), num)
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			n += fill(v.Index(i), num)
+		}
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		fill(k, num)
+		n += fill(e, num)
+		m.SetMapIndex(k, e)
+		v.Set(m)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				n += fill(v.Field(i), num)
+			}
+		}
+	}
+	return n
+}
+
+// notNull walks a document read back and counts the numbers that are
+// not the null a non-finite number was written as: plain floats not 0,
+// *float64 not nil.
+func notNull(v reflect.Value) int {
+	n := 0
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if v.Float() != 0 {
+			n++
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			if k := v.Type().Elem().Kind(); k == reflect.Float64 || k == reflect.Float32 {
+				return 1
+			}
+			n += notNull(v.Elem())
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			n += notNull(v.Index(i))
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			n += notNull(v.MapIndex(k))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				n += notNull(v.Field(i))
+			}
+		}
+	}
+	return n
+}
+
+// Every number of the document NaN or infinite, in every kind of field:
+// it still encodes, as valid JSON with every one of them null.
+func TestDocumentEncodesNonFinite(t *testing.T) {
+	kinds := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
+	for i, x := range kinds {
+		var doc Document
+		j := i
+		n := fill(reflect.ValueOf(&doc).Elem(), func() float64 { j++; return kinds[j%len(kinds)] })
+		if n < 100 {
+			t.Fatalf("only %d numbers set: the fill misses fields", n)
+		}
+		b, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatalf("starting with %v: %v", x, err)
+		}
+		var back Document
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("starting with %v: reading back: %v", x, err)
+		}
+		if m := notNull(reflect.ValueOf(back)); m != 0 {
+			t.Errorf("starting with %v: %d of %d non-finite numbers came back as numbers", x, m, n)
+		}
+		if back.Kind != "x" || len(back.Timeline) != 2 || back.Runs == nil || back.Observation == nil || len(back.Observation.Estimates) != 2 {
+			t.Errorf("starting with %v: the rest of the document is lost: %+v", x, back)
+		}
+	}
+}
+
+// Where every number is finite, the walk that writes non-finite numbers as
+// null writes exactly what encoding/json writes: the same fields, in the
+// same order, omitted alike.
+func TestDocumentEncodingFaithful(t *testing.T) {
+	type plain Document
+	full := Document{}
+	x := 0.0
+	fill(reflect.ValueOf(&full).Elem(), func() float64 { x += 1.25; return x })
+	for name, doc := range map[string]Document{"empty": {}, "full": full} {
+		want, err := json.Marshal(plain(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := encodeFinite(&got, reflect.ValueOf(plain(doc))); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want) {
+			t.Errorf("%s:\n got %s\nwant %s", name, got.String(), want)
+		}
+		if b, err := json.Marshal(doc); err != nil || !bytes.Equal(b, want) {
+			t.Errorf("%s: MarshalJSON of a finite document differs from encoding/json: %v", name, err)
+		}
+	}
+}
