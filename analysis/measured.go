@@ -50,6 +50,9 @@ type MeasuredSecond struct {
 	TracerServed           float64 `csv:"tracers_served"`
 	TracerErrors           float64 `csv:"tracer_errors"`
 	TracerErrorLatencyP50S float64 `csv:"tracer_error_latency_p50_s"`
+	// TracersRefused counts tracers not sent this second because their
+	// share of max_in_flight was taken (tracers never wait for a slot).
+	TracersRefused float64 `csv:"tracers_refused"`
 
 	IngressPerS      float64 `csv:"ingress_per_s"`       // attempts arriving at the service
 	ServiceFirstPerS float64 `csv:"service_first_per_s"` // first attempts arriving at the service

@@ -70,6 +70,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		Timeout:     s.Client.Timeout,
 		Retry:       policy,
 		MaxInFlight: s.Client.MaxInFlight,
+		OKStatus:    s.Target.OKStatus,
 		Transport:   opts.Transport,
 	}
 	if cfg.Arrivals, err = loadgen.ParseArrivals(s.Client.Arrivals); err != nil {
@@ -83,6 +84,9 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	drv, err := loadgen.NewDriver(cfg)
 	if err != nil {
 		return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("driver: %w", err)}
+	}
+	if b := drv.Bounds(); b.Clamped {
+		opts.logf("max_in_flight: %s", b.Reason)
 	}
 	if opts.Progress != nil {
 		opts.Progress(Status{Phase: "preflight", SuccessRatio: math.NaN(), WaitS: math.NaN(), Note: "checking Prometheus and the queries"})

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -16,7 +17,20 @@ type simRetry struct{ r *loadgen.Retrier }
 
 var _ analysis.RetryDecider = simRetry{}
 
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+// seconds converts model time to a Duration, saturating beyond what a
+// Duration holds (a model run far past any horizon) instead of overflowing
+// into a negative time.
+func seconds(s float64) time.Duration {
+	switch {
+	case math.IsNaN(s):
+		return 0
+	case s >= analysis.MaxDurationS:
+		return time.Duration(math.MaxInt64)
+	case s <= -analysis.MaxDurationS:
+		return time.Duration(math.MinInt64)
+	}
+	return time.Duration(s * float64(time.Second))
+}
 
 func (s simRetry) FirstAttempt(nowS float64) { s.r.FirstAttempt(seconds(nowS)) }
 func (s simRetry) Succeeded(nowS float64)    { s.r.Succeeded(seconds(nowS)) }

@@ -274,6 +274,7 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.MeasuredSeco
 		TracerServed:           float64(to[loadgen.OutcomeOK] + to[loadgen.Outcome4xx]),
 		TracerErrors:           float64(to[loadgen.Outcome5xx] + to[loadgen.Outcome503]),
 		TracerErrorLatencyP50S: summary(sec.TracerErrorLatency, sec.TracerErrorLatency.P50),
+		TracersRefused:         float64(sec.TracerRefused),
 		IngressPerS:            svc.ingress,
 		ServiceFirstPerS:       svc.first,
 		ServedPerS:             svc.served,
