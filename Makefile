@@ -18,16 +18,23 @@ PURE_PKGS  := ./analysis/... ./scenarios/...
 FIELD_PKGS := ./internal/fieldtest/...
 RACE_PKGS  := $(shell $(GO) list ./... | grep -v -e /analysis -e /scenarios -e /internal/fieldtest)
 
-.PHONY: build test test-pure test-race test-field bench bench-staging bench-brakes demo clean
+.PHONY: build test test-pure test-fuzz test-race test-field bench bench-staging bench-brakes demo clean
 
 build:
 	$(GO) build -o bin/trigger ./cmd/trigger
 
-test: test-pure test-race test-field
+test: test-pure test-fuzz test-race test-field
 
 test-pure:
 	$(GO) vet ./...
 	$(GO) test $(PURE_PKGS)
+
+# Scenario files are input from anywhere: fuzz the decoder for a while
+# (no panic, no stack overflow, an answer within a second, diagnostics
+# inside their files). New crashers land in scenarios/testdata/fuzz/:
+# keep them, they join the seed corpus.
+test-fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s ./scenarios/
 
 test-race:
 	$(GO) test -race -p 1 $(RACE_PKGS)

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/hashicorp/hcl/v2"
@@ -13,9 +14,13 @@ import (
 // scenario itself is invalid (syntax or semantics); other errors (file not
 // readable) are wrapped os errors.
 func Load(path string, vars map[string]string) (*Scenario, error) {
-	src, err := os.ReadFile(path)
+	src, size, err := readLimited(path)
 	if err != nil {
 		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	if size > MaxFileBytes {
+		diag := tooLarge(path, src, size)
+		return nil, newError(hcl.Diagnostics{diag}, map[string]*hcl.File{path: snippetFile(src, diag.Subject)})
 	}
 	s, err := Parse(path, src, vars)
 	if err != nil {
@@ -25,10 +30,34 @@ func Load(path string, vars map[string]string) (*Scenario, error) {
 	return s, nil
 }
 
+// readLimited reads at most MaxFileBytes+1 bytes of the file at path (a
+// larger file is refused unread) and returns them with the file's size.
+func readLimited(path string) ([]byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	size := int64(len(src))
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = max(size, fi.Size())
+	}
+	return src, size, nil
+}
+
 // Parse is Load for an in-memory source; filename is used in diagnostics.
 // The returned Scenario has File "" (Load sets it). Problems that do not
 // make the scenario invalid are in Scenario.Warnings.
 func Parse(filename string, src []byte, vars map[string]string) (*Scenario, error) {
+	// Refuse what would make hcl's parser overflow its stack or take
+	// long, before it sees the bytes (see prescan).
+	if diag := prescan(filename, src, false); diag != nil {
+		return nil, newError(hcl.Diagnostics{diag}, map[string]*hcl.File{filename: snippetFile(src, diag.Subject)})
+	}
 	p := hclparse.NewParser()
 	f, diags := p.ParseHCL(src, filename)
 	files := p.Files()
@@ -38,7 +67,7 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 		return nil, newError(diags, files)
 	}
 
-	d := &decoder{src: newSources(f.Body.MissingItemRange())}
+	d := newDecoder(f.Body.MissingItemRange())
 	d.diags = diags
 	top := d.open("scenario file", "", f.Body, f.Body.MissingItemRange(), fileSchema)
 
@@ -49,12 +78,25 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 	// is reported in one pass; values that failed to decode are skipped.
 	validate(s, d)
 	if d.diags.HasErrors() {
-		return nil, newError(d.diags, files)
+		return nil, d.redact(newError(d.diags, files))
 	}
 	if len(d.diags) > 0 {
-		s.Warnings = newError(d.diags, files)
+		s.Warnings = d.redact(newError(d.diags, files))
 	}
+	s.Secrets = d.secrets
 	return s, nil
+}
+
+// snippetFile is the file a diagnostic found before parsing renders its
+// snippet from: src up to the end of the subject's line, and no more than
+// a few hundred bytes past the subject (a hostile file may be one line of
+// a megabyte).
+func snippetFile(src []byte, subject *hcl.Range) *hcl.File {
+	end := subject.End.Byte
+	for end < len(src) && end < subject.End.Byte+200 && src[end] != '\n' {
+		end++
+	}
+	return &hcl.File{Bytes: src[:end], Body: hcl.EmptyBody()}
 }
 
 // newError sorts and deduplicates diags into an *Error.
@@ -69,9 +111,8 @@ func (d *decoder) decodeScenario(top *body, s *Scenario) {
 	if blk := top.one("scenario", true, `name the test, e.g. scenario "checkout-spike" { description = "..." }.`); blk != nil {
 		b := d.open("scenario", "scenario", blk.Body, blk.DefRange, scenarioSchema)
 		s.Name = blk.Labels[0]
-		if s.Name == "" {
-			d.errorf(blk.LabelRanges[0].Ptr(), "Invalid scenario name", "The scenario needs a non-empty name; it appears in every report.")
-		}
+		d.checkName(blk, "scenario", "Invalid scenario name",
+			"names the run's folder (out/NAME-TIMESTAMP) and appears in every report")
 		s.Description = b.str("description", "")
 		s.MaxDuration = b.duration("max_duration", 0)
 	}
@@ -102,5 +143,13 @@ func (d *decoder) decodeScenario(top *body, s *Scenario) {
 	}
 	if blk := top.one("gate", false, ""); blk != nil {
 		s.Gate = d.decodeGate(blk)
+	}
+	for i, blk := range top.blocks("stop_when", 0) {
+		if i == MaxStopWhen {
+			d.errorf(blk.DefRange.Ptr(), "Too many stop_when blocks",
+				"A scenario may have at most %d stop_when blocks; this is one more. Combine conditions in one query with \"or\".", MaxStopWhen)
+			break
+		}
+		s.StopWhen = append(s.StopWhen, d.decodeStopWhen(i, blk))
 	}
 }

@@ -19,6 +19,10 @@ func (d *decoder) decodeTarget(blk *hcl.Block) Target {
 		Headers:    b.strMap("headers"),
 		Body:       b.str("body", ""),
 		AllowHosts: b.strList("allow_hosts", nil),
+		OKStatus:   b.statusList("ok_status"),
+	}
+	for i, h := range t.AllowHosts {
+		t.AllowHosts[i] = NormalizeHost(h)
 	}
 	b.require("url", `the URL every attempt is sent to, e.g. url = "http://127.0.0.1:8080/work".`)
 	b.require("allow_hosts", `the hosts a run may send load to, a guard against pointing a destructive test at the wrong place, e.g. allow_hosts = ["127.0.0.1", "localhost"].`)
@@ -165,22 +169,10 @@ func (d *decoder) decodePrometheus(blk *hcl.Block) *Prometheus {
 		Pods:           b.str("pods", ""),
 	}
 	if ab := b.one("auth", false, ""); ab != nil {
-		a := d.open("auth", "prometheus.auth", ab.Body, ab.DefRange, authSchema)
-		p.Auth = &PrometheusAuth{
-			BearerTokenEnv: a.str("bearer_token_env", ""),
-			UsernameEnv:    a.str("username_env", ""),
-			PasswordEnv:    a.str("password_env", ""),
-		}
+		p.Auth = d.decodeAuth(ab, "prometheus.auth")
 	}
 	if tb := b.one("tls", false, ""); tb != nil {
-		t := d.open("tls", "prometheus.tls", tb.Body, tb.DefRange, tlsSchema)
-		p.TLS = &PrometheusTLS{
-			CAFile:             t.str("ca_file", ""),
-			CertFile:           t.str("cert_file", ""),
-			KeyFile:            t.str("key_file", ""),
-			ServerName:         t.str("server_name", ""),
-			InsecureSkipVerify: t.boolean("insecure_skip_verify", false),
-		}
+		p.TLS = d.decodeTLS(tb, "prometheus.tls")
 	}
 	return p
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -118,6 +119,32 @@ func TestShippedScenarios(t *testing.T) {
 	}
 }
 
+// TestExamples: the scenarios shipped in examples/ stay valid, without
+// warnings.
+func TestExamples(t *testing.T) {
+	paths, err := filepath.Glob("../examples/*.hcl")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			s, err := Load(p, nil)
+			if err != nil {
+				var e *Error
+				if errors.As(err, &e) {
+					var b strings.Builder
+					_ = e.Render(&b, 100, false)
+					t.Fatalf("Load: %v\n%s", err, b.String())
+				}
+				t.Fatal(err)
+			}
+			if s.Warnings != nil {
+				t.Errorf("warnings: %v", s.Warnings)
+			}
+		})
+	}
+}
+
 // TestDecodeEveryAttribute decodes testdata/good/all.hcl, which sets every
 // attribute of the schema to a value other than its default.
 func TestDecodeEveryAttribute(t *testing.T) {
@@ -133,9 +160,10 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		Target: Target{
 			URL:        "https://localhost:8443/api?x=1",
 			Method:     "POST",
-			Headers:    map[string]string{"X-Test": "trigger", "Authorization": "none"},
+			Headers:    map[string]string{"X-Test": "trigger", "Authorization": "Bearer s3cr3t"},
 			Body:       `{"k": 1}`,
 			AllowHosts: []string{"127.0.0.1", "localhost"},
+			OKStatus:   append(seq(200, 299), 304),
 		},
 		Client: Client{
 			Timeout: 750 * time.Millisecond, Arrivals: "uniform", MaxInFlight: 5000, Deadline: 3 * time.Second,
@@ -168,14 +196,31 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		Recovery: Recovery{SuccessRatio: 0.95, Hold: 20 * time.Second},
 		OnTrap:   &OnTrap{Action: "command", Command: []string{"kubectl", "rollout", "restart", "deploy/api"}, Observe: 3 * time.Minute},
 		Gate:     Gate{MaxRecovery: 90 * time.Second, AllowTrap: true, MaxAmplification: 6},
+		StopWhen: []StopCondition{
+			{Name: "burn-rate", Query: `slo:burn_rate:ratio_1h{env="staging-eu"} > 10`, Address: "https://prom.staging-eu.internal:9090",
+				Timeout: 500 * time.Millisecond, Auth: &PrometheusAuth{BearerTokenEnv: "STOP_TOKEN"},
+				TLS: &PrometheusTLS{CAFile: "stop-ca.pem", ServerName: "prom-eu"}},
+			{Name: "production-alerts", Query: `ALERTS{alertstate="firing",env="production"}`, Timeout: 2 * time.Second},
+		},
 		Variables: map[string]string{
 			"rate":  "40",
 			"hosts": `["127.0.0.1", "localhost"]`,
+			"token": SensitiveValue,
 		},
+		Secrets: []string{`"s3cr3t"`, "s3cr3t"},
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("decoded\n%+v\nwant\n%+v", s, want)
 	}
+}
+
+// seq returns the integers from lo to hi.
+func seq(lo, hi int) []int {
+	var out []int
+	for i := lo; i <= hi; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 // minimal is the smallest valid scenario; tests append to it.
@@ -237,6 +282,9 @@ on_trap { action = "drop" }`, 1)
 	eq(t, "gate", s.Gate, Gate{})
 	eq(t, "max_duration", s.MaxDuration, time.Duration(0))
 	eq(t, "file", s.File, "")
+	eq(t, "ok_status", s.Target.OKStatus, []int(nil))
+	eq(t, "stop_when", s.StopWhen, []StopCondition(nil))
+	eq(t, "secrets", s.Secrets, []string(nil))
 
 	// Without a retry or backoff block: no retries, backoff none.
 	s, err = Parse("min.hcl", []byte(minimal+"service { capacity = 100 }\n"), nil)

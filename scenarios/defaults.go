@@ -53,4 +53,6 @@ const (
 	DefaultHold = 10 * time.Second
 	// DefaultTrapObserve is on_trap.observe.
 	DefaultTrapObserve = 2 * time.Minute
+	// DefaultStopTimeout is stop_when.timeout, per evaluation.
+	DefaultStopTimeout = 2 * time.Second
 )

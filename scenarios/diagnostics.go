@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -50,19 +51,99 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %d %s; first: %s", e.file(), n, noun, diagLine(first))
 }
 
+// maxRendered is the most diagnostics Render writes in full; the index
+// that ends the rendering lists them all.
+const maxRendered = 100
+
 // Render writes every diagnostic as hcl.NewDiagnosticTextWriter prints it:
 // severity and summary, "on FILE line N, in BLOCK:", the source lines of the
 // subject (highlighted when color is true) and the detail wrapped at width
-// columns (0: no wrapping).
+// columns (0: no wrapping). Past maxRendered diagnostics it says how many
+// more there are; the index lists them all.
 func (e *Error) Render(w io.Writer, width uint, color bool) error {
 	if e == nil {
 		return nil
 	}
-	if err := hcl.NewDiagnosticTextWriter(w, e.Files, width, color).WriteDiagnostics(e.Diagnostics); err != nil {
-		return fmt.Errorf("render diagnostics: %w", err)
+	for i, d := range e.Diagnostics {
+		if i == maxRendered {
+			if _, err := fmt.Fprintf(w, "… and %d more, listed below.\n\n", len(e.Diagnostics)-maxRendered); err != nil {
+				return fmt.Errorf("render diagnostics: %w", err)
+			}
+			break
+		}
+		d, files := window(d, e.Files)
+		if err := hcl.NewDiagnosticTextWriter(w, files, width, color).WriteDiagnostic(d); err != nil {
+			return fmt.Errorf("render diagnostics: %w", err)
+		}
 	}
 	return e.renderIndex(w)
 }
+
+// window returns d and a file map that render d as it would be rendered
+// from files, but at a cost that does not grow with the file: hcl's writer
+// reads the file from its start for every diagnostic, measuring every
+// line in grapheme clusters (hundreds of nanoseconds a byte). The file is
+// replaced by its lines from the first line of d's subject and context to
+// the last, preceded by as many empty lines as came before them, and d's
+// byte offsets are moved to match (its lines and columns are unchanged).
+func window(d *hcl.Diagnostic, files map[string]*hcl.File) (*hcl.Diagnostic, map[string]*hcl.File) {
+	if d.Subject == nil {
+		return d, files
+	}
+	f := files[d.Subject.Filename]
+	if f == nil || f.Bytes == nil {
+		return d, files
+	}
+	src := f.Bytes
+	snip := *d.Subject
+	if d.Context != nil && d.Context.Filename == snip.Filename {
+		snip = hcl.RangeOver(snip, *d.Context)
+	}
+	start := max(0, min(snip.Start.Byte, len(src)))
+	for start > 0 && src[start-1] != '\n' {
+		start--
+	}
+	end := max(start, min(snip.End.Byte+1, len(src)))
+	for end < len(src) && src[end-1] != '\n' {
+		end++
+	}
+	lines := bytes.Count(src[:start], []byte{'\n'})
+	buf := make([]byte, 0, lines+end-start)
+	buf = append(buf, bytes.Repeat([]byte{'\n'}, lines)...)
+	buf = append(buf, src[start:end]...)
+	delta := start - lines
+
+	moved := *d
+	shift := func(r *hcl.Range) *hcl.Range {
+		if r == nil || r.Filename != snip.Filename {
+			return r
+		}
+		c := *r
+		c.Start.Byte -= delta
+		c.End.Byte -= delta
+		return &c
+	}
+	moved.Subject, moved.Context = shift(d.Subject), shift(d.Context)
+	var nav any
+	if cs, ok := f.Nav.(contextStringer); ok {
+		nav = shiftedNav{cs, delta}
+	}
+	return &moved, map[string]*hcl.File{snip.Filename: {Bytes: buf, Body: f.Body, Nav: nav}}
+}
+
+// contextStringer is what hcl's writer asks of a file's Nav for the
+// "in BLOCK" of a diagnostic.
+type contextStringer interface {
+	ContextString(offset int) string
+}
+
+// shiftedNav answers for a windowed file with the original file's Nav.
+type shiftedNav struct {
+	nav   contextStringer
+	delta int
+}
+
+func (n shiftedNav) ContextString(offset int) string { return n.nav.ContextString(offset + n.delta) }
 
 // renderIndex ends the rendering with one "file:line:col: severity: summary"
 // line per diagnostic, the form editors and CI annotations pick up (hcl's

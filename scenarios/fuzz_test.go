@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -32,11 +34,21 @@ func corpus(t testing.TB) [][]byte {
 	return out
 }
 
-// parseContract asserts what Parse promises for any input: no panic;
+// parseBound is the longest Parse may take on any input. Every input is
+// bounded by construction (see limits.go) to well under it; this is a
+// bound, not a benchmark, so it holds on a loaded machine too.
+const parseBound = time.Second
+
+// parseContract asserts what Parse promises for any input: no panic (nor
+// stack overflow, which kills the process); an answer within parseBound;
 // exactly one of scenario and error; the error an *Error with at least one
 // error diagnostic, every subject inside a known file.
 func parseContract(t interface{ Fatalf(string, ...any) }, src []byte, vars map[string]string) {
+	start := time.Now()
 	s, err := Parse("fuzz.hcl", src, vars)
+	if took := time.Since(start); took > parseBound {
+		t.Fatalf("Parse took %v (more than %v) on %d bytes", took, parseBound, len(src))
+	}
 	if (s == nil) == (err == nil) {
 		t.Fatalf("Parse returned scenario %v and error %v", s, err)
 	}
@@ -69,13 +81,27 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// FuzzParse: go test ./scenarios -fuzz FuzzParse explores further; the seed
-// corpus (every scenario in the package) runs with go test.
+// FuzzParse: make test-fuzz (go test ./scenarios -run '^$' -fuzz
+// '^FuzzParse$') explores further; the seed corpus (every scenario in the
+// package, the hostile ones of testdata/bad among them, and the hostile
+// shapes below) runs with go test.
 func FuzzParse(f *testing.F) {
 	for _, src := range corpus(f) {
 		f.Add(src, "")
 	}
 	f.Add([]byte(withVars), "pods=[1, {a = 2}]")
+	f.Add([]byte(withVars), "on=["+strings.Repeat("[", 80)+"]")
+	f.Add([]byte(withSecret), "token=s3cr3t")
+	for _, hostile := range []string{
+		strings.Repeat("[", 200),
+		strings.Repeat("-", 200) + "1",
+		strings.Repeat("1+", 200) + "1",
+		strings.Repeat(`"${`, 100),
+		`"` + strings.Repeat("%{for x in [1,2,3]}", 10) + `"`,
+		"[for a in [1,2,3]: [for b in [1,2,3]: [for c in [1,2,3]: c]]]",
+	} {
+		f.Add([]byte(minimal+"service { capacity = "+hostile+" }\n"), "")
+	}
 	f.Fuzz(func(t *testing.T, src []byte, v string) {
 		var vars map[string]string
 		if name, value, err := ParseVar(v); err == nil {

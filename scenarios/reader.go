@@ -20,6 +20,23 @@ type decoder struct {
 	declared []string // declared variable names, for "did you mean"
 	diags    hcl.Diagnostics
 	src      *sources
+
+	varSizes map[string]float64 // size of each variable's value (see valueSize)
+	work     float64            // evaluation work estimated so far (see boundEval)
+
+	secrets  []string        // Scenario.Secrets
+	redacted []string        // texts to redact from diagnostics (see redact)
+	hidden   map[string]bool // --var pseudo-files of sensitive variables
+	masks    []mask          // parts of files to hide in snippets
+}
+
+// newDecoder starts decoding a file whose body starts at file.
+func newDecoder(file hcl.Range) *decoder {
+	return &decoder{
+		src:      newSources(file),
+		varSizes: map[string]float64{},
+		hidden:   map[string]bool{},
+	}
 }
 
 // body is the decoded content of one block, read attribute by attribute.
@@ -179,7 +196,7 @@ func (b *body) eval(name string, ty cty.Type) (cty.Value, bool) {
 		return cty.NilVal, false
 	}
 	path := b.sub(name)
-	if !b.d.checkLiterals(attr.Expr) || !b.d.checkRefs(attr.Expr) {
+	if !b.d.checkLiterals(attr.Expr) || !b.d.checkRefs(attr.Expr) || !b.d.boundEval(attr.Expr, b.d.varSizes) {
 		b.d.src.failed[path] = true
 		return cty.NilVal, false
 	}
@@ -189,10 +206,22 @@ func (b *body) eval(name string, ty cty.Type) (cty.Value, bool) {
 		b.d.src.failed[path] = true
 		return cty.NilVal, false
 	}
+	// A value computed from a sensitive variable is marked; the mark has
+	// served (hcl's messages left the value out) and is dropped here, but
+	// the value's texts are redacted from every diagnostic.
+	v, secret := sensitivePaths(v)
+	if len(secret) > 0 {
+		b.d.src.sensitive[path] = true
+		b.d.derive(v, secret)
+	}
 	if v.IsNull() {
 		return cty.NilVal, false
 	}
 	b.d.src.attrs[path] = attr
+	if msg := valueLimits(v); msg != "" {
+		b.fail(name, "Value too large", "%s holds %s.", name, msg)
+		return cty.NilVal, false
+	}
 	if hugeNumber(v) {
 		b.fail(name, "Invalid number", "%s holds a number beyond ±1e308; no setting needs one that large or that small.", name)
 		return cty.NilVal, false
@@ -215,6 +244,7 @@ func (b *body) eval(name string, ty cty.Type) (cty.Value, bool) {
 		b.d.src.failed[path] = true
 		return cty.NilVal, false
 	}
+	b.d.derive(cv, secret)
 	return cv, true
 }
 
@@ -288,6 +318,14 @@ func (b *body) duration(name string, def time.Duration) time.Duration {
 	}
 	s := v.AsString()
 	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err == nil && b.d.src.sensitive[b.sub(name)] {
+		b.d.redacted = append(b.d.redacted, d.String())
+	}
+	if err == nil && d > MaxDuration {
+		b.fail(name, "Value out of range",
+			"%s = %q is longer than 7 days (%s), the longest duration a scenario may give: no trigger test runs that long.", name, s, MaxDuration)
+		return def
+	}
 	if err == nil {
 		return d
 	}

@@ -35,14 +35,15 @@ var (
 			{Type: "variable", LabelNames: []string{"name"}},
 			{Type: "scenario", LabelNames: []string{"name"}},
 			{Type: "layer", LabelNames: []string{"name"}},
+			{Type: "stop_when", LabelNames: []string{"name"}},
 		}, blocks("target", "client", "service", "load", "prometheus", "recovery", "on_trap", "gate")...),
 	}
 
-	variableSchema = &hcl.BodySchema{Attributes: attrs("default", "description")}
+	variableSchema = &hcl.BodySchema{Attributes: attrs("default", "description", "sensitive")}
 
 	scenarioSchema = &hcl.BodySchema{Attributes: attrs("description", "max_duration")}
 
-	targetSchema = &hcl.BodySchema{Attributes: attrs("url", "method", "headers", "body", "allow_hosts")}
+	targetSchema = &hcl.BodySchema{Attributes: attrs("url", "method", "headers", "body", "allow_hosts", "ok_status")}
 
 	clientSchema = &hcl.BodySchema{
 		Attributes: attrs("timeout", "arrivals", "max_in_flight", "deadline"),
@@ -82,6 +83,11 @@ var (
 	recoverySchema = &hcl.BodySchema{Attributes: attrs("success_ratio", "hold")}
 	onTrapSchema   = &hcl.BodySchema{Attributes: attrs("action", "rate", "command", "observe")}
 	gateSchema     = &hcl.BodySchema{Attributes: attrs("max_recovery", "allow_trap", "max_amplification")}
+
+	stopWhenSchema = &hcl.BodySchema{
+		Attributes: attrs("query", "address", "timeout"),
+		Blocks:     blocks("auth", "tls"),
+	}
 )
 
 // Enumerated values, in the order they are listed to users.

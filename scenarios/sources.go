@@ -19,6 +19,9 @@ type sources struct {
 	elems  map[string]hcl.Range      // list elements and map keys
 	blocks map[string]hcl.Range      // DefRange of every decoded block
 	failed map[string]bool           // values already reported (bad type, missing): no semantic check
+	// sensitive marks the attributes whose value was computed from a
+	// sensitive variable.
+	sensitive map[string]bool
 }
 
 func newSources(file hcl.Range) *sources {
@@ -28,6 +31,8 @@ func newSources(file hcl.Range) *sources {
 		elems:  map[string]hcl.Range{},
 		blocks: map[string]hcl.Range{},
 		failed: map[string]bool{},
+
+		sensitive: map[string]bool{},
 	}
 }
 

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ func validate(s *Scenario, d *decoder) {
 	v.recovery()
 	v.onTrap()
 	v.gate()
+	v.stopWhen()
 	v.duration()
 }
 
@@ -130,20 +132,69 @@ func (v *validator) target() {
 	v.errorf(v.d.src.has("target.allow_hosts") && len(t.AllowHosts) == 0, "target.allow_hosts", "Empty allow_hosts",
 		"allow_hosts lists the hosts a run may overload; with none, every run is refused. Add the target's host, e.g. [\"127.0.0.1\"].")
 	for i, h := range t.AllowHosts {
-		v.errorf(strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/ "), fmt.Sprintf("target.allow_hosts[%d]", i), "Invalid host",
+		p := fmt.Sprintf("target.allow_hosts[%d]", i)
+		bad := strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/ @")
+		v.errorf(bad, p, "Invalid host",
 			"%q is not a host name: give names or addresses without scheme, port or path, such as \"127.0.0.1\" or \"staging.internal\".", h)
+		v.errorf(!bad && hostPort(h), p, "Invalid host",
+			"%q looks like host:port; allow_hosts lists hosts without port, such as \"127.0.0.1\" (an IPv6 address may be written \"::1\" or \"[::1]\").", h)
 	}
 	v.errorf(!isToken(t.Method), "target.method", "Invalid HTTP method", "%q is not an HTTP method, such as \"GET\" or \"POST\".", t.Method)
-	for name, val := range t.Headers {
+	for _, name := range sortedKeys(t.Headers) {
+		val := t.Headers[name]
 		p := fmt.Sprintf("target.headers[%s]", name)
+		if v.hostHeader(t, p, name, val) {
+			continue
+		}
 		v.errorf(!isToken(name), p, "Invalid header name", "%q is not a valid HTTP header name.", name)
 		v.errorf(strings.ContainsAny(val, "\r\n"), p, "Invalid header value", "The value of header %q contains a line break.", name)
 	}
+	for _, c := range t.OKStatus {
+		if c >= 500 {
+			v.warnf(true, "target.ok_status", "Server errors count as success",
+				"ok_status makes %d a success: a run then cannot see the service fail with it. Leave 5xx out unless the service answers it by design.", c)
+			break
+		}
+	}
+}
+
+// hostHeader reports a Host or :authority header (any case) whose host is
+// not in allow_hosts: the load would go to another virtual host than the
+// one allowed. It returns true when it reported one.
+func (v *validator) hostHeader(t *Target, path, name, val string) bool {
+	if !strings.EqualFold(name, "host") && !strings.EqualFold(name, ":authority") {
+		return false
+	}
+	if !v.d.src.ok("target.allow_hosts") || len(t.AllowHosts) == 0 {
+		return false
+	}
+	host := headerHost(val)
+	if HostAllowed(t.AllowHosts, host) {
+		return false
+	}
+	v.errorf(true, path, "Host header not allowed",
+		"The %s header names host %q, which is not in allow_hosts [%s]: load would go to another virtual host. Add %q to allow_hosts only if it is a staging service you may take down, or drop the header.",
+		name, host, strings.Join(quoted(t.AllowHosts), ", "), NormalizeHost(host))
+	return true
+}
+
+// sortedKeys returns the keys of m in order, so diagnostics come out in
+// the same order every time.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // targetURL checks the target URL and that its host is allowed.
 func (v *validator) targetURL(t *Target) {
 	const path = "target.url"
+	if v.credentials(path, t.URL, `send them in a header whose value comes from a sensitive variable, such as headers = { Authorization = "Bearer ${var.token}" }`) {
+		return
+	}
 	if !strings.Contains(t.URL, "://") {
 		v.errorf(true, path, "Invalid target URL",
 			"%q has no scheme: the target URL must be http:// or https://, such as \"http://%s\".", t.URL, strings.TrimLeft(t.URL, "/"))
@@ -164,13 +215,8 @@ func (v *validator) targetURL(t *Target) {
 		v.errorf(true, path, "Invalid target URL", "%q has no host.", t.URL)
 		return
 	}
-	if !v.d.src.ok("target.allow_hosts") || len(t.AllowHosts) == 0 {
+	if !v.d.src.ok("target.allow_hosts") || len(t.AllowHosts) == 0 || HostAllowed(t.AllowHosts, host) {
 		return
-	}
-	for _, h := range t.AllowHosts {
-		if strings.EqualFold(strings.Trim(strings.TrimSpace(h), "[]"), host) {
-			return
-		}
 	}
 	v.errorf(true, path, "Host not allowed",
 		"The target host %q is not in allow_hosts [%s]. A trigger test overloads its target on purpose: add %q to allow_hosts only if it is a staging service you may take down.",
@@ -184,14 +230,16 @@ func (v *validator) client() {
 	c := &v.s.Client
 	v.positiveDur(c.Timeout, "client.timeout", "timeout", "τ_out, the patience of one attempt")
 	v.oneOf("client.arrivals", "arrival process", c.Arrivals, arrivalKinds)
-	v.errorf(c.MaxInFlight <= 0, "client.max_in_flight", "Value out of range",
-		"max_in_flight bounds the attempts in flight at once and must be at least 1. Got %d.", c.MaxInFlight)
+	v.errorf(c.MaxInFlight <= 0 || c.MaxInFlight > MaxInFlight, "client.max_in_flight", "Value out of range",
+		"max_in_flight bounds the attempts in flight at once and must be at least 1 and at most 1,000,000. Got %d.", c.MaxInFlight)
 	v.nonNegDur(c.Deadline, "client.deadline", "deadline", "the overall deadline of one request across its attempts (0: none)")
 	if v.present("client.retry") {
 		v.retry(&c.Retry)
 	}
 	if t := c.Tracers; t != nil && v.present("client.tracers") {
 		v.errorf(t.Rate <= 0, "client.tracers.rate", "Value out of range", "rate is probes per second and must be greater than zero. Got %g.", t.Rate)
+		v.errorf(t.Rate > MaxTracerRate, "client.tracers.rate", "Value out of range",
+			"rate is probes per second and may be at most %d: tracers are a thin stream beside the load, not load. Got %g.", MaxTracerRate, t.Rate)
 		v.positiveDur(t.Timeout, "client.tracers.timeout", "timeout", "the patience of one probe")
 		v.warnf(t.Timeout > 0 && c.Timeout > 0 && t.Timeout <= c.Timeout, "client.tracers.timeout", "Tracer timeout too short",
 			"Tracers measure the queue wait while normal attempts time out, so their timeout (%s) should be well above the client timeout (%s), e.g. 60s.",
@@ -200,8 +248,8 @@ func (v *validator) client() {
 }
 
 func (v *validator) retry(r *Retry) {
-	v.errorf(r.MaxRetries < 0, "client.retry.max_retries", "Value out of range",
-		"max_retries is R, the retries after the first attempt (A = R + 1), and must not be negative. Got %d.", r.MaxRetries)
+	v.errorf(r.MaxRetries < 0 || r.MaxRetries > MaxRetries, "client.retry.max_retries", "Value out of range",
+		"max_retries is R, the retries after the first attempt (A = R + 1), and must be from 0 to %d. Got %d.", MaxRetries, r.MaxRetries)
 	for i, o := range r.On {
 		v.oneOf(fmt.Sprintf("client.retry.on[%d]", i), "outcome class", o, outcomeClasses)
 	}
@@ -248,8 +296,8 @@ func (v *validator) layers() {
 		}
 		seen[l.Name] = i
 		v.errorf(l.Name == "", p+".name", "Invalid layer name", "A layer needs a non-empty name, such as \"gateway\" or \"mesh\".")
-		v.errorf(l.MaxRetries < 0, p+".max_retries", "Value out of range",
-			"max_retries is this layer's retries after its first try and must not be negative. Got %d.", l.MaxRetries)
+		v.errorf(l.MaxRetries < 0 || l.MaxRetries > MaxRetries, p+".max_retries", "Value out of range",
+			"max_retries is this layer's retries after its first try and must be from 0 to %d. Got %d.", MaxRetries, l.MaxRetries)
 		if l.Budget != nil {
 			v.fraction(*l.Budget, false, p+".budget", "budget", "this layer's β, retries as a fraction of its first tries")
 		}

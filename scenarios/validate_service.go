@@ -18,11 +18,19 @@ func (v *validator) service() {
 
 	v.errorf(hasC && s.Capacity <= 0, "service.capacity", "Value out of range",
 		"capacity is C, the requests per second the service finishes when busy, and must be greater than zero. Got %g.", s.Capacity)
+	v.errorf(hasC && s.Capacity > MaxCapacity, "service.capacity", "Value out of range",
+		"capacity is C, the requests per second the service finishes when busy, and may be at most 1e7 (ten million per second). Got %g.", s.Capacity)
 	v.errorf(hasN && s.Pods <= 0, "service.pods", "Value out of range",
 		"pods is N, the replicas at baseline, and must be at least 1. Got %d.", s.Pods)
+	v.errorf(hasN && s.Pods > MaxReplicas, "service.pods", "Value out of range",
+		"pods is N, the replicas at baseline, and may be at most %d. Got %d.", MaxReplicas, s.Pods)
 	v.errorf(hasc && s.PodRate <= 0, "service.pod_rate", "Value out of range",
 		"pod_rate is c, the requests per second one pod finishes, and must be greater than zero. Got %g.", s.PodRate)
-	validC, validN, validc := hasC && okC && s.Capacity > 0, hasN && okN && s.Pods > 0, hasc && okc && s.PodRate > 0
+	v.errorf(hasc && s.PodRate > MaxCapacity, "service.pod_rate", "Value out of range",
+		"pod_rate is c, the requests per second one pod finishes, and may be at most 1e7 (ten million per second). Got %g.", s.PodRate)
+	validC := hasC && okC && s.Capacity > 0 && s.Capacity <= MaxCapacity
+	validN := hasN && okN && s.Pods > 0 && s.Pods <= MaxReplicas
+	validc := hasc && okc && s.PodRate > 0 && s.PodRate <= MaxCapacity
 
 	switch {
 	case !hasC && !hasN && !hasc:
@@ -37,6 +45,8 @@ func (v *validator) service() {
 			"pods and pod_rate go together (C = pods × pod_rate): add %s, or give capacity instead.", missing)
 	case !hasC && validN && validc:
 		s.Capacity = float64(s.Pods) * s.PodRate
+		v.errorf(s.Capacity > MaxCapacity, "service.pod_rate", "Value out of range",
+			"capacity = pods × pod_rate = %d × %g = %g; it may be at most 1e7 (ten million requests per second).", s.Pods, s.PodRate, s.Capacity)
 	case validC && validN && validc:
 		product := float64(s.Pods) * s.PodRate
 		v.errorf(math.Abs(s.Capacity-product) > 1e-9*math.Max(s.Capacity, product), "service.capacity", "Inconsistent capacity",
@@ -56,13 +66,15 @@ func (v *validator) service() {
 
 	v.nonNegDur(s.AdmissionBound, "service.admission_bound", "admission_bound",
 		"b, the most work the queue may hold in seconds of capacity (0: no bound)")
-	v.errorf(s.MaxReplicas < 0, "service.max_replicas", "Value out of range", "max_replicas is the replica ceiling M and must not be negative (0: unknown). Got %d.", s.MaxReplicas)
-	v.errorf(s.ScalabilityPeak < 0, "service.scalability_peak", "Value out of range", "scalability_peak is N_max and must not be negative (0: unknown). Got %d.", s.ScalabilityPeak)
+	v.errorf(s.MaxReplicas < 0 || s.MaxReplicas > MaxReplicas, "service.max_replicas", "Value out of range",
+		"max_replicas is the replica ceiling M and must be from 0 (unknown) to %d. Got %d.", MaxReplicas, s.MaxReplicas)
+	v.errorf(s.ScalabilityPeak < 0 || s.ScalabilityPeak > MaxReplicas, "service.scalability_peak", "Value out of range",
+		"scalability_peak is N_max and must be from 0 (unknown) to %d. Got %d.", MaxReplicas, s.ScalabilityPeak)
 	v.errorf(s.MaxReplicas > 0 && s.Pods > 0 && s.MaxReplicas < s.Pods, "service.max_replicas", "Ceiling below baseline",
 		"max_replicas = %d is below pods = %d: the service could not even run its baseline replicas.", s.MaxReplicas, s.Pods)
 
-	v.errorf(s.Workers < 1, "service.workers", "Value out of range",
-		"workers is the requests one pod serves at a time and must be at least 1. Got %d.", s.Workers)
+	v.errorf(s.Workers < 1 || s.Workers > MaxReplicas, "service.workers", "Value out of range",
+		"workers is the requests one pod serves at a time and must be at least 1 and at most %d. Got %d.", MaxReplicas, s.Workers)
 	if src.has("service.service_time") {
 		v.oneOf("service.service_time", "service-time law", s.ServiceTime, serviceTimes)
 	}
@@ -95,6 +107,8 @@ func (v *validator) load() {
 	if v.d.src.has("load.baseline") {
 		v.errorf(l.Baseline <= 0, "load.baseline", "Value out of range",
 			"baseline is λ, first attempts per second, and must be greater than zero. Got %g.", l.Baseline)
+		v.errorf(l.Baseline > MaxBaseline, "load.baseline", "Value out of range",
+			"baseline is λ, first attempts per second, and may be at most 1e6 (a million per second). Got %g.", l.Baseline)
 	}
 	v.nonNegDur(l.Warmup, "load.warmup", "warmup", "the time at baseline before the spike")
 	v.positiveDur(l.Observe, "load.observe", "observe", "the horizon after the spike ends")
@@ -104,6 +118,8 @@ func (v *validator) load() {
 	if v.d.src.has("load.spike.multiplier") {
 		v.errorf(l.Spike.Multiplier <= 1, "load.spike.multiplier", "Value out of range",
 			"multiplier is k, the spike's demand as a multiple of baseline, and must be greater than 1: a spike of k ≤ 1 is no overload. Got %g.", l.Spike.Multiplier)
+		v.errorf(l.Spike.Multiplier > MaxMultiplier, "load.spike.multiplier", "Value out of range",
+			"multiplier is k, the spike's demand as a multiple of baseline, and may be at most %d. Got %g.", MaxMultiplier, l.Spike.Multiplier)
 	}
 	if v.d.src.has("load.spike.duration") {
 		v.positiveDur(l.Spike.Duration, "load.spike.duration", "duration", "Δ, the spike's length")
@@ -117,7 +133,7 @@ func (v *validator) prometheus() {
 	}
 	embedded := p.Address == embeddedAddress
 	addrOK := v.d.src.ok("prometheus.address")
-	if !embedded {
+	if !embedded && !v.credentials("prometheus.address", p.Address, authHint) {
 		u, err := url.Parse(p.Address)
 		bad := err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == ""
 		addrOK = addrOK && !bad
@@ -125,29 +141,59 @@ func (v *validator) prometheus() {
 			"address is %q for the in-process Prometheus, or the base URL of a Prometheus HTTP API such as \"http://prometheus:9090\"; %q is neither.%s",
 			embeddedAddress, p.Address, didYouMean(p.Address, []string{embeddedAddress}))
 	}
-	if addrOK {
+	if addrOK && v.d.src.ok("prometheus.address") {
 		v.warnf(!embedded && len(p.Scrape) > 0, "prometheus.scrape", "Scrape targets ignored",
-			"scrape is used only with address = %q; a remote Prometheus at %q scrapes on its own schedule.", embeddedAddress, p.Address)
+			"scrape is used only with address = %q; a remote Prometheus at %q scrapes on its own schedule.", embeddedAddress, stripUserinfo(p.Address))
 		v.warnf(embedded && len(p.Scrape) == 0, "prometheus", "Nothing to scrape",
 			"The embedded Prometheus has no scrape targets, so every query will be empty. Add scrape = [\"http://HOST:PORT/metrics\"].")
 		v.warnf(embedded && p.TLS != nil, "prometheus.tls", "TLS settings ignored",
 			"tls applies to a remote Prometheus; the embedded one is in-process.")
 	}
 	for i, s := range p.Scrape {
+		path := fmt.Sprintf("prometheus.scrape[%d]", i)
+		if v.credentials(path, s, "the embedded Prometheus scrapes without any: serve the metrics without them, on an address only the run reaches") {
+			continue
+		}
 		u, err := url.Parse(s)
-		v.errorf(err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "", fmt.Sprintf("prometheus.scrape[%d]", i),
-			"Invalid scrape target", "%q is not an http(s) URL of a /metrics endpoint, such as \"http://127.0.0.1:8080/metrics\".", s)
+		bad := err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == ""
+		v.errorf(bad, path, "Invalid scrape target", "%q is not an http(s) URL of a /metrics endpoint, such as \"http://127.0.0.1:8080/metrics\".", s)
+		t := &v.s.Target
+		if bad || !v.present("target") || !v.d.src.ok("target.allow_hosts") || len(t.AllowHosts) == 0 {
+			continue
+		}
+		v.errorf(!HostAllowed(t.AllowHosts, u.Hostname()), path, "Scrape target not allowed",
+			"The scrape host %q is not in target.allow_hosts [%s]. A run reaches only the hosts allowed: add %q to allow_hosts, or scrape the service where it is allowed.",
+			u.Hostname(), strings.Join(quoted(t.AllowHosts), ", "), NormalizeHost(u.Hostname()))
 	}
 	v.positiveDur(p.ScrapeInterval, "prometheus.scrape_interval", "scrape_interval", "how often the embedded Prometheus scrapes")
+	v.errorf(p.ScrapeInterval > 0 && p.ScrapeInterval < MinScrapeInterval, "prometheus.scrape_interval", "Value out of range",
+		"scrape_interval may be no shorter than %s: scraping more often loads the service it measures and the run's own Prometheus, and signals are no fresher than the service's own updates. Got %s.",
+		MinScrapeInterval, p.ScrapeInterval)
 	v.positiveDur(p.Timeout, "prometheus.timeout", "timeout", "the limit on one query")
+	for _, q := range []struct{ name, text string }{
+		{"ingress", p.Ingress}, {"first_attempts", p.FirstAttempts}, {"served", p.Served},
+		{"abandoned", p.Abandoned}, {"wait", p.Wait}, {"pods", p.Pods},
+	} {
+		v.errorf(len(q.text) > MaxQueryBytes, "prometheus."+q.name, "Query too long",
+			"The query is %d bytes; a query may be at most %d. Use a recording rule for a long expression.", len(q.text), MaxQueryBytes)
+	}
 	v.warnf(strings.TrimSpace(p.Ingress) == "", "prometheus", "No ingress query",
 		"Without ingress (attempts per second arriving at the service) a run cannot measure A_fail, the amplification the service really suffers.")
-	if a := p.Auth; a != nil && v.present("prometheus.auth") {
-		v.errorf(a.BearerTokenEnv != "" && (a.UsernameEnv != "" || a.PasswordEnv != ""), "prometheus.auth.bearer_token_env",
-			"Conflicting credentials", "Give either bearer_token_env or username_env and password_env, not both.")
-		v.errorf(a.BearerTokenEnv == "" && (a.UsernameEnv == "") != (a.PasswordEnv == ""), "prometheus.auth", "Incomplete credentials",
-			"Basic authentication needs both username_env and password_env.")
+	v.auth(p.Auth, "prometheus.auth")
+}
+
+// authHint says where credentials for a Prometheus go.
+const authHint = "put them in an auth block, which names the environment variables that hold them"
+
+// auth checks an auth block (of prometheus or stop_when) at path.
+func (v *validator) auth(a *PrometheusAuth, path string) {
+	if a == nil || !v.present(path) {
+		return
 	}
+	v.errorf(a.BearerTokenEnv != "" && (a.UsernameEnv != "" || a.PasswordEnv != ""), path+".bearer_token_env",
+		"Conflicting credentials", "Give either bearer_token_env or username_env and password_env, not both.")
+	v.errorf(a.BearerTokenEnv == "" && (a.UsernameEnv == "") != (a.PasswordEnv == ""), path, "Incomplete credentials",
+		"Basic authentication needs both username_env and password_env.")
 }
 
 func (v *validator) recovery() {
@@ -169,6 +215,7 @@ func (v *validator) onTrap() {
 		v.oneOf("on_trap.action", "on_trap action", t.Action, onTrapActions)
 	}
 	v.errorf(t.Rate < 0, "on_trap.rate", "Value out of range", "rate is first attempts per second after the action and must not be negative. Got %g.", t.Rate)
+	v.errorf(t.Rate > MaxBaseline, "on_trap.rate", "Value out of range", "rate is first attempts per second after the action and may be at most 1e6 (a million per second). Got %g.", t.Rate)
 	switch t.Action {
 	case "rate":
 		v.errorf(!src.has("on_trap.rate") && src.ok("on_trap.rate"), "on_trap", "Missing rate",

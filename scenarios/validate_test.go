@@ -119,6 +119,27 @@ func TestSemanticChecks(t *testing.T) {
 		{"on_trap command missing", `action = "drop"`, `action = "command"`, "Missing command", "on_trap", "add command"},
 		// Prometheus.
 		{"prometheus address", `address = "embedded"`, `address = "prometheus:9090"`, "Invalid Prometheus address", `"prometheus:9090"`, "neither"},
+		// Hosts: the target's allow_hosts also bound the Host header and
+		// the scrape targets; an entry with a port would match nothing.
+		{"host header", `url         = "http://127.0.0.1:8080/work"`, "url = \"http://127.0.0.1:8080/work\"\nheaders = { Host = \"prod.example:443\" }", "Host header not allowed", "Host", `"prod.example", which is not in allow_hosts`},
+		{"authority header", `url         = "http://127.0.0.1:8080/work"`, "url = \"http://127.0.0.1:8080/work\"\nheaders = { \":AUTHORITY\" = \"prod.example\" }", "Host header not allowed", `":AUTHORITY"`, "load would go to another virtual host"},
+		{"scrape host", `scrape  = ["http://127.0.0.1:8080/metrics"]`, `scrape = ["http://10.0.0.7:8080/metrics"]`, "Scrape target not allowed", `"http://10.0.0.7:8080/metrics"`, `"10.0.0.7" is not in target.allow_hosts`},
+		{"allow_hosts port", `allow_hosts = ["127.0.0.1", "localhost"]`, `allow_hosts = ["127.0.0.1", "localhost:8080"]`, "Invalid host", `"localhost:8080"`, "looks like host:port"},
+		// Credentials in URLs.
+		{"target credentials", `url         = "http://127.0.0.1:8080/work"`, `url = "http://user:pw@127.0.0.1:8080/work"`, "Credentials in URL", `"http://user:pw@127.0.0.1:8080/work"`, "sensitive variable"},
+		{"prometheus credentials", `address = "embedded"`, `address = "https://user:pw@prom:9090"`, "Credentials in URL", `"https://user:pw@prom:9090"`, "auth block"},
+		{"scrape credentials", `scrape  = ["http://127.0.0.1:8080/metrics"]`, `scrape = ["http://user:pw@127.0.0.1:8080/metrics"]`, "Credentials in URL", `"http://user:pw@127.0.0.1:8080/metrics"`, "user info"},
+		// Bounds no real test means beyond.
+		{"multiplier huge", "multiplier = 5", "multiplier = 1e300", "Value out of range", "1e300", "at most 1000"},
+		{"baseline huge", "baseline = 50", "baseline = 2e6", "Value out of range", "2e6", "at most 1e6"},
+		{"capacity huge", "capacity = 200", "capacity = 2e7", "Value out of range", "2e7", "at most 1e7"},
+		{"pods × pod_rate huge", "capacity = 200", "pods = 1000\npod_rate = 1e6", "Value out of range", "1e6", "at most 1e7"},
+		{"max_in_flight huge", "max_in_flight = 100", "max_in_flight = 2000000", "Value out of range", "2000000", "at most 1,000,000"},
+		{"tracer rate huge", "rate    = 2", "rate = 500", "Value out of range", "500", "at most 100"},
+		{"max_retries huge", "max_retries = 2", "max_retries = 1000", "Value out of range", "1000", "from 0 to 100"},
+		{"on_trap rate huge", `action = "drop"`, "action = \"rate\"\nrate = 1e9", "Value out of range", "1e9", "at most 1e6"},
+		{"duration huge", `duration   = "10s"`, `duration = "169h"`, "Value out of range", `"169h"`, "longer than 7 days (168h0m0s)"},
+		{"scrape_interval short", `address = "embedded"`, "address = \"embedded\"\nscrape_interval = \"100ms\"", "Value out of range", `"100ms"`, "no shorter than 200ms"},
 		// Client limits and backoff.
 		{"max_in_flight zero", "max_in_flight = 100", "max_in_flight = 0", "Value out of range", "0", "at least 1"},
 		{"backoff max below base", `max    = "1s"`, `max = "10ms"`, "Backoff max below base", `"10ms"`, "(10ms) is shorter than its base delay (50ms)"},

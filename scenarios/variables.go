@@ -40,10 +40,12 @@ func isVarFile(filename string) bool { return strings.HasPrefix(filename, varFil
 
 // variable is one declared variable block.
 type variable struct {
-	name  string
-	def   hcl.Range
-	value cty.Value // the default, then the override
-	has   bool      // value is set
+	name      string
+	def       hcl.Range
+	value     cty.Value // the default, then the override
+	has       bool      // value is set
+	sensitive bool      // sensitive = true: the value is never shown
+	raw       string    // the --var text, if any
 }
 
 // variables decodes the variable blocks, applies the --var overrides and
@@ -68,7 +70,11 @@ func (d *decoder) variables(blks []*hcl.Block, overrides map[string]string, file
 		}
 		v := &variable{name: name, def: blk.DefRange}
 		b := d.open("variable", "variable."+name, blk.Body, blk.DefRange, variableSchema)
-		if a := b.content.Attributes["default"]; a != nil && d.checkLiterals(a.Expr) {
+		v.sensitive = b.constBool("sensitive")
+		if a := b.content.Attributes["default"]; a != nil && d.checkLiterals(a.Expr) && d.boundEval(a.Expr, nil) {
+			if v.sensitive {
+				d.masks = append(d.masks, mask{rng: a.Expr.Range()})
+			}
 			// A default is a constant: nil context, so a reference is
 			// hcl's "Variables not allowed".
 			val, diags := a.Expr.Value(nil)
@@ -77,6 +83,9 @@ func (d *decoder) variables(blks []*hcl.Block, overrides map[string]string, file
 			case diags.HasErrors() || val.IsNull():
 			case hugeNumber(val) || !val.IsWhollyKnown():
 				d.errorf(a.Expr.Range().Ptr(), "Invalid default", "The default of %q must be a known value with numbers within ±1e308.", name)
+				d.src.failed["var."+name] = true
+			case valueLimits(val) != "":
+				d.errorf(a.Expr.Range().Ptr(), "Value too large", "The default of %q holds %s.", name, valueLimits(val))
 				d.src.failed["var."+name] = true
 			default:
 				v.value, v.has = val, true
@@ -112,6 +121,11 @@ func (d *decoder) variables(blks []*hcl.Block, overrides map[string]string, file
 		}
 		fn := varFile(name)
 		files[fn] = &hcl.File{Bytes: []byte(raw), Body: hcl.EmptyBody()}
+		if v.sensitive {
+			d.hidden[fn] = true
+			d.redacted = append(d.redacted, raw, strings.TrimSpace(raw))
+		}
+		v.raw = raw
 		val, ok := d.override(v, raw, fn)
 		if !ok {
 			v.value, v.has = cty.NilVal, false
@@ -133,6 +147,13 @@ func (d *decoder) variables(blks []*hcl.Block, overrides map[string]string, file
 			d.src.failed["var."+name] = true
 			continue
 		}
+		d.varSizes[name] = valueSize(v.value)
+		if v.sensitive {
+			d.addSecret(v.value, v.raw)
+			values[name] = v.value.Mark(sensitiveMark)
+			rendered[name] = SensitiveValue
+			continue
+		}
 		values[name] = v.value
 		rendered[name] = literal(v.value)
 	}
@@ -140,16 +161,50 @@ func (d *decoder) variables(blks []*hcl.Block, overrides map[string]string, file
 	return rendered
 }
 
+// constBool reads a bool attribute that must be a constant (a variable's
+// sensitive flag, read before any variable has a value); false when absent.
+func (b *body) constBool(name string) bool {
+	a := b.content.Attributes[name]
+	if a == nil {
+		return false
+	}
+	if !b.d.checkLiterals(a.Expr) || !b.d.boundEval(a.Expr, nil) {
+		return false
+	}
+	v, diags := a.Expr.Value(nil)
+	b.d.diags = append(b.d.diags, diags...)
+	if diags.HasErrors() || v.IsNull() {
+		return false
+	}
+	cv, err := convert.Convert(v, cty.Bool)
+	if err != nil {
+		b.fail(name, "Incorrect attribute value type", "%s must be true or false.", name)
+		return false
+	}
+	return cv.True()
+}
+
 // override converts the raw --var value to the type of the variable's
 // default: number, bool and string are converted from the text; a list,
 // set, tuple, map or object default makes the text an HCL expression. A
 // variable without default takes the text as a string (HCL converts it
-// where a number or bool is needed).
+// where a number or bool is needed). The text of a sensitive variable is
+// shown as SensitiveValue, and hcl's diagnostics on it lose their detail
+// (it may quote the text).
 func (d *decoder) override(v *variable, raw, filename string) (cty.Value, bool) {
 	whole := hcl.Range{
 		Filename: filename,
 		Start:    hcl.InitialPos,
 		End:      hcl.Pos{Line: 1, Column: len(raw) + 1, Byte: len(raw)},
+	}
+	shown := raw
+	if v.sensitive {
+		shown = SensitiveValue
+	}
+	if len(raw) > MaxStringBytes {
+		d.errorf(whole.Ptr(), "Value too large",
+			"--var %s: the value is %d bytes; a value may be at most 64 KiB (%d bytes).", v.name, len(raw), MaxStringBytes)
+		return cty.NilVal, false
 	}
 	if !v.has {
 		return cty.StringVal(raw), true
@@ -161,24 +216,36 @@ func (d *decoder) override(v *variable, raw, filename string) (cty.Value, bool) 
 	case ty == cty.Number, ty == cty.Bool:
 		val, err := convert.Convert(cty.StringVal(strings.TrimSpace(raw)), ty)
 		if err == nil && hugeNumber(val) {
-			d.errorf(whole.Ptr(), "Invalid value for variable", "--var %s=%s: numbers must be within ±1e308.", v.name, raw)
+			d.errorf(whole.Ptr(), "Invalid value for variable", "--var %s=%s: numbers must be within ±1e308.", v.name, shown)
 			return cty.NilVal, false
 		}
 		if err != nil {
 			d.errorf(whole.Ptr(), "Invalid value for variable",
 				"--var %s=%s: the default of %q is a %s, so its value must be a %s too, %s.",
-				v.name, raw, v.name, ty.FriendlyName(), ty.FriendlyName(), typeExample(ty))
+				v.name, shown, v.name, ty.FriendlyName(), ty.FriendlyName(), typeExample(ty))
 			return cty.NilVal, false
 		}
 		return val, true
 	}
+	hclDiags := func(diags hcl.Diagnostics) {
+		for _, diag := range diags {
+			if v.sensitive {
+				diag.Detail = fmt.Sprintf("--var %s: the value is not valid HCL (it is not shown: the variable is sensitive). Write it as %s.", v.name, typeExample(ty))
+			}
+			d.diags = append(d.diags, diag)
+		}
+	}
+	if diag := prescan(filename, []byte(raw), true); diag != nil {
+		d.diags = append(d.diags, diag) // it quotes nothing
+		return cty.NilVal, false
+	}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), filename, hcl.InitialPos)
-	d.diags = append(d.diags, diags...)
-	if diags.HasErrors() || !d.checkLiterals(expr) {
+	hclDiags(diags)
+	if diags.HasErrors() || !d.checkLiterals(expr) || !d.boundEval(expr, nil) {
 		return cty.NilVal, false
 	}
 	val, diags := expr.Value(nil)
-	d.diags = append(d.diags, diags...)
+	hclDiags(diags)
 	if diags.HasErrors() {
 		return cty.NilVal, false
 	}
@@ -192,6 +259,10 @@ func (d *decoder) override(v *variable, raw, filename string) (cty.Value, bool) 
 		d.errorf(expr.Range().Ptr(), "Invalid value for variable",
 			"--var %s: the default of %q is a %s, so the value must be one too, written in HCL, %s.",
 			v.name, v.name, kindName(ty), typeExample(ty))
+		return cty.NilVal, false
+	}
+	if msg := valueLimits(val); msg != "" {
+		d.errorf(expr.Range().Ptr(), "Value too large", "--var %s: the value holds %s.", v.name, msg)
 		return cty.NilVal, false
 	}
 	return val, true

@@ -9,6 +9,11 @@ variable "hosts" {
   default = ["127.0.0.1", "localhost"]
 }
 
+variable "token" {
+  default   = "s3cr3t"
+  sensitive = true
+}
+
 scenario "all" {
   description  = "every attribute"
   max_duration = "15m"
@@ -17,9 +22,10 @@ scenario "all" {
 target {
   url         = "https://localhost:8443/api?x=1"
   method      = "POST"
-  headers     = { "X-Test" = "trigger", Authorization = "none" }
+  headers     = { "X-Test" = "trigger", Authorization = "Bearer ${var.token}" }
   body        = "{\"k\": 1}"
   allow_hosts = var.hosts
+  ok_status   = [204, "2xx", 304]
 }
 
 client {
@@ -129,4 +135,21 @@ gate {
   max_recovery      = "90s"
   allow_trap        = true
   max_amplification = 6
+}
+
+stop_when "burn-rate" {
+  query   = "slo:burn_rate:ratio_1h{env=\"staging-eu\"} > 10"
+  address = "https://prom.staging-eu.internal:9090"
+  timeout = "500ms"
+  auth {
+    bearer_token_env = "STOP_TOKEN"
+  }
+  tls {
+    ca_file     = "stop-ca.pem"
+    server_name = "prom-eu"
+  }
+}
+
+stop_when "production-alerts" {
+  query = "ALERTS{alertstate=\"firing\",env=\"production\"}"
 }
