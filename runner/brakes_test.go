@@ -161,8 +161,7 @@ func TestStopConditionStopsTheLoad(t *testing.T) {
 	tg, fp := startTarget(t), startFakeProm(t)
 	const cond = `ALERTS{alertstate="firing"}`
 	fp.SetQuiet(cond, true)
-	s := parseHCL(t, brakeScenario(tg, fp, ""))
-	s.StopWhen = []scenarios.StopCondition{{Name: "alerts", Query: cond}}
+	s := parseHCL(t, brakeScenario(tg, fp, `stop_when "alerts" { query = "ALERTS{alertstate=\"firing\"}" }`))
 	var fired time.Time
 	after(tg, 2*time.Second, func() { fired = time.Now(); fp.SetQuiet(cond, false) })
 	dir := t.TempDir()

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -148,17 +147,41 @@ func (r *run) warnShortObserve() {
 	}
 }
 
-// checkTarget refuses a target whose host is not allowlisted: a trigger
-// test overloads its target on purpose (the scenario decoder checks this
-// too; the runner checks again because it is the one that sends).
+// checkTarget refuses to send anything to a host outside allow_hosts: the
+// target URL's, a Host or :authority header's (load would reach another
+// virtual host behind an allowed address), or a scrape URL's. A trigger
+// test overloads its target on purpose: the scenario reader checks all this
+// too; the runner checks again because it is the one that sends.
 func checkTarget(s *scenarios.Scenario) error {
+	allow := s.Target.AllowHosts
+	refuse := func(what, host string) error {
+		return &Error{Kind: KindUsage, Err: fmt.Errorf("%w: %s %q is not in allow_hosts %q; nothing was sent", ErrNotAllowed, what, host, allow)}
+	}
 	u, err := url.Parse(s.Target.URL)
 	if err != nil {
 		return &Error{Kind: KindUsage, Err: fmt.Errorf("target url: %w", err)}
 	}
-	host := strings.ToLower(u.Hostname())
-	if !slices.ContainsFunc(s.Target.AllowHosts, func(h string) bool { return strings.EqualFold(h, host) }) {
-		return &Error{Kind: KindUsage, Err: fmt.Errorf("%w: %q is not in allow_hosts %q; nothing was sent", ErrNotAllowed, host, s.Target.AllowHosts)}
+	if !scenarios.HostAllowed(allow, u.Hostname()) {
+		return refuse("the target's host", u.Hostname())
+	}
+	for k, v := range s.Target.Headers {
+		if k := strings.ToLower(k); k == "host" || k == ":authority" {
+			if h := scenarios.HeaderHost(v); !scenarios.HostAllowed(allow, h) {
+				return refuse("the "+k+" header's host", h)
+			}
+		}
+	}
+	if p := s.Prometheus; p != nil {
+		for _, raw := range p.Scrape {
+			su, err := url.Parse(raw)
+			if err != nil || !scenarios.HostAllowed(allow, su.Hostname()) {
+				host := raw
+				if err == nil {
+					host = su.Hostname()
+				}
+				return refuse("the scrape target's host", host)
+			}
+		}
 	}
 	return nil
 }

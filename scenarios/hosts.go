@@ -35,10 +35,10 @@ func HostAllowed(allow []string, host string) bool {
 	return false
 }
 
-// headerHost returns the host of a Host or :authority header value, its
+// HeaderHost returns the host of a Host or :authority header value, its
 // port stripped: "api.example.com:8443" → "api.example.com", "[::1]:80" →
 // "[::1]", "::1" → "::1".
-func headerHost(v string) string {
+func HeaderHost(v string) string {
 	v = strings.TrimSpace(v)
 	if strings.HasPrefix(v, "[") {
 		if i := strings.IndexByte(v, ']'); i > 0 {

@@ -77,6 +77,6 @@ func TestHeaderHost(t *testing.T) {
 		"::1":              "::1",
 		" spaced ":         "spaced",
 	} {
-		eq(t, in, headerHost(in), want)
+		eq(t, in, HeaderHost(in), want)
 	}
 }

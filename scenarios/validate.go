@@ -168,7 +168,7 @@ func (v *validator) hostHeader(t *Target, path, name, val string) bool {
 	if !v.d.src.ok("target.allow_hosts") || len(t.AllowHosts) == 0 {
 		return false
 	}
-	host := headerHost(val)
+	host := HeaderHost(val)
 	if HostAllowed(t.AllowHosts, host) {
 		return false
 	}
