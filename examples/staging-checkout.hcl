@@ -92,3 +92,14 @@ gate {
   allow_trap        = false
   max_amplification = 4
 }
+
+# Brakes: the run stops its load within a second (exit 5) when one of these
+# returns a series, or cannot be evaluated. Staging is shared: stop if the
+# other teams' checkout SLO burns fast, or if anything fires in production.
+stop_when "checkout-slo-burn" {
+  query = "slo:burn_rate:ratio_1h{service=\"checkout\",env=\"staging-eu\"} > 10"
+}
+
+stop_when "production-alerts" {
+  query = "ALERTS{alertstate=\"firing\",env=\"production\",severity=\"critical\"}"
+}
