@@ -84,8 +84,10 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("driver: %w", err)}
 	}
-	if b := drv.Bounds(); b.Clamped {
-		opts.logf("max_in_flight: %s", b.Reason)
+	// The default is lowered to the descriptor limit silently; a value the
+	// scenario chose is not.
+	if b := drv.Bounds(); b.Clamped && s.Client.MaxInFlight != scenarios.DefaultMaxInFlight {
+		opts.logf("%s", b.Reason)
 	}
 	if opts.Progress != nil {
 		opts.Progress(Status{Phase: "preflight", SuccessRatio: math.NaN(), WaitS: math.NaN(), Note: "checking Prometheus and the queries"})
