@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/loadgen"
@@ -69,13 +68,9 @@ func (r *run) baselineFailing() (why string, refused bool) {
 // observation at baseline, and records when the spike started.
 func (r *run) startSpike() {
 	l := r.s.Load
-	rest := l.Observe + time.Minute
-	if r.s.OnTrap != nil {
-		rest += r.s.OnTrap.Observe
-	}
 	r.drv.Replan([]loadgen.Stage{
 		loadgen.Constant(l.Spike.Duration, l.Spike.Multiplier*l.Baseline),
-		loadgen.Constant(rest, l.Baseline),
+		loadgen.Constant(afterSpike(r.s)+scheduleSlack, l.Baseline),
 	})
 	r.spikeStart = r.elapsed()
 	r.spikeEnd = r.spikeStart + l.Spike.Duration.Seconds()
@@ -215,11 +210,7 @@ func (r *run) status(phase string) Status {
 	if src := r.choice.series.Source; src != "" {
 		st.WaitS, st.WaitSource = r.waits.latest(src), src
 	}
-	horizon := r.s.Load.Warmup + r.s.Load.Spike.Duration + r.s.Load.Observe
-	if r.s.OnTrap != nil {
-		horizon += r.s.OnTrap.Observe
-	}
-	if left := horizon - st.Elapsed; left > 0 {
+	if left := horizon(r.s) - st.Elapsed; left > 0 {
 		st.Remaining = left
 	}
 	if n := len(r.rows); n > 0 {

@@ -188,18 +188,6 @@ func checkTarget(s *scenarios.Scenario) error {
 	return nil
 }
 
-// maxDuration is the scenario's hard limit on a run.
-func maxDuration(s *scenarios.Scenario) time.Duration {
-	if s.MaxDuration > 0 {
-		return s.MaxDuration
-	}
-	d := s.Load.Warmup + s.Load.Spike.Duration + s.Load.Observe + time.Minute
-	if s.OnTrap != nil {
-		d += s.OnTrap.Observe
-	}
-	return d
-}
-
 func headers(h map[string]string) http.Header {
 	out := make(http.Header, len(h))
 	for k, v := range h {

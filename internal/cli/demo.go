@@ -16,6 +16,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/examples"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/internal/staging"
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/scenarios"
 )
@@ -121,27 +122,17 @@ func contains(vs []analysis.Verdict, v analysis.Verdict) bool {
 // runDemoSystem starts one specimen on a free loopback port, runs the demo
 // scenario against it, writes the reports and stops the specimen.
 func runDemoSystem(ctx context.Context, sys demoSystem, out string, stderr io.Writer) (*runner.Result, error) {
-	srv, err := specimen.New(sys.config)
+	// The specimen outlives a first Ctrl-C: the run still needs it to
+	// measure the seconds before the stop.
+	sp, err := staging.StartSpecimen(context.WithoutCancel(ctx), sys.config)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		srv.Close()
-		return nil, err
-	}
-	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Serve(sctx, ln)
-	}()
-	defer func() {
-		stop()
-		<-served
-	}()
+	defer func() { _ = sp.Stop() }()
+	addr := sp.Addr
 
-	vars := map[string]string{"port": fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)}
+	_, port, _ := net.SplitHostPort(addr)
+	vars := map[string]string{"port": port}
 	for k, v := range sys.vars {
 		vars[k] = v
 	}
@@ -149,7 +140,7 @@ func runDemoSystem(ctx context.Context, sys demoSystem, out string, stderr io.Wr
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "\n%s (%s) on %s\n", sys.title, sys.subtitle, ln.Addr())
+	fmt.Fprintf(stderr, "\n%s (%s) on %s\n", sys.title, sys.subtitle, addr)
 	pp := newProgressPrinter(stderr)
 	pp.prefix = sys.title + " "
 	dir := filepath.Join(out, sys.key)

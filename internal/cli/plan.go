@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/runner"
 )
 
 func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -26,13 +25,9 @@ would fail, 3 the spike cannot trigger (the test would be inconclusive),
 2 the scenario is invalid.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := sf.load(args[0], stderr)
+			_, in, err := sf.loadPlan(args[0], stderr)
 			if err != nil {
 				return err
-			}
-			in, err := runner.PlanInputs(s)
-			if err != nil {
-				return &ExitError{Code: ExitUsage, Err: err}
 			}
 			doc := analysis.Plan(in)
 			if err := emit(stdout, doc, asJSON, nil); err != nil {

@@ -103,13 +103,9 @@ func runSimulate(ctx context.Context, sf *scenarioFlags, f *simulateFlags, path 
 	case f.seed < 0:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--seed %d: want a seed ≥ 0", f.seed)}
 	}
-	s, err := sf.load(path, stderr)
+	s, in, err := sf.loadPlan(path, stderr)
 	if err != nil {
 		return err
-	}
-	in, err := runner.PlanInputs(s)
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	var doc analysis.Document
 	if f.model == "fluid" {
@@ -183,13 +179,9 @@ func runTipping(cmd *cobra.Command, sf *scenarioFlags, f *simulateFlags, args []
 	}
 	source := ""
 	if len(args) == 1 {
-		s, err := sf.load(args[0], stderr)
+		s, in, err := sf.loadPlan(args[0], stderr)
 		if err != nil {
 			return err
-		}
-		in, err := runner.PlanInputs(s)
-		if err != nil {
-			return &ExitError{Code: ExitHarness, Err: err}
 		}
 		mu, tau := in.Scenario.CapacityPerS, in.Scenario.TimeoutS
 		if !fl.Changed("theta") {

@@ -3,10 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/runner/report"
 )
 
 // textWriter prints labelled lines: "Label        text".
@@ -244,20 +244,9 @@ func bandText(b *analysis.CeilingBand) string {
 	return fmt.Sprintf("; safe ceilings %d–%d", b.LowestPods, b.HighestPods)
 }
 
-// num prints a number compactly: 200, 4.4, 0.25, 1.2e+06.
-func num(x float64) string {
-	switch {
-	case math.IsInf(x, 0) || math.IsNaN(x):
-		return "∞"
-	case x == math.Trunc(x) && math.Abs(x) < 1e9:
-		return fmt.Sprintf("%.0f", x)
-	case math.Abs(x) >= 100:
-		return fmt.Sprintf("%.0f", x)
-	}
-	s := fmt.Sprintf("%.2f", x)
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
-}
+// num prints a number for people, as the reports do (report.Num): one
+// formatter, so a value reads the same in the terminal and in report.html.
+func num(x float64) string { return report.Num(x) }
 
 func optNum(p *float64) string {
 	if p == nil {

@@ -11,10 +11,10 @@ import (
 // unknown is how the reports show a value the document does not have.
 const unknown = "–"
 
-// num formats a number for people: three significant digits or so,
+// Num formats a number for people, in the reports and on the terminal: three significant digits or so,
 // trailing zeros dropped ("3", "2.99", "0.248", "1250"); from 10¹⁵ on in
 // scientific notation ("2.5e+300"), not as hundreds of digits.
-func num(x float64) string {
+func Num(x float64) string {
 	if math.IsNaN(x) {
 		return unknown
 	}
@@ -46,6 +46,8 @@ func num(x float64) string {
 	}
 	return s
 }
+
+func num(x float64) string { return Num(x) }
 
 // numPtr formats a nullable number of the result document.
 func numPtr(p *float64) string { return num(analysis.Value(p)) }

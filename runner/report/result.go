@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -15,27 +14,14 @@ import (
 // NaN or infinite number is written as null (analysis.Document's
 // MarshalJSON), so a document always encodes.
 func WriteResult(path string, doc analysis.Document) error {
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return fmt.Errorf("result: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".result-*.json")
-	if err != nil {
-		return fmt.Errorf("result: %w", err)
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("result: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("result: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("result: %w", err)
-	}
-	return nil
+	return writeFileAtomic(filepath.Dir(path), filepath.Base(path), func(w io.Writer) error {
+		b, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // ReadResult reads a result document: a regular file of at most

@@ -1,0 +1,36 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// scheduleSlack is how long the driver's schedule outlasts the horizon, so
+// that the run, not the end of the schedule, decides when it is over.
+const scheduleSlack = time.Minute
+
+// afterSpike is how long a run watches after the spike when nothing ends it
+// early: the observation, and on_trap's own.
+func afterSpike(s *scenarios.Scenario) time.Duration {
+	d := s.Load.Observe
+	if s.OnTrap != nil {
+		d += s.OnTrap.Observe
+	}
+	return d
+}
+
+// horizon is when a run that nothing ends early is over, from the start of
+// the load: warmup, spike, and afterSpike.
+func horizon(s *scenarios.Scenario) time.Duration {
+	return s.Load.Warmup + s.Load.Spike.Duration + afterSpike(s)
+}
+
+// maxDuration is the scenario's hard limit on a run: max_duration, or the
+// horizon and the schedule's slack.
+func maxDuration(s *scenarios.Scenario) time.Duration {
+	if s.MaxDuration > 0 {
+		return s.MaxDuration
+	}
+	return horizon(s) + scheduleSlack
+}
