@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/internal/staging"
+	"github.com/trigger-test/trigger/scenarios"
 )
 
 // findPrometheus returns the path of a real Prometheus server, skipping
@@ -91,4 +93,68 @@ func TestE2ERealPrometheusAgreesWithEmbedded(t *testing.T) {
 		t.Errorf("A_fail: real %.3f, embedded %.3f; want both 3 ± 15 %% and within 10 %% of each other", ar, ae)
 	}
 	t.Logf("real prometheus: verdict %s A_fail %.3f; embedded: verdict %s A_fail %.3f", r.Verdict, ar, e.Verdict, ae)
+}
+
+// Debian's Prometheus killed in the middle of a run (the specimen behind
+// it recovering, the gate asking for an amplification): the run has no
+// verdict to give, and the gate does not pass on the scenario's belief.
+func TestE2ERealPrometheusDiesMidRun(t *testing.T) {
+	skipShort(t)
+	bin := findPrometheus(t)
+	url, _ := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
+	p, err := staging.StartPrometheus(context.Background(), staging.PrometheusConfig{Binary: bin, ScrapeInterval: time.Second,
+		Jobs: map[string]string{"service": strings.TrimPrefix(url, "http://")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Stop() })
+	// System A at ρ = 0.2 with one retry: A·ρ = 0.4, recovers.
+	s := e2eScenario{url: url, capacity: 200, baseline: 40, k: 5, retries: 1, spike: "4s", observe: "20s",
+		scrapeInterval: "1s", prometheusAddress: p.URL}.parse(t)
+	s.Gate.MaxAmplification = 4
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	killed := make(chan struct{})
+	go func() {
+		defer close(killed)
+		time.Sleep(8 * time.Second) // the preflight, and a few seconds of load
+		_ = p.Stop()
+	}()
+	dir := t.TempDir()
+	_, err = Run(ctx, Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	<-killed
+	if !errors.Is(err, ErrMetricsMissing) {
+		t.Fatalf("err = %v, want an inconclusive run for missing metrics", err)
+	}
+	doc := readResult(t, dir)
+	if doc.Verdict != analysis.VerdictInconclusive || doc.Gate.Passed {
+		t.Errorf("verdict %s, gate passed %v; want inconclusive, not passed", doc.Verdict, doc.Gate.Passed)
+	}
+}
+
+// A stop condition evaluated by Debian's Prometheus: it turns true at a
+// known instant, and the run stops its load and says which brake fired.
+func TestE2EStopConditionOnRealPrometheus(t *testing.T) {
+	skipShort(t)
+	bin := findPrometheus(t)
+	url, sp := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
+	promURL := startPrometheus(t, bin, map[string]string{"service": strings.TrimPrefix(url, "http://")})
+	s := e2eScenario{url: url, capacity: 200, baseline: 40, k: 2, retries: 1, spike: "30s"}.parse(t)
+	trueAt := time.Unix(time.Now().Add(10*time.Second).Unix(), 0)
+	s.StopWhen = []scenarios.StopCondition{{Name: "clock", Address: promURL, Timeout: 2 * time.Second,
+		Query: fmt.Sprintf("vector(time()) > %d", trueAt.Unix())}}
+	res, err := runE2E(t, context.Background(), s)
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindStopped {
+		t.Fatalf("err = %v, want stopped", err)
+	}
+	sb := res.Document.Observation.StoppedBy
+	if sb == nil || sb.By != "stop_when.clock" {
+		t.Fatalf("stopped_by = %+v", sb)
+	}
+	fired := res.Start.Add(time.Duration(sb.AtS * float64(time.Second)))
+	t.Logf("fired %s after the condition became true; specimen ingress %d", fired.Sub(trueAt).Round(time.Millisecond), sp.Stats().IngressFirst)
+	if fired.Before(trueAt) || fired.Sub(trueAt) > loadStopBound {
+		t.Errorf("fired at %s, the condition became true at %s", fired, trueAt)
+	}
 }
