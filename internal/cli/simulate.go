@@ -59,8 +59,8 @@ fraction of runs trapped, showing the median run.
 "The collapse law"): one exponential server, timeout θ service times,
 R attempts per request (0: unlimited), and reports the fraction of --runs
 runs (default 20) per load λ/μ that collapse within the horizon, beside
-λ_c. With a
-scenario, θ = C·τ_out and R = max_retries + 1 come from it unless given.
+λ_c. With a scenario, θ = C·τ_out and R = max_retries + 1 come from it
+unless given.
 
 Exit codes as for plan: 0 the gate passes, 1 it fails, 3 no trigger
 (--tipping: 0).`,
