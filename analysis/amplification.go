@@ -23,7 +23,7 @@ type RetryLayer struct {
 }
 
 // Amplification is the work one first attempt turns into at this layer once
-// every attempt fails (SPEC.md, "Retry debt and amplification"):
+// every attempt fails (docs/model.md, "Retry debt and amplification"):
 // (1 − r^(R+1))/(1 − r) for a cap R and retry probability r (R + 1 when
 // r = 1), and at most 1 + β under a budget.
 func (l RetryLayer) Amplification() float64 {
@@ -43,7 +43,7 @@ func (l RetryLayer) retryProbability() float64 {
 
 // CappedAmplification is A for a layer that retries a failure with
 // probability r, at most maxRetries times: (1 − r^(R+1))/(1 − r), which is
-// R + 1 when r = 1 (SPEC.md, "Retry debt and amplification").
+// R + 1 when r = 1 (docs/model.md, "Retry debt and amplification").
 func CappedAmplification(maxRetries int, r float64) float64 {
 	if maxRetries <= 0 {
 		return 1
@@ -75,13 +75,13 @@ func StackAmplification(layers ...RetryLayer) float64 {
 }
 
 // TrapThreshold is the utilization 1/A at and above which a triggered
-// service stays failed (SPEC.md, "The trap").
+// service stays failed (docs/model.md, "The trap").
 func TrapThreshold(amplification float64) float64 {
 	return 1 / amplification
 }
 
 // Trapped reports the trap condition A·ρ ≥ 1: after a trigger the failed
-// state is permanent (SPEC.md, "The trap", trap condition).
+// state is permanent (docs/model.md, "The trap", trap condition).
 func Trapped(amplification, rho float64) bool {
 	return amplification*rho >= 1
 }

@@ -12,8 +12,9 @@ func near(got, want, relTol float64) bool {
 	return math.Abs(got-want) <= relTol*math.Max(math.Abs(want), 1e-12)
 }
 
-// SPEC.md's worked example: A = 1, ρ = 0.5, k = 10, Δ = 300 s, τ_out = 10 s
-// gives t0 = 2.5 s and T_rec = 2,400 s.
+// The worked example of docs/model.md ("The trap", phases): A = 1,
+// ρ = 0.5, k = 10, Δ = 300 s, τ_out = 10 s gives t0 = 2.5 s and
+// T_rec = 2,400 s.
 func TestWorkedExample(t *testing.T) {
 	c := CheckTrigger(10, 0.5, 300, 10)
 	if !c.Valid || c.T0S == nil || !near(*c.T0S, 2.5, 1e-12) {

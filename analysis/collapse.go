@@ -2,8 +2,8 @@ package analysis
 
 import "math"
 
-// The collapse law of one M/M/1 server with timeouts (SPEC.md, "The collapse
-// law"): service rate μ, Poisson arrivals, per-attempt timeout T with
+// The collapse law of one M/M/1 server with timeouts (docs/model.md, "The
+// collapse law"): service rate μ, Poisson arrivals, per-attempt timeout T with
 // θ = μ·T, timed-out work completed anyway, give-up after a given number of
 // attempts in total.
 

@@ -1,13 +1,17 @@
 // Package analysis is the model behind a trigger test: the closed forms of
-// SPEC.md, a fluid simulator of the model in delay form, the verdicts, the
-// gate and the result document that plan, simulate and run all produce.
+// docs/model.md, a fluid simulator of the model in delay form, the
+// verdicts, the gate and the result document that plan, simulate and run
+// all produce.
 //
 // The package is pure: no I/O, no clock, no goroutines, and it imports no
 // other package of this module. Time is float64 seconds, rates are per
-// second, and every function documents the SPEC.md section it implements.
+// second, and every formula's comment names the section of docs/model.md
+// it implements; the package's place in the module is in docs/design.md,
+// "Layout".
 //
-// Symbols follow SPEC.md: λ demand (first attempts/s), C capacity (work/s),
-// ρ = λ/C, τ_out client timeout (s), R retries after the first attempt,
-// β retry budget, A amplification, k spike multiple, Δ spike length (s),
-// b admission bound (s), M replica ceiling, τ dead time (s).
+// Symbols follow docs/model.md, "Symbols": λ demand (first attempts/s),
+// C capacity (work/s), ρ = λ/C, τ_out client timeout (s), R retries after
+// the first attempt, β retry budget, A amplification, k spike multiple,
+// Δ spike length (s), b admission bound (s), M replica ceiling, τ dead
+// time (s).
 package analysis

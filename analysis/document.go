@@ -3,8 +3,8 @@ package analysis
 import "math"
 
 // Document is the result document that plan (predicted), simulate
-// (modelled) and run (measured) all produce (DESIGN.md, "Verdicts and the
-// result document"). JSON keys are snake_case with units in the name;
+// (modelled) and run (measured) all produce (docs/design.md, "The result
+// document"). JSON keys are snake_case with units in the name;
 // values that are unknown or infinite are null.
 type Document struct {
 	// Kind is "plan", "simulate" or "run".
@@ -82,7 +82,7 @@ type AmplificationSection struct {
 	Hidden *float64 `json:"hidden"`
 }
 
-// Prediction is what the closed forms of SPEC.md say will happen.
+// Prediction is what the closed forms of docs/model.md say will happen.
 type Prediction struct {
 	Verdict Verdict `json:"verdict"`
 	// RecoveryS is the full closed-form recovery time (null when trapped or
@@ -115,7 +115,8 @@ type Prediction struct {
 	Recommendations []string `json:"recommendations"`
 }
 
-// AdmissionPrediction is the admission-bound check (SPEC.md, admission bound).
+// AdmissionPrediction is the admission-bound check (docs/model.md,
+// "Autoscalers, ceilings and admission").
 type AdmissionPrediction struct {
 	BoundS   float64 `json:"bound_s"`
 	TimeoutS float64 `json:"timeout_s"`
@@ -123,7 +124,8 @@ type AdmissionPrediction struct {
 	Holds bool `json:"holds"`
 }
 
-// ScalerPrediction applies the scaler rules (SPEC.md, autoscalers).
+// ScalerPrediction applies the scaler rules (docs/model.md, "Autoscalers,
+// ceilings and admission").
 type ScalerPrediction struct {
 	Signal ScalerSignal `json:"signal"`
 	Target float64      `json:"target"`
@@ -134,7 +136,8 @@ type ScalerPrediction struct {
 	ScalerVerdict
 }
 
-// CeilingPrediction is the replica-ceiling check (SPEC.md, ceiling).
+// CeilingPrediction is the replica-ceiling check (docs/model.md,
+// "Autoscalers, ceilings and admission").
 type CeilingPrediction struct {
 	MaxReplicas int `json:"max_replicas"`
 	// Escapes is M > M*: at its ceiling the service can drain the debt.

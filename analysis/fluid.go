@@ -45,7 +45,7 @@ func (r FluidRetry) backoff(retry int) float64 {
 
 // FluidConfig is one run of the fluid model: a FIFO queue served at a fixed
 // capacity, whose clients give up after TimeoutS and retry, and which serves
-// abandoned work (SPEC.md, "The trap").
+// abandoned work (docs/model.md, "The trap").
 type FluidConfig struct {
 	Stages       []FluidStage // demand; the run lasts their total duration
 	CapacityPerS float64      // C, work per second
@@ -59,7 +59,8 @@ type FluidConfig struct {
 	// RetryLagS is the time from a timed-out attempt's arrival to its retry,
 	// before backoff. Zero means τ_out, the delay form: a client learns of
 	// the failure when its timeout fires. A lag of one step reproduces the
-	// closed form's idealization of immediate retries (SPEC.md, recovery time).
+	// closed form's idealization of immediate retries (docs/model.md,
+	// "The trap", retry lag).
 	RetryLagS float64
 	// AdmissionBoundS is b: admit an attempt only if the queue then holds at
 	// most b·C of work; refused attempts cost no service and count as

@@ -4,7 +4,8 @@ import "testing"
 
 // benchmarkFluid20000s simulates 20,000 s of a trapped service (ρ = 0.4,
 // A = 3, k = 5, Δ = 10 s, τ_out = 1 s) so that no early stop shortens it.
-// The target: under 100 ms per run at a step of at most 50 ms.
+// The goal: under 100 ms per run at a step of at most 50 ms (make bench;
+// the README's Benchmarks table has the figures).
 func benchmarkFluid20000s(b *testing.B, step float64) {
 	cfg := FluidConfig{
 		Stages:       SpikeSchedule(80, 5, 20, 10, 20000-30),

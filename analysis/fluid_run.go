@@ -61,7 +61,7 @@ type FluidResult struct {
 	Timeline                     []FluidSample
 }
 
-// SimulateFluid runs the fluid model of SPEC.md ("The trap") in delay form:
+// SimulateFluid runs the fluid model (docs/model.md, "The trap") in delay form:
 // an attempt that finds the wait above τ_out times out, stays in the queue
 // and is served anyway; its retry, when the policy allows one, arrives
 // τ_out plus the backoff later. Refused attempts cost no service and are
@@ -368,7 +368,7 @@ func modelJudgePolicy(minStdErr float64) JudgePolicy {
 // where the rule stays undecided at the end, a slope zero within its
 // interval or too short a watch, trapped: a model cannot wait for more
 // evidence than its horizon gives, and the trap condition A·ρ ≥ 1 counts a
-// flat wait as trapped (docs/model.md, the trap).
+// flat wait as trapped (docs/model.md, "The trap").
 func modelVerdict(j Judgement) Verdict {
 	if j.Verdict != "" {
 		return j.Verdict

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// gridCase is one point of the grid: A ∈ {1, 2, 3} (a cap of A − 1
-// retries), A·ρ ∈ {0.5, 0.6, 0.8, 0.9} plus trapped points, k ∈ {5, 10},
-// Δ ∈ {60 s, 300 s}, τ_out = 10 s.
+// gridCase is one point of the grid the models are checked on:
+// A ∈ {1, 2, 3} (a cap of A − 1 retries), A·ρ ∈ {0.5, 0.6, 0.8, 0.9} plus
+// trapped points, k ∈ {5, 10}, Δ ∈ {60 s, 300 s}, τ_out = 10 s.
 type gridCase struct {
 	retries             int
 	aRho, k, spike, rho float64
@@ -59,8 +59,9 @@ func simulateGrid(t testing.TB, g gridCase, lagS float64) FluidResult {
 }
 
 // The fluid model with immediate retries (a lag of one step) is the model
-// SPEC's full closed form describes: it must match within 2 % everywhere on
-// the grid, report no-trigger where (kρ − 1)Δ ≤ τ_out and trapped where A·ρ ≥ 1.
+// the full closed form of docs/model.md ("The trap") describes: it must
+// match within 2 % everywhere on the grid, report no-trigger where
+// (kρ − 1)Δ ≤ τ_out and trapped where A·ρ ≥ 1.
 func TestFluidMatchesClosedFormWithImmediateRetries(t *testing.T) {
 	for _, g := range grid([]float64{0.5, 0.6, 0.8, 0.9, 1.0, 1.2}) {
 		res := simulateGrid(t, g, 0.01)
@@ -76,7 +77,7 @@ func TestFluidMatchesClosedFormWithImmediateRetries(t *testing.T) {
 
 // In delay form (each retry τ_out after its attempt, as real clients do) the
 // simulator must match the lag-corrected closed form within 2 % everywhere,
-// and SPEC's uncorrected form within 2 % wherever the retry lag is small
+// and the uncorrected form within 2 % wherever the retry lag is small
 // against the recovery (long spikes, or no retries). The largest departure
 // from the uncorrected form on this grid, about −7 % at A = 3, A·ρ = 0.8,
 // k = 5, Δ = 60 s, is the lag the closed form leaves out.
@@ -102,7 +103,7 @@ func TestFluidDelayFormMatchesClosedForm(t *testing.T) {
 			t.Errorf("%v: delay form departs %+.2f %% from the closed form", g, 100*dev)
 		}
 	}
-	t.Logf("largest departure of the delay form from SPEC's uncorrected closed form: %+.2f %%", 100*worst)
+	t.Logf("largest departure of the delay form from the uncorrected closed form: %+.2f %%", 100*worst)
 }
 
 func checkGridVerdict(t *testing.T, g gridCase, res FluidResult) {
@@ -124,7 +125,8 @@ func checkGridVerdict(t *testing.T, g gridCase, res FluidResult) {
 }
 
 // With a budget β and every attempt failing, the work per first attempt is
-// 1 + β (SPEC.md, amplification), whatever the cap above it.
+// 1 + β (docs/model.md, "Retry debt and amplification"), whatever the cap
+// above it.
 func TestFluidBudgetAmplification(t *testing.T) {
 	for _, tc := range []struct {
 		retries int
@@ -153,7 +155,7 @@ func TestFluidBudgetAmplification(t *testing.T) {
 
 // An admission bound shorter than the timeout serves no abandoned work and
 // the service recovers right after the spike; a bound twice the timeout
-// still builds debt (SPEC.md, admission bound).
+// still builds debt (docs/model.md, "Autoscalers, ceilings and admission").
 func TestFluidAdmissionBound(t *testing.T) {
 	run := func(bound float64) FluidResult {
 		res, err := SimulateFluid(FluidConfig{

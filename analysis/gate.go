@@ -5,7 +5,8 @@ import (
 	"math"
 )
 
-// GateSpec is the release gate of a scenario (DESIGN.md, gate block).
+// GateSpec is the release gate of a scenario (its `gate` block:
+// docs/scenarios.md).
 type GateSpec struct {
 	// MaxRecoveryS is the recovery budget in seconds; zero means none.
 	MaxRecoveryS float64 `json:"max_recovery_s,omitempty"`
@@ -31,10 +32,11 @@ type GateResult struct {
 	Criteria []GateCriterion `json:"criteria"`
 }
 
-// EvaluateGate judges a verdict against the gate (SPEC.md, "What a trigger
-// test measures", item 5). recoveryS is the measured or predicted recovery
-// time (+Inf or NaN when none), projectedS the projection for a metastable
-// verdict, and amplification the measured A_fail (NaN when unknown).
+// EvaluateGate judges a verdict against the gate (docs/model.md, "What a
+// trigger test measures", item 5). recoveryS is the measured or predicted
+// recovery time (+Inf or NaN when none), projectedS the projection for a
+// metastable verdict, and amplification the measured A_fail (NaN when
+// unknown).
 // A no-trigger or inconclusive verdict never passes: the test said nothing.
 func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplification float64) GateResult {
 	var g GateResult

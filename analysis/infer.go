@@ -86,7 +86,8 @@ type Inference struct {
 	// again, an on_trap action, the end). NaN when the window is empty.
 	FailedFromS, FailedToS float64
 	// AClient is attempts the clients sent per logical request, over the
-	// cohorts whose every attempt failed (docs/model.md, amplification).
+	// cohorts whose every attempt failed (docs/model.md, "What a trigger
+	// test measures", item 4).
 	AClient Interval
 	// AFail is attempts arriving at the service per first attempt in the
 	// settled failed window: ingress / first attempts.

@@ -42,7 +42,8 @@ type JudgeInput struct {
 	HorizonS float64
 	// PatienceS is the shortest patience in front of the service (the
 	// client timeout, or a layer's shorter per-try timeout): the wait
-	// falls at 1 − A·ρ down to it, then at 1 − ρ (docs/model.md, phases).
+	// falls at 1 − A·ρ down to it, then at 1 − ρ (docs/model.md, "The
+	// trap", phases).
 	PatienceS float64
 	// Utilization is ρ at baseline; NaN when unknown (then no recovery time
 	// is projected and no early metastable verdict given).

@@ -48,7 +48,7 @@ func (in PlanInputs) amplification() AmplificationSection {
 	return s
 }
 
-// Plan predicts a trigger test from the closed forms of SPEC.md: is the
+// Plan predicts a trigger test from the closed forms of docs/model.md: is the
 // spike a trigger, is the service vulnerable (A·ρ ≥ 1), how long should it
 // take to come back, and what would make the test or the service better.
 // The result is the document `trigger plan` prints.

@@ -5,7 +5,7 @@ import "math"
 // RecoveryTime is the full closed form of the recovery time in seconds, from
 // the spike's end to an empty queue, for a service at utilization rho with
 // amplification a after a k-fold spike of spikeS seconds and a client timeout
-// of timeoutS seconds (SPEC.md, "The trap", recovery time):
+// of timeoutS seconds (docs/model.md, "The trap", recovery time):
 //
 //	T_rec = (A·k·ρ − 1)·(Δ − t0)/(1 − A·ρ) + τ_out/(1 − ρ),  t0 = τ_out/(k·ρ − 1)
 //
@@ -27,8 +27,8 @@ func RecoveryTime(a, rho, k, spikeS, timeoutS float64) float64 {
 // t0 seconds after it began (t0 < Δ) against a patience of timeoutS. A run
 // measures t0 to a fraction of a second; for the short spikes of a test
 // the recovery time depends on Δ − t0 more than on anything else
-// (docs/model.md, recovery time). +Inf when A·ρ ≥ 1; NaN when t0 is not
-// within the spike.
+// (docs/model.md, "The trap", recovery time). +Inf when A·ρ ≥ 1; NaN when
+// t0 is not within the spike.
 func RecoveryTimeAfter(a, rho, k, spikeS, t0, timeoutS float64) float64 {
 	if Trapped(a, rho) || rho >= 1 {
 		return math.Inf(1)
@@ -40,7 +40,8 @@ func RecoveryTimeAfter(a, rho, k, spikeS, t0, timeoutS float64) float64 {
 }
 
 // RecoveryTimeLongSpike is the long-spike form Δ·(A·k·ρ − 1)/(1 − A·ρ), in
-// seconds, valid for Δ ≫ τ_out (SPEC.md, recovery time); +Inf when A·ρ ≥ 1.
+// seconds, valid for Δ ≫ τ_out (docs/model.md, "The trap", recovery time);
+// +Inf when A·ρ ≥ 1.
 func RecoveryTimeLongSpike(a, rho, k, spikeS float64) float64 {
 	if Trapped(a, rho) {
 		return math.Inf(1)
@@ -50,7 +51,8 @@ func RecoveryTimeLongSpike(a, rho, k, spikeS float64) float64 {
 
 // PeakWait is the closed-form wait in seconds at the spike's end:
 // τ_out + (A·k·ρ − 1)·(Δ − t0) for a trigger, (k·ρ − 1)·Δ otherwise (zero
-// when k·ρ ≤ 1). It is the peak of the model's wait (SPEC.md, phases).
+// when k·ρ ≤ 1). It is the peak of the model's wait (docs/model.md,
+// "The trap", phases).
 func PeakWait(a, rho, k, spikeS, timeoutS float64) float64 {
 	if !CheckTrigger(k, rho, spikeS, timeoutS).Valid {
 		return math.Max(0, (k*rho-1)*spikeS)
@@ -60,9 +62,10 @@ func PeakWait(a, rho, k, spikeS, timeoutS float64) float64 {
 }
 
 // PredictedWait is the closed-form wait in seconds at t seconds after the
-// spike's start, following SPEC.md's phases: growth at k·ρ − 1 until t0, at
-// A·k·ρ − 1 for the rest of the spike, fall at 1 − A·ρ while above τ_out and
-// at 1 − ρ below it. Before the spike (t < 0) the wait is zero.
+// spike's start, following the phases of docs/model.md ("The trap"):
+// growth at k·ρ − 1 until t0, at A·k·ρ − 1 for the rest of the spike, fall
+// at 1 − A·ρ while above τ_out and at 1 − ρ below it. Before the spike
+// (t < 0) the wait is zero.
 func PredictedWait(a, rho, k, spikeS, timeoutS, t float64) float64 {
 	if t <= 0 {
 		return 0
@@ -92,8 +95,8 @@ func PredictedWait(a, rho, k, spikeS, timeoutS, t float64) float64 {
 
 // AmplificationFromRecovery inverts the full recovery-time form for A: the
 // amplification under which a service at utilization rho recovers from the
-// given spike in recoveryS seconds (SPEC.md, "What a trigger test measures",
-// item 4). T_rec grows with A, so the root is found by bisection on
+// given spike in recoveryS seconds (docs/model.md, "What a trigger test
+// measures", item 4). T_rec grows with A, so the root is found by bisection on
 // [1, 1/ρ). It returns NaN when the spike is not a trigger or recoveryS is
 // shorter than the A = 1 recovery time.
 func AmplificationFromRecovery(recoveryS, rho, k, spikeS, timeoutS float64) float64 {

@@ -7,13 +7,13 @@ import (
 	"strings"
 )
 
-// The request-level model: a discrete-event simulation of single attempts
-// (issue 7). It answers what the fluid model cannot: how likely a trigger
-// is, whether a busy service ever times out on its own, how long recovery
-// takes when arrivals are Poisson and service times vary. It stays in
-// SPEC.md's delay form: an attempt's retry is decided when its client's
-// timeout fires, and work whose client has gone is served anyway unless
-// deadlines propagate.
+// The request-level model: a discrete-event simulation of single attempts.
+// It answers what the fluid model cannot: how likely a trigger is, whether
+// a busy service ever times out on its own, how long recovery takes when
+// arrivals are Poisson and service times vary. It stays in the delay form
+// of docs/model.md ("The trap"): an attempt's retry is decided when its
+// client's timeout fires, and work whose client has gone is served anyway
+// unless deadlines propagate.
 
 // ArrivalProcess is how first attempts arrive within the rate stages.
 type ArrivalProcess uint8
@@ -176,7 +176,8 @@ type RequestConfig struct {
 	// passed before it reached a server: it costs no service.
 	DeadlinePropagation bool
 	// AdmissionBoundS is b: admit an attempt only if its queue then holds at
-	// most b seconds of that queue's capacity (SPEC.md, admission bound).
+	// most b seconds of that queue's capacity (docs/model.md, "Autoscalers,
+	// ceilings and admission", admission bound).
 	// Zero means no bound.
 	AdmissionBoundS float64
 	// RefusalDelayS is the least time from a refusal to the retry (the

@@ -81,7 +81,7 @@ func (s *servers) backlog(q int, t float64) float64 {
 }
 
 // wait is w(t) of the whole service: every server's remaining busy time
-// over the number of servers (SPEC.md symbols: backlog / C).
+// over the number of servers (docs/model.md, "Symbols": backlog / C).
 func (s *servers) wait(t float64) float64 {
 	w := 0.0
 	for _, f := range s.free {

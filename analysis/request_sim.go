@@ -11,10 +11,10 @@ import (
 // the stages (Poisson or uniform), join a FIFO queue (shared, or one per pod
 // behind round robin) of c = Pods × Workers servers, and are served whether
 // or not their client is still waiting, unless deadlines propagate. A
-// client gives up τ_out after its attempt arrived (SPEC.md, "The trap", in
-// delay form) and the retry decider says whether, and after what backoff,
-// it tries again. The same seed gives the same result. ctx is checked every
-// 65,536 events; a cancelled run returns ctx's error.
+// client gives up τ_out after its attempt arrived (docs/model.md, "The
+// trap", in delay form) and the retry decider says whether, and after what
+// backoff, it tries again. The same seed gives the same result. ctx is
+// checked every 65,536 events; a cancelled run returns ctx's error.
 func SimulateRequests(ctx context.Context, cfg RequestConfig) (RequestResult, error) {
 	if err := cfg.normalize(); err != nil {
 		return RequestResult{}, err

@@ -33,12 +33,13 @@ func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue Queue
 	return res
 }
 
-// The first check: over the fluid tests' grid with Δ = 300 s
-// (A ∈ {1, 2, 3}, A·ρ ∈ {0.5, 0.6, 0.8}, k ∈ {5, 10}, τ_out = 10 s, 4 pods
-// of 100/s), the median recovery over three seeds is within 3 % of the
-// fluid model in delay form, and every A·ρ ≥ 1 point stays failed in every
-// seed. Each point uses a different queue discipline and service-time law
-// in turn, so the whole family is covered. Poisson arrivals make the
+// The request-level model agrees with the fluid model: over the fluid
+// tests' grid with Δ = 300 s (A ∈ {1, 2, 3}, A·ρ ∈ {0.5, 0.6, 0.8},
+// k ∈ {5, 10}, τ_out = 10 s, 4 pods of 100/s), the median recovery over
+// three seeds is within 3 % of the fluid model in delay form, and every
+// A·ρ ≥ 1 point stays failed in every seed. Each point uses a different
+// queue discipline and service-time law in turn, so the whole family is
+// covered. Poisson arrivals make the
 // request model recover a little later than the fluid one (the queue
 // empties by chance, not on a line): +0.1 to +1 % where it was looked at.
 func TestRequestMatchesFluidOnGrid(t *testing.T) {
@@ -104,10 +105,10 @@ func TestRequestMatchesFluidOnGrid(t *testing.T) {
 	t.Logf("largest departure of the median request-level recovery from the fluid model: %+.2f %%", 100*worst)
 }
 
-// The second check: with no spike, a service at ρ ∈ {0.5, 0.8,
-// 0.95} (4 pods, exponential service, τ_out = 10 s, two retries) runs
-// 20,000 s without a single timeout in three seeds, with either queue. A
-// wait of 10 s is a thousand service times: the good state holds.
+// Without a trigger the good state holds: with no spike, a service at
+// ρ ∈ {0.5, 0.8, 0.95} (4 pods, exponential service, τ_out = 10 s, two
+// retries) runs 20,000 s without a single timeout in three seeds, with
+// either queue. A wait of 10 s is a thousand service times.
 func TestRequestNoSpikeNoTimeouts(t *testing.T) {
 	for _, queue := range []QueueDiscipline{QueuePerPod, QueueShared} {
 		for _, rho := range []float64{0.5, 0.8, 0.95} {
@@ -156,9 +157,10 @@ func TestRequestMetastableAtHorizon(t *testing.T) {
 	}
 }
 
-// Defences of SPEC.md, request by request: an admission bound below τ_out
-// leaves no debt and the service comes back at once; one above it still
-// builds debt; deadline propagation drops the debt instead of serving it.
+// The defences of docs/model.md ("Autoscalers, ceilings and admission"),
+// request by request: an admission bound below τ_out leaves no debt and
+// the service comes back at once; one above it still builds debt;
+// deadline propagation drops the debt instead of serving it.
 func TestRequestDefences(t *testing.T) {
 	// ρ = 0.4, A = 3, k = 5, Δ = 10 s, τ_out = 1 s: trapped without a defence.
 	base := RequestConfig{

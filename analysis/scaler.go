@@ -8,7 +8,8 @@ import (
 // ScalerSignal is what an autoscaler measures to size the service.
 type ScalerSignal string
 
-// The autoscaler signals of SPEC.md, "Autoscalers and limits".
+// The autoscaler signals of docs/model.md, "Autoscalers, ceilings and
+// admission".
 const (
 	// SignalFirstAttempts counts first attempts only (deduplicated demand):
 	// it excludes the retry debt.
@@ -33,7 +34,8 @@ type ScalerVerdict struct {
 	Reason string `json:"reason"`
 }
 
-// ScalerEscape applies SPEC.md's scaler rules ("Autoscalers and limits"): a
+// ScalerEscape applies the scaler rules of docs/model.md ("Autoscalers,
+// ceilings and admission"): a
 // debt-blind signal (first attempts) holds ρ at its target u* and is trapped
 // iff u* ≥ 1/A; a signal that counts every attempt (ingress, CPU, paired)
 // sizes capacity so that A·ρ = u* and escapes whenever u* < 1.
@@ -62,13 +64,15 @@ func ScalerEscape(signal ScalerSignal, target, amplification float64) ScalerVerd
 }
 
 // CeilingFloor is M* = A·λ/c, in pods: with a replica ceiling M ≤ M* a failed
-// service stays failed whatever its scaling signal (SPEC.md, ceiling).
+// service stays failed whatever its scaling signal (docs/model.md,
+// "Autoscalers, ceilings and admission", ceiling).
 func CeilingFloor(amplification, demand, podRate float64) float64 {
 	return amplification * demand / podRate
 }
 
 // CeilingBand is the band of safe replica ceilings A·λ/c < M ≤ 0.8·N_max
-// (SPEC.md, ceiling). The band can be empty.
+// (docs/model.md, "Autoscalers, ceilings and admission", ceiling). The
+// band can be empty.
 type CeilingBand struct {
 	// FloorPods is M* = A·λ/c; a safe ceiling must be strictly above it.
 	FloorPods float64 `json:"floor_pods"`
@@ -84,7 +88,8 @@ type CeilingBand struct {
 }
 
 // SafeCeilingBand computes the band of safe ceilings for a service whose
-// throughput peaks at scalabilityPeak pods (SPEC.md, ceiling).
+// throughput peaks at scalabilityPeak pods (docs/model.md, "Autoscalers,
+// ceilings and admission", ceiling).
 func SafeCeilingBand(amplification, demand, podRate float64, scalabilityPeak int) CeilingBand {
 	b := CeilingBand{
 		FloorPods: CeilingFloor(amplification, demand, podRate),
@@ -101,7 +106,8 @@ func SafeCeilingBand(amplification, demand, podRate float64, scalabilityPeak int
 
 // CeilingDrainRate is the rate, in work per second, at which the debt of a
 // failed service drains at ceiling maxReplicas: c·(M − M*), or zero when
-// M ≤ M* and the debt never drains (SPEC.md, ceiling).
+// M ≤ M* and the debt never drains (docs/model.md, "Autoscalers, ceilings
+// and admission", ceiling).
 func CeilingDrainRate(podRate float64, maxReplicas int, floorPods float64) float64 {
 	spare := float64(maxReplicas) - floorPods
 	if spare <= 0 {
@@ -112,7 +118,8 @@ func CeilingDrainRate(podRate float64, maxReplicas int, floorPods float64) float
 
 // AdmissionBoundHolds reports b < τ_out: with an admission bound shorter
 // than the client timeout every admitted attempt is served before its client
-// gives up, no debt forms and the trap cannot hold (SPEC.md, admission bound).
+// gives up, no debt forms and the trap cannot hold (docs/model.md,
+// "Autoscalers, ceilings and admission", admission bound).
 func AdmissionBoundHolds(boundS, timeoutS float64) bool {
 	return boundS > 0 && boundS < timeoutS
 }

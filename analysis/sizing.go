@@ -2,7 +2,7 @@ package analysis
 
 import "math"
 
-// Sizing formulas for one service (SPEC.md, "Sizing formulas for one service").
+// Sizing formulas for one service (docs/model.md, "Sizing formulas").
 
 // LittleL is Little's law L = λ·W: the number in the system for an arrival
 // rate lambda (per second) and a time in system waitS (seconds).

@@ -7,8 +7,8 @@ import (
 	"slices"
 )
 
-// TippingConfig is a sweep of the collapse law's service (SPEC.md, "The
-// collapse law"): one exponential server, Poisson arrivals, a per-attempt
+// TippingConfig is a sweep of the collapse law's service (docs/model.md,
+// "The collapse law"): one exponential server, Poisson arrivals, a per-attempt
 // timeout T, timed-out work completed anyway, retries sent the moment a
 // timeout fires. Time is in service times (μ = 1), so loads are λ/μ.
 type TippingConfig struct {
@@ -79,9 +79,9 @@ func DefaultTippingLoads(lambdaC float64) []float64 {
 }
 
 // TippingSweep runs the request-level model at each load and counts the
-// runs that collapse within the horizon: the probability behind SPEC.md's
-// "below λ_c, falling is a probability, not a certainty". Above λ_c every
-// run should fall; with unlimited retries nothing brings it back.
+// runs that collapse within the horizon: how likely a fall is below λ_c
+// (docs/model.md, "The collapse law"). Above λ_c every run should fall;
+// with unlimited retries nothing brings it back.
 func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error) {
 	if !(cfg.Theta > 0) || math.IsInf(cfg.Theta, 0) || cfg.Attempts < 0 || cfg.Runs < 0 || cfg.HorizonS < 0 || cfg.CollapseWait < 0 {
 		return TippingResult{}, fmt.Errorf("%w: tipping: θ %v must be positive, attempts %d, runs %d, horizon %v and collapse wait %v not negative",

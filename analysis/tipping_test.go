@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// The third check: for the M/M/1 service of the collapse law with
+// The sweep reproduces the collapse law: for its M/M/1 service with
 // unlimited retries, at θ = 5 and θ = 2, half the runs have collapsed
 // within the horizon at a load at or below λ_c, and every run above λ_c
-// collapses (SPEC.md: above λ_c no policy keeps the good state; below it,
-// falling is a probability).
+// collapses (docs/model.md, "The collapse law": above λ_c no policy keeps
+// the good state; below it, falling is a matter of chance).
 func TestTippingSweepCollapseLaw(t *testing.T) {
 	for _, theta := range []float64{5, 2} {
 		res, err := TippingSweep(context.Background(), TippingConfig{Theta: theta, Runs: 20, Seed: 1})

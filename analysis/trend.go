@@ -3,8 +3,8 @@ package analysis
 import "math"
 
 // Trend is a least-squares line through (t, w) samples: the wait's trend
-// after a spike. The slope is A·ρ − 1 in the failed state (SPEC.md, "The
-// trap": w changes at A·ρ − 1 per second).
+// after a spike. The slope is A·ρ − 1 in the failed state (docs/model.md,
+// "The trap": w changes at A·ρ − 1 per second).
 type Trend struct {
 	N         int     // samples used
 	Slope     float64 // seconds of wait per second

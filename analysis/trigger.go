@@ -3,8 +3,8 @@ package analysis
 import "math"
 
 // TriggerCheck says whether a spike pushes the queue wait past the client
-// timeout (SPEC.md, "The trap", trigger size). It is the `trigger` section of
-// the result document.
+// timeout (docs/model.md, "The trap", trigger size). It is the `trigger`
+// section of the result document (docs/design.md, "The result document").
 type TriggerCheck struct {
 	// Valid is true iff (k·ρ − 1)·Δ > τ_out: the spike is a trigger.
 	Valid bool `json:"valid"`
@@ -23,7 +23,8 @@ type TriggerCheck struct {
 
 // CheckTrigger evaluates the trigger inequality (k·ρ − 1)·Δ > τ_out for a
 // k-fold spike of spikeS seconds on a service at utilization rho whose
-// clients time out after timeoutS seconds (SPEC.md, trigger size).
+// clients time out after timeoutS seconds (docs/model.md, "The trap",
+// trigger size).
 func CheckTrigger(k, rho, spikeS, timeoutS float64) TriggerCheck {
 	growth := k*rho - 1
 	c := TriggerCheck{
@@ -42,7 +43,8 @@ func CheckTrigger(k, rho, spikeS, timeoutS float64) TriggerCheck {
 }
 
 // TriggerTime is t0 = τ_out/(k·ρ − 1), seconds from the spike's start until
-// the wait crosses τ_out; +Inf when k·ρ ≤ 1 (SPEC.md, trigger size).
+// the wait crosses τ_out; +Inf when k·ρ ≤ 1 (docs/model.md, "The trap",
+// trigger size).
 func TriggerTime(k, rho, timeoutS float64) float64 {
 	growth := k*rho - 1
 	if growth <= 0 {
@@ -53,7 +55,7 @@ func TriggerTime(k, rho, timeoutS float64) float64 {
 
 // MinMultiplier is the infimum of the spike multiples k that trigger with a
 // spike of spikeS seconds: (1 + τ_out/Δ)/ρ. Any k strictly above it is a
-// trigger (SPEC.md, trigger size).
+// trigger (docs/model.md, "The trap", trigger size).
 func MinMultiplier(rho, spikeS, timeoutS float64) float64 {
 	if rho <= 0 || spikeS <= 0 {
 		return math.Inf(1)
@@ -63,15 +65,15 @@ func MinMultiplier(rho, spikeS, timeoutS float64) float64 {
 
 // MinSpike is the infimum of the spike lengths, in seconds, that trigger
 // with multiple k: τ_out/(k·ρ − 1); +Inf when k·ρ ≤ 1, for then no spike
-// length is a trigger (SPEC.md, trigger size).
+// length is a trigger (docs/model.md, "The trap", trigger size).
 func MinSpike(k, rho, timeoutS float64) float64 {
 	return TriggerTime(k, rho, timeoutS)
 }
 
 // StepTriggers reports whether a sustained step to k·λ on an autoscaled
 // service with dead time deadTimeS triggers before the first new pod serves:
-// the step is a spike of length τ (SPEC.md, trigger size), so it triggers
-// iff k·ρ − 1 > τ_out/τ.
+// the step is a spike of length τ (docs/model.md, "Autoscalers, ceilings
+// and admission", dead time), so it triggers iff k·ρ − 1 > τ_out/τ.
 func StepTriggers(k, rho, deadTimeS, timeoutS float64) bool {
 	return CheckTrigger(k, rho, deadTimeS, timeoutS).Valid
 }

@@ -3,7 +3,8 @@ package analysis
 import "math"
 
 // Verdict is the answer of a trigger test, from a model or a real run
-// (DESIGN.md, "Verdicts and the result document").
+// (docs/design.md, "The result document"; how each is reached:
+// docs/model.md, "What a trigger test measures").
 type Verdict string
 
 // The verdicts: four claims about the service, and inconclusive.
@@ -27,7 +28,8 @@ const (
 
 // ApplyBudget turns a recovery slower than the budget into metastable: a
 // recovery that takes longer than the team can afford is operationally a
-// failure (SPEC.md, critical slowing). budgetS ≤ 0 means no budget.
+// failure (docs/model.md, "The trap": critical slowing). budgetS ≤ 0 means
+// no budget.
 func ApplyBudget(v Verdict, recoveryS, budgetS float64) Verdict {
 	if v == VerdictRecovered && budgetS > 0 && recoveryS > budgetS {
 		return VerdictMetastable
@@ -38,7 +40,8 @@ func ApplyBudget(v Verdict, recoveryS, budgetS float64) Verdict {
 // ProjectRecovery projects the recovery time, in seconds from the spike's
 // end, of a service still failing elapsedS seconds after the spike ended
 // with wait waitS falling at slopeS seconds per second (negative): the wait
-// falls to τ_out at that slope, then to zero at 1 − ρ (SPEC.md, phases).
+// falls to τ_out at that slope, then to zero at 1 − ρ (docs/model.md,
+// "The trap", phases).
 // It returns +Inf when the wait is not falling.
 func ProjectRecovery(elapsedS, waitS, slope, timeoutS, rho float64) float64 {
 	if slope >= 0 {

@@ -6,7 +6,7 @@
 #   go run ./examples/specimen -pods 2 -pod-rate 100 -addr 127.0.0.1:8080 &
 #   trigger run --var port=8080 examples/demo.hcl
 #
-# The numbers (SPEC.md):
+# The numbers (docs/model.md):
 #   C = 200/s, λ = 80/s          ρ = 0.4
 #   two client retries           A = 3, 1/A = 0.33 ≤ ρ: bistable
 #   k = 5 for Δ = 5 s            (k·ρ − 1)·Δ = 5 s > τ_out = 1 s: a trigger, t0 = 1 s

@@ -84,8 +84,8 @@ func ParseJitter(s string) (Jitter, error) {
 }
 
 // Backoff is the delay before a retry. Backoff and jitter delay retries
-// without removing any: they do not change the amplification A (SPEC.md,
-// "Retry debt and amplification").
+// without removing any: they do not change the amplification A
+// (docs/model.md, "Retry debt and amplification").
 type Backoff struct {
 	Kind   BackoffKind
 	Base   time.Duration // constant delay, or the first exponential delay

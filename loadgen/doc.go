@@ -1,8 +1,9 @@
 // Package loadgen is the spike driver of a trigger test: it sends first
 // attempts on an open-model schedule that does not slow down when the
 // service does, gives each attempt the clients' real timeout, retries the way
-// production clients retry, and accounts for every attempt (SPEC.md, "What a
-// trigger test measures", step 2).
+// production clients retry, and accounts for every attempt (docs/model.md,
+// "What a trigger test measures", item 2). It imports no other package of
+// this module (docs/design.md, "Layout").
 //
 // # Schedule
 //
@@ -121,11 +122,13 @@
 // source addresses 127.0.1.x; where the target speaks HTTP/2,
 // TransportOptions.HTTP2 abandons a timed-out attempt with a stream reset and
 // needs no new connection at all. Memory per attempt in flight is set by
-// goroutines: net/http's Transport holds three per waiting HTTP/1.1 attempt
-// (about 36 KiB of RSS each measured at 2,000 timeouts/s); LeanTransport,
-// the default, holds one and measured about 16 KiB. What a
-// user sees: trigger_in_flight and open descriptors level off at about
+// goroutines: net/http's Transport holds three per waiting HTTP/1.1
+// attempt, LeanTransport, the default, one. What a user sees:
+// trigger_in_flight and open descriptors level off at about
 // rate × timeout, the schedule is kept (trigger_dropped_total stays 0), no
-// TIME_WAIT builds up, and memory grows with the attempts in flight;
-// bench/loadgen/README.md has the figures measured.
+// TIME_WAIT builds up, and memory grows with the attempts in flight. The
+// timeout-storm benchmark (bash bench/loadgen/run.sh) measures the resident
+// memory per attempt in flight of each transport, the descriptors and the
+// TIME_WAIT sockets; bench/loadgen/README.md, "Timeout storms", has the
+// figures.
 package loadgen

@@ -187,7 +187,8 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 
 // dial connects in a goroutine of its own: the dial path is deep, and a
 // stack grown by it would stay with the attempt's goroutine while it waits
-// for the response (8 KiB instead of 4 per attempt in flight).
+// for the response (the timeout-storm benchmark measures the memory per
+// attempt in flight; bench/loadgen/README.md, "Timeout storms").
 func (t *LeanTransport) dial(ctx context.Context, key string) (net.Conn, error) {
 	type result struct {
 		c   net.Conn

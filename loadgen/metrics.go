@@ -20,9 +20,9 @@ const (
 
 var kindNames = [numKinds]string{"first", "retry", "tracer"}
 
-// metrics are a driver's trigger_* Prometheus collectors (DESIGN.md, "Wire
-// and metric names": counters end in _total, durations in seconds, labels
-// bounded: kind has 3 values, outcome 8, result 2).
+// metrics are a driver's trigger_* Prometheus collectors (docs/design.md,
+// "Wire headers and metric names": counters end in _total, durations in
+// seconds, labels bounded: kind has 3 values, outcome 8, result 2).
 type metrics struct {
 	reg      *prometheus.Registry
 	planned  prometheus.Counter

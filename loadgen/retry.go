@@ -18,11 +18,13 @@ type TokenBucket struct {
 }
 
 // RetryPolicy is the configuration of one client population's retries.
+// The amplification A each setting gives once every attempt fails is in
+// docs/model.md, "Retry debt and amplification".
 type RetryPolicy struct {
-	MaxRetries int        // R: retries after the first attempt (A = R + 1, SPEC.md)
+	MaxRetries int        // R: retries after the first attempt (A = R + 1)
 	On         OutcomeSet // outcome classes that may be retried
 	// Budget is β: retries ≤ β × first attempts over BudgetWindow
-	// (A = 1 + β, SPEC.md); nil = none.
+	// (A = 1 + β); nil = none.
 	Budget       *float64
 	BudgetWindow time.Duration // sliding window of the budget; 0 = 10 s
 	TokenBucket  *TokenBucket  // nil = none

@@ -90,7 +90,7 @@ func checkBudget(t interface{ Fatalf(string, ...any) }, beta float64, w time.Dur
 
 func TestRetrierAmplificationCap(t *testing.T) {
 	// Every attempt fails: attempts per first attempt is exactly R + 1
-	// (SPEC.md, "Retry debt and amplification"), whatever the backoff.
+	// (docs/model.md, "Retry debt and amplification"), whatever the backoff.
 	for _, R := range []int{0, 1, 2, 5} {
 		for _, b := range []Backoff{{}, {Kind: BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: JitterFull}} {
 			p := RetryPolicy{MaxRetries: R, On: NewOutcomeSet(OutcomeTimeout), Backoff: b}
@@ -104,8 +104,9 @@ func TestRetrierAmplificationCap(t *testing.T) {
 
 func TestRetrierAmplificationBudget(t *testing.T) {
 	// Every attempt fails, the cap is far away: attempts per first attempt is
-	// 1 + β within 1 % (SPEC.md: a budget β gives A = 1 + β), and the budget
-	// holds at every grant (checked inside the simulation).
+	// 1 + β within 1 % (docs/model.md, "Retry debt and amplification": a
+	// budget β gives A = 1 + β), and the budget holds at every grant
+	// (checked inside the simulation).
 	for _, beta := range []float64{0.1, 0.2, 0.5, 1} {
 		for _, b := range []Backoff{{}, {Kind: BackoffConstant, Base: 200 * time.Millisecond, Jitter: JitterEqual}} {
 			p := RetryPolicy{MaxRetries: 100, On: NewOutcomeSet(OutcomeTimeout), Budget: ptr(beta), BudgetWindow: 10 * time.Second, Backoff: b}

@@ -134,7 +134,7 @@ func (s *Schedule) Duration() time.Duration {
 }
 
 // Expected returns Λ(t), the expected number of first attempts planned in
-// [0, t) (SPEC.md: λ integrated over the stages).
+// [0, t): λ integrated over the stages.
 func Expected(stages []Stage, t time.Duration) float64 {
 	var total float64
 	var start time.Duration

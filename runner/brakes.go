@@ -111,8 +111,9 @@ func (b *brakes) check(ctx context.Context) *brakeEvent {
 	return nil
 }
 
-// start watches every brake until stop: each stop condition every second,
-// the abort file five times a second.
+// start watches every brake until stop: each stop condition every
+// stopEvery (twice a second), the abort file every abortEvery (five times
+// a second).
 func (b *brakes) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel

@@ -27,8 +27,8 @@ func skipShort(t *testing.T) {
 }
 
 // System A at ρ = 0.4 with two retries (A·ρ = 1.2) is judged trapped
-// within 10 τ_out of the spike's end (τ_out = 1 s here, as in the issue),
-// and the run stops then.
+// within 10 τ_out of the spike's end (τ_out = 1 s here), and the run stops
+// then.
 func TestE2ETrappedStopsEarly(t *testing.T) {
 	skipShort(t)
 	url, _ := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
@@ -53,8 +53,9 @@ func TestE2ETrappedStopsEarly(t *testing.T) {
 	}
 }
 
-// System A at ρ = 0.25 (A·ρ = 0.75) recovers, within 25 % of SPEC's
-// recovery time computed from the measured A and ρ.
+// System A at ρ = 0.25 (A·ρ = 0.75) recovers, within 25 % of the
+// recovery time (docs/model.md, "The trap") computed from the measured A
+// and ρ.
 func TestE2ERecovers(t *testing.T) {
 	skipShort(t)
 	url, _ := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})

@@ -6,7 +6,7 @@ import (
 )
 
 // Kind says what went wrong with a run, so the command line can map it to
-// its exit code (DESIGN.md, "CLI").
+// its exit code (docs/design.md, "CLI and exit codes").
 type Kind int
 
 // The kinds of run errors.

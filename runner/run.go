@@ -24,7 +24,8 @@ import (
 // ResultFile is the name of the result document in a run's folder.
 const ResultFile = report.ResultFile
 
-// Run performs one trigger test end to end (DESIGN.md; issue 5): preflight
+// Run performs one trigger test end to end (docs/design.md, "Data flow",
+// run; its guarantees: "The run loop" there and docs/safety.md): preflight
 // (allowlist, Prometheus and every query, before any load), warmup at
 // baseline, the spike, observation until the service has recovered and
 // held, is judged trapped or metastable, or the horizon; the optional

@@ -211,8 +211,8 @@ func TestRequestConfigFromScenario(t *testing.T) {
 }
 
 // Through loadgen's budget, a failed service sees A_fail = 1 + β, a little
-// less for the budget window's bucketing (SPEC.md, amplification), whatever
-// the cap above it; at ρ = 0.75 that traps it for β = 0.5 only.
+// less for the budget window's bucketing (docs/model.md, "Retry debt and
+// amplification"), whatever the cap above it; at ρ = 0.75 that traps it for β = 0.5 only.
 func TestRequestModelWithLoadgenBudget(t *testing.T) {
 	for _, beta := range []float64{0.2, 0.5} {
 		res, err := analysis.SimulateRequests(context.Background(), analysis.RequestConfig{

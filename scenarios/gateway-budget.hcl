@@ -5,7 +5,7 @@
 # retry per five first attempts, so on their own they amplify failures by
 # A_client = 1 + β = 1.2. But the service sits behind a gateway that retries
 # every timed-out upstream try twice more: A_gateway = R_g + 1 = 3. Layers
-# multiply (SPEC.md, "Retry debt and amplification"):
+# multiply (docs/model.md, "Retry debt and amplification"):
 #   A = 1.2 × 3 = 3.6,  ρ = 50/200 = 0.25,  A·ρ = 0.9 < 1
 # so the service recovers, but slowly (critical slowing as A·ρ → 1). The
 # service's patience is the gateway's 300 ms per-try timeout, not the
@@ -102,8 +102,8 @@ service {
   # scalability_peak = 10      # N_max, past which more pods do not help
   #
   # The specimen runs without an autoscaler by default. With one, say how it
-  # scales: the signal decides whether it can escape a trap (SPEC.md,
-  # "Autoscalers and limits").
+  # scales: the signal decides whether it can escape a trap (docs/model.md,
+  # "Autoscalers, ceilings and admission").
   # autoscaler {
   #   signal    = "paired" # cpu | ingress | first_attempts | paired
   #   target    = 0.5      # u*

@@ -1,6 +1,6 @@
 # no-trigger.hcl — a spike that cannot trigger anything, whatever its length.
 #
-# The math (SPEC.md, "Trigger size"):
+# The math (docs/model.md, "The trap", trigger size):
 #   ρ = λ/C = 50/200 = 0.25, k = 3, so k·ρ = 0.75 ≤ 1.
 #   Even at three times baseline the service has spare capacity: the queue
 #   never grows, the wait never reaches the timeout, and no spike length can

@@ -4,7 +4,7 @@
 #   trigger plan recovers.hcl        # validate, size the spike, predict; sends nothing
 #   trigger run  recovers.hcl        # the destructive test
 #
-# The math (SPEC.md):
+# The math (docs/model.md):
 #   ρ = λ/C = 50/200 = 0.25               utilization at baseline
 #   A = R + 1 = 3                          each failing request costs 3 attempts
 #   A·ρ = 0.75 < 1                         once the spike is over, the debt drains

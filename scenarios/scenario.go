@@ -1,6 +1,7 @@
 // Package scenarios decodes and validates trigger-test scenarios written in
-// HCL (schema: DESIGN.md, "Scenario HCL"). Every problem is reported as an
-// hcl.Diagnostic with the file, line and column of the offending source.
+// HCL (attributes: docs/scenarios.md; the code's map: docs/design.md,
+// "Scenario HCL"). Every problem is reported as an hcl.Diagnostic with the
+// file, line and column of the offending source.
 //
 // The types in this package are the resolved scenario: durations are
 // time.Duration, defaults are filled in, and every value has passed the

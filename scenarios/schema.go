@@ -2,7 +2,8 @@ package scenarios
 
 import "github.com/hashicorp/hcl/v2"
 
-// The HCL schema of a scenario (DESIGN.md, "Scenario HCL"). Attribute names
+// The HCL schema of a scenario (docs/scenarios.md documents every block and
+// attribute; docs/design.md, "Scenario HCL", what a new one needs). Attribute names
 // are the snake_case of the resolved types' field names. No attribute is
 // marked Required here: required values are checked while decoding, so that
 // the diagnostic can point at the block and say what the value means.

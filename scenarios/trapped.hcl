@@ -1,7 +1,7 @@
 # trapped.hcl — the same clients and spike as recovers.hcl, at a higher
 # baseline: the service never comes back on its own (a metastable failure).
 #
-# The math (SPEC.md, "The trap"):
+# The math (docs/model.md, "The trap"):
 #   ρ = λ/C = 80/200 = 0.4
 #   A = R + 1 = 3, so A·ρ = 1.2 ≥ 1: once every attempt fails, work arrives
 #   at A·λ = 240/s and leaves at C = 200/s. The wait grows by A·ρ − 1 = 0.2 s

@@ -5,7 +5,7 @@ import "time"
 // Layer is one retry layer believed to sit between the client and the
 // service, such as a gateway, a mesh sidecar or an SDK (block "layer", one
 // per layer, labelled with its name). Its amplification multiplies the
-// client's (SPEC.md, "Retry debt and amplification").
+// client's (docs/model.md, "Retry debt and amplification").
 type Layer struct {
 	Name       string // the block label
 	MaxRetries int    // retries after the first attempt; default 0

@@ -1,7 +1,8 @@
 // Command specimen-bench offers a saturated specimen 5,000 attempts/s of
-// ingress on loopback and measures what the issue asks: queue length
+// ingress on loopback and measures what overload costs it: queue length
 // against its bound, the specimen's resident memory, and /metrics and
-// /healthz latency (p50/p99/max) while it is overloaded. The specimen runs
+// /healthz latency (p50/p99/max) while it is overloaded (the figures:
+// bench/specimen/README.md). The specimen runs
 // as a child process (built by run.sh) so that its RSS is its own.
 //
 //	bash bench/specimen/run.sh            # defaults below, 30 s

@@ -6,7 +6,8 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-// Exit codes (DESIGN.md, "CLI").
+// Exit codes (docs/design.md, "CLI and exit codes"; README.md lists them
+// for users).
 const (
 	ExitPassed       = 0   // the gate passed
 	ExitGateFailed   = 1   // the gate failed

@@ -1,5 +1,6 @@
 // Package cli is the command line of trigger: subcommands, flags, exit codes
-// and the text and JSON printers (DESIGN.md, "CLI").
+// and the text and JSON printers (docs/design.md, "Layout" and "CLI and
+// exit codes").
 package cli
 
 import (

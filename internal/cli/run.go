@@ -34,7 +34,7 @@ really experience. Then it gates.
 It refuses any host not in the scenario's allow_hosts, checks Prometheus and
 every query before sending anything, and asks for confirmation on a terminal
 unless --yes (without a terminal, --yes is required). Brakes: the
-scenario's stop_when conditions (evaluated every second from the preflight
+scenario's stop_when conditions (evaluated twice a second from the preflight
 on; one that fires or cannot be evaluated stops the run) and --abort-file
 stop the load within a second and end with exit 5; so does max_duration
 (then the run judges what it saw). Ctrl-C stops the load within a second and

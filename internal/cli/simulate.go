@@ -41,10 +41,10 @@ func newSimulateCommand(stdout, stderr io.Writer) *cobra.Command {
 of the service and prints what the model shows: the verdict, the recovery
 time, the amplification in the failed state, and a timeline.
 
-The fluid model (--model fluid, the default) is SPEC.md's model in delay
-form: a FIFO queue at the scenario's capacity, clients that give up after
-their timeout and retry (cap, budget, mean backoff), work served even after
-its client has gone, and an optional admission bound.
+The fluid model (--model fluid, the default) is the model of docs/model.md
+in delay form: a FIFO queue at the scenario's capacity, clients that give
+up after their timeout and retry (cap, budget, mean backoff), work served
+even after its client has gone, and an optional admission bound.
 
 The request model (--model request) simulates every attempt: Poisson or
 uniform arrivals, pods × workers servers behind per-pod or shared FIFO
@@ -55,11 +55,12 @@ token buckets, backoff, jitter). It is seeded (--seed); --runs N repeats it
 with seeds N apart and prints the spread of the recovery time and the
 fraction of runs trapped, showing the median run.
 
---tipping sweeps the collapse law's M/M/1 service instead (SPEC.md, "The
-collapse law"): one exponential server, timeout θ service times, R attempts
-per request (0: unlimited), and reports the fraction of --runs runs (default
-20) per load λ/μ that collapse within the horizon, beside λ_c. With a
-scenario, θ = C·τ_out and R = max_retries + 1 come from it unless given.
+--tipping sweeps the collapse law's M/M/1 service instead (docs/model.md,
+"The collapse law"): one exponential server, timeout θ service times,
+R attempts per request (0: unlimited), and reports the fraction of --runs
+runs (default 20) per load λ/μ that collapse within the horizon, beside
+λ_c. With a scenario, θ = C·τ_out and R = max_retries + 1 come from it
+unless given.
 
 Exit codes as for plan: 0 the gate passes, 1 it fails, 3 no trigger
 (--tipping: 0).`,

@@ -3,8 +3,8 @@
 // engine, scrape loops and a small HTTP API on loopback) for runs without
 // one. Both are read through the same Querier, and the Embedded server is
 // read through a Remote pointed at its own URL, so the client code the
-// runner uses is the code that reads a real server (DESIGN.md, "Layout":
-// runner/prom).
+// runner uses is the code that reads a real server (docs/design.md,
+// "Layout"). It imports no other package of this module.
 //
 // Units: times are time.Time, durations time.Duration; sample values are
 // whatever the query computes (rates in 1/s, durations in seconds).

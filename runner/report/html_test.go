@@ -32,7 +32,7 @@ func TestHTMLContent(t *testing.T) {
 	}{
 		// recovers.hcl: recovered in 55 s against 67 s predicted, gate passed.
 		{"recovered", []string{"recovered after 55.0 s (predicted 67.3 s)", "✓ gate passed", "67.3 s",
-			"recovered in 55.0 s, within the budget of 2 min 00 s", "recovered in 55.0 s; SPEC's formula at the measured A_fail and ρ gives 64.7 s",
+			"recovered in 55.0 s, within the budget of 2 min 00 s", "recovered in 55.0 s; the model's formula at the measured A_fail and ρ gives 64.7 s",
 			"Hidden factor A_fail / A_client", "1.01", "<td>client</td>", "×3", "Spike is a trigger", "2.5 s",
 			`<a href="result.json">`, `<a href="junit.xml">`, "Recovery time", "from measured A_fail and ρ the formula gives 64.7 s"}},
 		// trapped.hcl: trapped, gate failed, on_trap ran.

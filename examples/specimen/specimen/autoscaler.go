@@ -16,8 +16,8 @@ type signals struct {
 // scaler is the decision rule of the autoscaler, pure: time comes in as an
 // argument. It follows the Kubernetes HPA: desired = ceil(current·u/u*)
 // with a tolerance, a scale-up growth limit and a downscale stabilization
-// window in which the largest recommendation wins (SPEC "Autoscalers and
-// limits").
+// window in which the largest recommendation wins (docs/model.md,
+// "Autoscalers, ceilings and admission").
 type scaler struct {
 	cfg     AutoscalerConfig
 	podRate float64          // c, requests/s of one pod

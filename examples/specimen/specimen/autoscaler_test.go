@@ -27,7 +27,8 @@ func TestScalerRecommend(t *testing.T) {
 	}{
 		// 300 first attempts/s at c = 100, u* = 0.5: 6 pods.
 		{"first attempts", SignalFirstAttempts, signals{firstRate: 300, ingressRate: 900, ready: 2}, 6},
-		// The same service counted by ingress: 18 pods (SPEC: A·ρ = u*).
+		// The same service counted by ingress: 18 pods (A·ρ = u*;
+		// docs/model.md, "Autoscalers, ceilings and admission").
 		{"ingress", SignalIngress, signals{firstRate: 300, ingressRate: 900, ready: 2}, 18},
 		// Paired takes the larger recommendation.
 		{"paired", SignalPaired, signals{firstRate: 300, ingressRate: 900, ready: 2}, 18},

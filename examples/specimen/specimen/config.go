@@ -65,7 +65,8 @@ const (
 	// SignalFirstAttempts counts attempts with X-Attempt: 1 (or no header).
 	SignalFirstAttempts Signal = "first_attempts"
 	// SignalPaired takes the larger of the first_attempts and ingress
-	// recommendations (SPEC "Autoscalers and limits": pairing signals).
+	// recommendations (docs/model.md, "Autoscalers, ceilings and
+	// admission": pairing signals).
 	SignalPaired Signal = "paired"
 )
 
@@ -77,7 +78,8 @@ type Config struct {
 	// Pods is N, the pods ready at start (default 1).
 	Pods int
 	// PodRate is c, the requests per second one pod completes when busy
-	// (default 100). The service capacity is C = c·N (SPEC "Symbols").
+	// (default 100). The service capacity is C = c·N (docs/model.md,
+	// "Symbols").
 	PodRate float64
 	// ServiceTime is the law of the service time (default Deterministic).
 	ServiceTime Distribution
@@ -95,7 +97,8 @@ type Config struct {
 	// AdmissionBound is b: admit a request only if its queue then holds at
 	// most b seconds of that queue's current capacity of work; refused
 	// requests get 503 with Retry-After and cost no service time
-	// (SPEC "Admission bound"). Zero disables it.
+	// (docs/model.md, "Autoscalers, ceilings and admission"). Zero disables
+	// it.
 	AdmissionBound time.Duration
 	// RetryAfter is the Retry-After sent with admission refusals, rounded up
 	// to whole seconds, at least 1 (default 1 s).
@@ -135,7 +138,8 @@ type Config struct {
 }
 
 // GatewayConfig is the in-process gateway in front of the pods: the hidden
-// retry layer (SPEC "Retry debt and amplification": layers multiply).
+// retry layer (docs/model.md, "Retry debt and amplification": layers
+// multiply).
 type GatewayConfig struct {
 	// Enabled puts the gateway in front of the pods on "/work".
 	Enabled bool
@@ -158,8 +162,8 @@ type GatewayConfig struct {
 }
 
 // AutoscalerConfig is a horizontal autoscaler with a dead time
-// (SPEC "Autoscalers and limits"). Defaults are time-compressed: seconds
-// where a Kubernetes HPA has tens of seconds.
+// (docs/model.md, "Autoscalers, ceilings and admission"). Defaults are
+// time-compressed: seconds where a Kubernetes HPA has tens of seconds.
 type AutoscalerConfig struct {
 	// Enabled runs the control loop.
 	Enabled bool

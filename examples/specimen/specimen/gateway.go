@@ -25,7 +25,8 @@ var gatewayOutcomes = [numGatewayOutcomes]string{"ok", "timeout", "rejected", "o
 // is an item submitted to the service and waited for at most TryTimeout.
 // A try that times out is abandoned upstream the way a client abandons an
 // attempt: in System A the pods still serve it, which is the hidden
-// amplification (SPEC "Retry debt and amplification": layers multiply).
+// amplification (docs/model.md, "Retry debt and amplification": layers
+// multiply).
 type gateway struct {
 	cfg      GatewayConfig
 	svc      *service

@@ -32,7 +32,7 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// Wire headers (DESIGN.md "Wire and metric names").
+// Wire headers (docs/design.md, "Wire headers and metric names").
 const (
 	// HeaderAttempt is the client's attempt number: 1 first, 0 tracer.
 	HeaderAttempt = "X-Attempt"

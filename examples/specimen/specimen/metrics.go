@@ -6,9 +6,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// register exposes the counters under the names of DESIGN.md "Wire and
-// metric names". The counters are the atomics behind Stats, read at scrape
-// time, so /metrics costs the load path nothing.
+// register exposes the counters under the names docs/design.md sets out
+// ("Wire headers and metric names"). The counters are the atomics behind
+// Stats, read at scrape time, so /metrics costs the load path nothing.
 func (s *Server) register(wait prometheus.Histogram) {
 	counter := func(a *atomic.Uint64, name, help string, labels prometheus.Labels) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels},

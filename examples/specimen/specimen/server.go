@@ -1,10 +1,10 @@
 // Package specimen is a staging-service specimen whose overload behaviour is
-// configurable, so that each mechanism of SPEC.md can be produced on purpose:
-// a service that keeps serving abandoned work (System A, the default), one
-// that defends itself (admission bound, deadline propagation, cancellation,
-// LIFO/CoDel, an active-slot limit), a hidden retrying gateway, and an
-// autoscaler with a dead time. Capacity is modelled by waiting, so a small
-// machine models any rate exactly.
+// configurable, so that each mechanism of docs/model.md can be produced on
+// purpose: a service that keeps serving abandoned work (System A, the
+// default), one that defends itself (admission bound, deadline
+// propagation, cancellation, LIFO/CoDel, an active-slot limit), a hidden
+// retrying gateway, and an autoscaler with a dead time. Capacity is
+// modelled by waiting, so a small machine models any rate exactly.
 //
 // Endpoints: "/work" (the service, through the gateway when it is enabled),
 // "/metrics" (Prometheus, names specimen_*), "/healthz" (cheap, lock-free).

@@ -96,8 +96,8 @@ func (s *service) capacity() float64 {
 	return s.cfg.PodRate * float64(s.readyCount.Load())
 }
 
-// waitEstimate is w(t) = backlog / C(t) in seconds (SPEC "Symbols"): the
-// wait of a new FIFO arrival. +Inf with work and no capacity.
+// waitEstimate is w(t) = backlog / C(t) in seconds (docs/model.md,
+// "Symbols"): the wait of a new FIFO arrival. +Inf with work and no capacity.
 func (s *service) waitEstimate() float64 {
 	b := float64(s.queued.Load() + s.inService.Load())
 	c := s.capacity()
@@ -148,7 +148,8 @@ func (s *service) submit(it *item) *result {
 		return s.refuse(reasonQueueFull, 503) // no pod at all: nowhere to wait
 	}
 	if b := s.cfg.AdmissionBound; b > 0 {
-		// SPEC "Admission bound": admit only if the queue then holds at most
+		// The admission bound (docs/model.md, "Autoscalers, ceilings and
+		// admission"): admit only if the queue then holds at most
 		// b·C(t) of work, C(t) being the rate of the pods behind this queue.
 		if float64(q.backlog()+1) > b.Seconds()*q.rate.Load() {
 			return s.refuse(reasonAdmission, 503)
