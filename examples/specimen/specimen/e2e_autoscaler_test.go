@@ -12,7 +12,7 @@ import (
 // start (C = 50), u* = 0.5, sync 1 s, window 2 s, dead time τ = 4 s, a
 // ceiling of 20. A sustained step from 12.5 to 100 first attempts/s
 // (k·ρ = 2 at the start: k·ρ − 1 = 1 > τ_out/τ = 0.25) triggers well before
-// the first new pod is ready (SPEC "Trigger size"); once failed, the pods
+// the first new pod is ready (docs/model.md, "The trap"); once failed, the pods
 // see A·λ = 300 attempts/s.
 const (
 	podRate  = 25.0
@@ -37,7 +37,7 @@ var stepEnd = int((warmup+stepLen)/time.Second) - 1
 
 // TestAutoscalerFirstAttemptsTrapped: a scaler on first attempts holds ρ at
 // u* = 0.5 ≥ 1/A = 1/3, so after the trigger the service stays failed
-// (SPEC "Autoscalers and limits"): about 8 pods (C = 200) for 300 attempts/s,
+// (docs/model.md, "Autoscalers, ceilings and admission"): about 8 pods (C = 200) for 300 attempts/s,
 // far from the ceiling that counting every attempt would reach.
 func TestAutoscalerFirstAttemptsTrapped(t *testing.T) {
 	e2e(t, true)
@@ -54,8 +54,9 @@ func TestAutoscalerFirstAttemptsTrapped(t *testing.T) {
 
 // TestAutoscalerCountingRetriesRecovers: a scaler that counts every attempt
 // (ingress), or pairs first attempts with ingress, sizes C so that A·ρ is
-// at u* (here up to the ceiling of 20 pods, C = 500 > A·λ = 300: SPEC
-// "Ceiling" M* = 12), and the service recovers: in the last 10 s of the
+// at u* (here up to the ceiling of 20 pods, C = 500 > A·λ = 300; the
+// ceiling M* = 12 of docs/model.md, "Autoscalers, ceilings and
+// admission"), and the service recovers: in the last 10 s of the
 // step no attempt times out and no abandoned work is served.
 func TestAutoscalerCountingRetriesRecovers(t *testing.T) {
 	for _, sig := range []specimen.Signal{specimen.SignalIngress, specimen.SignalPaired} {

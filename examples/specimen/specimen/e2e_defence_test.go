@@ -8,7 +8,7 @@ import (
 )
 
 // TestAdmissionBoundHalfTimeout: with b = τ_out/2 every admitted attempt is
-// served before its client gives up (SPEC "Admission bound": b < τ_out), so
+// served before its client gives up (docs/model.md, "Autoscalers, ceilings and admission": b < τ_out), so
 // the same spike that traps System A at ρ = 0.4 leaves no debt: no abandoned
 // work is ever served, the excess is refused at the door, and every attempt
 // succeeds again within a few seconds of the spike's end.
@@ -37,7 +37,7 @@ func TestAdmissionBoundHalfTimeout(t *testing.T) {
 	}
 	// Answering again: from 3 s after the spike's end, every second's first
 	// attempts succeed (ratio ≥ 0.9 each second, ≥ 0.99 over the window, as
-	// DESIGN.md's recovered threshold; 1.0 on a quiet machine).
+	// the recovered threshold of docs/model.md, "What a trigger test measures"; 1.0 on a quiet machine).
 	const settle = 3 // seconds after the spike's end
 	var ok, done int64
 	for i := spikeEnd + settle; i < len(r.timeline); i++ {

@@ -12,7 +12,7 @@ import (
 // TestGatewayAmplification: clients with R = 2 behind a gateway with
 // R_g = 2 (try timeout 300 ms, three tries inside the clients' 1 s): once
 // failed, every first attempt turns into 3 × 3 = 9 attempts at the pods
-// (SPEC "Retry debt and amplification": the factors multiply). The pods'
+// (docs/model.md, "Retry debt and amplification": the factors multiply). The pods'
 // ingress per first attempt in the failed window is 9 within 15 %.
 func TestGatewayAmplification(t *testing.T) {
 	e2e(t, true)

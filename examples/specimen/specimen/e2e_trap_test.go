@@ -34,7 +34,7 @@ func spike(rho float64, after time.Duration) []loadgen.Stage {
 // spikeEnd is the index of the first second after the spike.
 var spikeEnd = int((warmup + spikeLen) / time.Second)
 
-// TestSystemATrapped: at ρ = 0.4, A·ρ = 1.2 ≥ 1 (SPEC "The trap"): after the
+// TestSystemATrapped: at ρ = 0.4, A·ρ = 1.2 ≥ 1 (docs/model.md, "The trap"): after the
 // spike the service stays failed, serving abandoned work every second until
 // the end of the run.
 func TestSystemATrapped(t *testing.T) {
@@ -56,7 +56,7 @@ func TestSystemATrapped(t *testing.T) {
 }
 
 // TestSystemARecovers: at ρ = 0.25, A·ρ = 0.75 < 1: the service recovers
-// within ±25 % of SPEC's full recovery-time formula
+// within ±25 % of the full recovery-time formula (docs/model.md, "The trap")
 // T_rec = (A·k·ρ − 1)(Δ − t0)/(1 − A·ρ) + τ_out/(1 − ρ), t0 = τ_out/(kρ − 1),
 // about 67 s here. Recovery is measured from the spike's end to the first
 // second after which no attempt times out and no abandoned work is served.
@@ -95,7 +95,7 @@ func TestSystemARecovers(t *testing.T) {
 		t.Fatalf("not recovered by the end of the run (second %d)", len(r.samples))
 	}
 	got := float64(lastBad + 1 - spikeEnd)
-	t.Logf("recovery %.0f s, SPEC predicts %.1f s", got, want)
+	t.Logf("recovery %.0f s, the model predicts %.1f s", got, want)
 	if math.Abs(got-want) > 0.25*want {
 		t.Errorf("recovery %.0f s, want %.1f s ± 25 %%", got, want)
 	}
