@@ -72,7 +72,7 @@ func trial(fault, brake string) (stop, end time.Duration, kind string, err error
 	const cond = `ALERTS{alertstate="firing"}`
 	alerts.SetQuiet(cond, true)
 
-	s, err := scenarios.Parse("brakes.hcl", []byte(fmt.Sprintf(scenario, tg.URL, fp.URL)), nil)
+	s, err := scenarios.Parse("brakes.hcl", []byte(staging.SmallScenario(tg.URL, fp.URL, "")), nil)
 	if err != nil {
 		return 0, 0, "", err
 	}
@@ -119,32 +119,3 @@ func trial(fault, brake string) (stop, end time.Duration, kind string, err error
 	}
 	return max(0, tg.Last().Sub(pulled)), ended.Sub(pulled), kind, nil
 }
-
-const scenario = `
-scenario "brakes" {}
-target {
-  url         = "%[1]s/work"
-  allow_hosts = ["127.0.0.1"]
-}
-client {
-  timeout = "500ms"
-  retry { max_retries = 1 }
-}
-service { capacity = 100 }
-load {
-  baseline = 50
-  warmup   = "2s"
-  spike {
-    multiplier = 2
-    duration   = "2s"
-  }
-  observe = "60s"
-}
-prometheus {
-  address = %[2]q
-  timeout = "5s"
-  ingress = "sum(rate(svc_ingress_total[3s]))"
-  served  = "sum(rate(svc_served_total[3s]))"
-}
-recovery { hold = "2s" }
-`

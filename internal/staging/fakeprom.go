@@ -130,3 +130,40 @@ func unixOrZero(ns int64) time.Time {
 	}
 	return time.Unix(0, ns)
 }
+
+// SmallScenario is the HCL of a small, bounded run against target with its
+// metrics read from the Prometheus at prom: 50 first attempts/s (a 2 s
+// spike at twice that), one retry, a 500 ms client timeout, a 5 s query
+// timeout, a long observe; for tests and benchmarks of how a run stops.
+// extra is appended (stop_when blocks, a gate).
+func SmallScenario(target, prom, extra string) string {
+	return fmt.Sprintf(`
+scenario "brakes" {}
+target {
+  url         = "%[1]s/work"
+  allow_hosts = ["127.0.0.1"]
+}
+client {
+  timeout = "500ms"
+  retry { max_retries = 1 }
+}
+service { capacity = 200 }
+load {
+  baseline = 50
+  warmup   = "2s"
+  spike {
+    multiplier = 2
+    duration   = "2s"
+  }
+  observe = "60s"
+}
+prometheus {
+  address = %[2]q
+  timeout = "5s"
+  ingress = "sum(rate(svc_ingress_total[3s]))"
+  served  = "sum(rate(svc_served_total[3s]))"
+}
+recovery { hold = "2s" }
+%[3]s
+`, target, prom, extra)
+}
