@@ -95,8 +95,13 @@ func driveWith(t *testing.T, cfg specimen.Config, stages []loadgen.Stage, retrie
 	go func() { served <- srv.Serve(srvCtx, ln) }()
 	defer func() {
 		stopSrv()
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("gave up after 30s waiting for Serve to return after its context ended")
 		}
 	}()
 
