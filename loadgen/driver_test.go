@@ -466,11 +466,13 @@ func TestDriverCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
-	for d.Totals().Retries == 0 && d.Totals().FirstOutcomes[OutcomeTimeout] < 20 {
-		time.Sleep(20 * time.Millisecond) // wait for retries to be queued
-	}
+	waitFor(t, 10*time.Second, "a retry queued or 20 first attempts timed out", func() bool {
+		tot := d.Totals()
+		return tot.Retries > 0 || tot.FirstOutcomes[OutcomeTimeout] >= 20
+	})
 	cancel()
 	select {
 	case err := <-done:
@@ -503,11 +505,9 @@ func TestDriverReplan(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
-	for d.Totals().Sent < 10 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, "10 first attempts sent", func() bool { return d.Totals().Sent >= 10 })
 	d.Replan([]Stage{Constant(100*time.Millisecond, 0)})
-	if err := <-done; err != nil {
+	if err := receive(t, done, 20*time.Second, "Run to return after the replan to zero"); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	tot := checkAccounting(t, d)

@@ -1,7 +1,12 @@
 package runner
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,12 +77,40 @@ func TestBaselineFailing(t *testing.T) {
 }
 
 // A command run by on_trap is stopped with everything it started, and
-// stopping it does not wait for a grandchild that holds its output open.
+// stopping it does not wait for a grandchild that holds its output open:
+// once stopOnTrap has returned, the shell and its children are gone.
 func TestOnTrapCommandStopsItsProcessGroup(t *testing.T) {
+	// The shell writes the pid of its background child, then its own (which
+	// the foreground sleep takes over by exec); both hold the output open.
+	pidFile := filepath.Join(t.TempDir(), "pids")
 	r := unitRun(time.Second)
-	r.s.OnTrap = &scenarios.OnTrap{Action: "command", Command: []string{"sh", "-c", "sleep 60 & sleep 60"}, Observe: time.Minute}
+	r.s.OnTrap = &scenarios.OnTrap{Action: "command", Observe: time.Minute,
+		Command: []string{"sh", "-c", `sleep 60 & echo $! >> "$1"; echo $$ >> "$1"; exec sleep 60`, "sh", pidFile}}
 	r.startOnTrap(0)
-	time.Sleep(200 * time.Millisecond) // let the shell start its children
+	t.Cleanup(r.onTrap.cancel) // should the test stop early: kills the group
+	var pids []int
+	waitFor(t, 10*time.Second, "the shell to start its children and write their pids", func() bool {
+		b, _ := os.ReadFile(pidFile)
+		if !strings.HasSuffix(string(b), "\n") {
+			return false
+		}
+		pids = pids[:0]
+		for _, f := range strings.Fields(string(b)) {
+			pid, err := strconv.Atoi(f)
+			if err != nil {
+				return false
+			}
+			pids = append(pids, pid)
+		}
+		return len(pids) == 2
+	})
+	t.Cleanup(func() { // whatever the test found, leave no sleep behind
+		for _, pid := range pids {
+			if !processGone(pid) {
+				killProcess(pid)
+			}
+		}
+	})
 	done := make(chan struct{})
 	go func() {
 		r.stopOnTrap()
@@ -90,6 +123,10 @@ func TestOnTrapCommandStopsItsProcessGroup(t *testing.T) {
 	}
 	if r.onTrap.err != "" {
 		t.Errorf("a command the run stopped itself is reported as failed: %s", r.onTrap.err)
+	}
+	for _, pid := range pids {
+		waitFor(t, 10*time.Second, fmt.Sprintf("process %d of the on_trap command (pids %v) to be gone", pid, pids),
+			func() bool { return processGone(pid) })
 	}
 	r.stopOnTrap() // a second stop is harmless
 }

@@ -26,7 +26,7 @@ func startLoopback(t *testing.T, cfg Config) (*Server, string) {
 	go func() { done <- s.Serve(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
+		if err := receive(t, done, 30*time.Second, "Serve to return after its context ended"); err != nil {
 			t.Errorf("serve: %v", err)
 		}
 	})
@@ -104,9 +104,7 @@ func TestHTTPAdmissionRefusal(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	for s.Stats().Ingress() == 0 { // until the first one is inside
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, "the first request inside", func() bool { return s.Stats().Ingress() > 0 })
 	resp, body := get(t, base+"/work", nil)
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "2" || resp.Header.Get(HeaderReason) != "admission" || body != "admission\n" {
 		t.Fatalf("refusal %d %v %q", resp.StatusCode, resp.Header, body)

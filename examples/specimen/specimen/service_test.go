@@ -256,7 +256,7 @@ func TestOvershootDoesNotAccumulate(t *testing.T) {
 		}
 		items = append(items, it)
 	}
-	<-items[99].done
+	receive(t, items[99].done, 10*time.Second, "the last of 100 requests of 2 ms to be served")
 	// On the virtual clock the last one ended exactly 100 service times
 	// after the first began, however late each timer fired.
 	p := (*s.svc.readyList.Load())[0]
