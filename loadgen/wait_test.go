@@ -3,31 +3,20 @@ package loadgen
 import (
 	"testing"
 	"time"
+
+	"github.com/trigger-test/trigger/internal/testwait"
 )
 
-// waitFor polls cond every 10 ms until it holds. The bound is generous and
-// no timing assertion: it only stops a test that would otherwise wait
-// forever, failing it with what it waited for.
+// waitFor polls cond every 10*time.Millisecond until it holds, or fails the test after
+// timeout saying what it waited for (testwait.For).
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, timeout, 10*time.Millisecond, what, cond)
 }
 
-// receive waits for the value on ch, failing the test after timeout with
-// what it waited for.
+// receive waits for the value on ch, or fails the test after timeout
+// (testwait.Receive).
 func receive[T any](t *testing.T, ch <-chan T, timeout time.Duration, what string) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(timeout):
-		t.Fatalf("gave up after %s waiting for %s", timeout, what)
-		panic("unreachable")
-	}
+	return testwait.Receive(t, ch, timeout, what)
 }

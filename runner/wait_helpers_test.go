@@ -8,20 +8,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/trigger-test/trigger/internal/testwait"
 )
 
-// waitFor polls cond every 10 ms until it holds. The bound is generous and
-// no timing assertion: it only stops a test that would otherwise wait
-// forever, failing it with what it waited for.
+// waitFor polls cond every 10 ms until it holds, or fails the test after
+// timeout saying what it waited for (testwait.For).
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, timeout, 10*time.Millisecond, what, cond)
 }
 
 // processGone reports whether process pid has ended: signal 0 finds no such
