@@ -139,8 +139,8 @@ func (d *Driver) first(ctx context.Context, planned time.Duration, sched *Schedu
 		return n > 1
 	}
 	keep := float64(d.bounds.MaxInFlight)
-	if sched.expectedBefore(min(now, horizon)-offset) > keep {
-		n := 1 + sched.skipTo(Expected(sched.stages, min(now, horizon)-offset)-keep)
+	if due := Expected(sched.stages, min(now, horizon)-offset); due-sched.target > keep {
+		n := 1 + sched.skipTo(due-keep)
 		d.notSent(now, n, false)
 		return n > 1
 	}

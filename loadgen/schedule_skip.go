@@ -18,12 +18,6 @@ func (s *Schedule) SkipBefore(t time.Duration) int64 {
 	return s.skipTo(Expected(s.stages, t))
 }
 
-// expectedBefore returns the expected number of arrivals still to come
-// that are planned before offset t (0 when none is).
-func (s *Schedule) expectedBefore(t time.Duration) float64 {
-	return max(Expected(s.stages, t)-s.target, 0)
-}
-
 // skipTo drops the arrivals still to come whose cumulative-rate position
 // is below lambda and returns how many there were.
 func (s *Schedule) skipTo(lambda float64) int64 {

@@ -142,11 +142,16 @@ func (r *run) takeSamples() {
 		if !ok {
 			return
 		}
-		for i := range r.pending {
-			if r.pending[i].sec.Index == res.index {
-				r.pending[i].res = &res
-				break
-			}
+		r.attach(res)
+	}
+}
+
+// attach gives an answer of the sampler to its pending second.
+func (r *run) attach(res sampleResult) {
+	for i := range r.pending {
+		if r.pending[i].sec.Index == res.index {
+			r.pending[i].res = &res
+			return
 		}
 	}
 }
@@ -198,11 +203,7 @@ func (r *run) drain(until time.Duration, hurry <-chan struct{}) error {
 		select {
 		case res := <-results:
 			r.sampler.outstanding--
-			for i := range r.pending {
-				if r.pending[i].sec.Index == res.index {
-					r.pending[i].res = &res
-				}
-			}
+			r.attach(res)
 		case <-wait.C:
 		case <-hurry:
 			force = true
