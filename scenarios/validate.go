@@ -290,11 +290,7 @@ func (v *validator) layers() {
 		if !v.present(p) {
 			continue
 		}
-		if j, dup := seen[l.Name]; dup {
-			v.errorf(true, p+".name", "Duplicate layer", "A layer named %q is already declared at %s; give each retry layer its own name.",
-				l.Name, rangeLine(v.d.src.blocks[fmt.Sprintf("layer[%d]", j)]))
-		}
-		seen[l.Name] = i
+		v.unique(seen, "layer", l.Name, i, "retry layer")
 		v.errorf(l.Name == "", p+".name", "Invalid layer name", "A layer needs a non-empty name, such as \"gateway\" or \"mesh\".")
 		v.errorf(l.MaxRetries < 0 || l.MaxRetries > MaxRetries, p+".max_retries", "Value out of range",
 			"max_retries is this layer's retries after its first try and must be from 0 to %d. Got %d.", MaxRetries, l.MaxRetries)
@@ -344,4 +340,15 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// unique reports a block (kind[i]) whose name an earlier block of the same
+// kind already took, pointing at the first; what says what each block is.
+func (v *validator) unique(seen map[string]int, kind, name string, i int, what string) {
+	if j, dup := seen[name]; dup {
+		v.errorf(true, fmt.Sprintf("%s[%d].name", kind, i), "Duplicate "+kind, "A %s named %q is already declared at %s; give each %s its own name.",
+			kind, name, rangeLine(v.d.src.blocks[fmt.Sprintf("%s[%d]", kind, j)]), what)
+		return
+	}
+	seen[name] = i
 }

@@ -26,11 +26,7 @@ func (v *validator) stopWhen() {
 		if !v.present(p) {
 			continue
 		}
-		if j, dup := seen[c.Name]; dup {
-			v.errorf(true, p+".name", "Duplicate stop_when", "A stop_when named %q is already declared at %s; give each brake its own name.",
-				c.Name, rangeLine(v.d.src.blocks[fmt.Sprintf("stop_when[%d]", j)]))
-		}
-		seen[c.Name] = i
+		v.unique(seen, "stop_when", c.Name, i, "brake")
 		if v.d.src.has(p + ".query") {
 			v.stopQuery(c.Query, p+".query")
 		}
