@@ -128,7 +128,7 @@ type RetryFailure struct {
 // simulator calls FirstAttempt for every logical request, Succeeded for
 // every attempt answered in time (when its outcome is known, at its
 // arrival), and Failed when an attempt's failure reaches its client: at its
-// timeout, or at once for a refusal. runner.SimRetry adapts loadgen's
+// timeout, or at once for a refusal. convert.SimRetry adapts loadgen's
 // Retrier, so the model applies the driver's own caps, budgets, token
 // buckets, backoff and jitter.
 type RetryDecider interface {

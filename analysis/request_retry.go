@@ -3,7 +3,7 @@ package analysis
 // capRetry retries every failure after a fixed delay until a cap: the
 // policy of the closed forms in docs/model.md (A = R + 1) and of the
 // collapse law (R → ∞). Scenarios use loadgen's full policies through
-// runner.SimRetry; this one serves the model's own tests and the tipping
+// convert.SimRetry; this one serves the model's own tests and the tipping
 // sweep, which need no budget, bucket or jitter.
 type capRetry struct {
 	maxRetries int // negative: unlimited

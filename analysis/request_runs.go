@@ -79,7 +79,7 @@ func SimulateRequestRuns(ctx context.Context, cfg RequestConfig, runs int) (Requ
 }
 
 // SimulateRequestPlan runs the request-level model over the scenario's
-// warmup, spike and observation (cfg, built by runner.RequestConfig) and
+// warmup, spike and observation (cfg, built by convert.Test.RequestConfig) and
 // returns the plan's document with the median run's observation, verdict
 // and timeline, and the spread over the runs when there is more than one
 // (`trigger simulate --model request --runs N`). The gate judges the

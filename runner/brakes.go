@@ -60,7 +60,7 @@ type conditionWatch struct {
 // when it names no address) without starting them.
 func newBrakes(opts Options, mets *metrics) (*brakes, error) {
 	b := &brakes{abortFile: opts.AbortFile}
-	for _, c := range opts.Scenario.StopWhen {
+	for _, c := range opts.Test.Scenario.StopWhen {
 		if c.Timeout <= 0 {
 			c.Timeout = defaultStopTimeout
 		}

@@ -58,7 +58,7 @@ func TestInterruptWinsOverAHangingPrometheus(t *testing.T) {
 	after(tg, 1500*time.Millisecond, func() { fp.SetMode("hang") })
 	after(tg, 3500*time.Millisecond, func() { cancelled = time.Now(); cancel() })
 	dir := t.TempDir()
-	_, err := Run(ctx, Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	_, err := Run(ctx, Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindInterrupted {
 		t.Fatalf("err = %v, want an interrupted run", err)
@@ -81,7 +81,7 @@ func TestMaxDurationWinsOverAHangingPrometheus(t *testing.T) {
 	s.MaxDuration = 6 * time.Second
 	after(tg, 1500*time.Millisecond, func() { fp.SetMode("hang") })
 	dir := t.TempDir()
-	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
 	limit := tg.First().Add(6 * time.Second)
 	if late := tg.Last().Sub(limit); late > loadStopBound {
 		t.Errorf("the target saw load %s after max_duration", late)
@@ -113,7 +113,7 @@ func TestSecondInterruptWritesWithoutWaiting(t *testing.T) {
 		close(hurry)
 	})
 	dir := t.TempDir()
-	_, err := Run(ctx, Options{Scenario: s, OutDir: dir, Logf: t.Logf, Hurry: hurry})
+	_, err := Run(ctx, Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf, Hurry: hurry})
 	if took := time.Since(cancelled); took > 10*time.Second {
 		t.Errorf("the run took %s after the second interrupt to end; late metrics wait 30 s", took)
 	}
@@ -143,7 +143,7 @@ func TestDeadPrometheusMakesTheRunInconclusive(t *testing.T) {
 	s.Load.Observe = 8 * time.Second
 	after(tg, 1000*time.Millisecond, func() { fp.SetMode("dead") })
 	dir := t.TempDir()
-	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindInconclusive || !errors.Is(err, ErrMetricsMissing) {
 		t.Fatalf("err = %v, want inconclusive for missing metrics", err)
@@ -165,7 +165,7 @@ func TestStopConditionStopsTheLoad(t *testing.T) {
 	var fired time.Time
 	after(tg, 2*time.Second, func() { fired = time.Now(); fp.SetQuiet(cond, false) })
 	dir := t.TempDir()
-	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped by a brake", err)
@@ -192,7 +192,7 @@ func TestUncheckableStopConditionStopsTheRun(t *testing.T) {
 	var hung time.Time
 	after(tg, 2*time.Second, func() { hung = time.Now(); other.SetMode("hang") })
 	dir := t.TempDir()
-	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped", err)
@@ -208,7 +208,7 @@ func TestStopConditionInPreflightSendsNothing(t *testing.T) {
 	tg, fp := startTarget(t), startFakeProm(t)
 	s := parseHCL(t, brakeScenario(tg, fp, ""))
 	s.StopWhen = []scenarios.StopCondition{{Name: "always", Query: "vector(1)"}}
-	_, err := Run(context.Background(), Options{Scenario: s, OutDir: t.TempDir(), Logf: t.Logf})
+	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped", err)
@@ -232,7 +232,7 @@ func TestAbortFileStopsTheRun(t *testing.T) {
 		}
 	})
 	dir := t.TempDir()
-	_, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: t.Logf, AbortFile: abort})
+	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf, AbortFile: abort})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped", err)

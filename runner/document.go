@@ -64,7 +64,7 @@ func (r *run) document() analysis.Document {
 		obs.Abandoned = analysis.Num(totals.AbandonedPerS)
 	}
 	for _, q := range r.mets.signals() {
-		obs.Signals = append(obs.Signals, q.info(r.retrySettle))
+		obs.Signals = append(obs.Signals, q.Info(r.retrySettle))
 	}
 	// The wait the verdict was judged on, whatever its source.
 	j := r.judgement
@@ -97,7 +97,7 @@ func (r *run) document() analysis.Document {
 	obs.FailedFromS, obs.FailedToS = analysis.Num(in.FailedFromS), analysis.Num(in.FailedToS)
 	// One slope: the judged trend's, on settled samples only.
 	obs.WaitSlope, obs.WaitSlopeLo, obs.WaitSlopeHi = analysis.Num(in.WaitSlope.Value), analysis.Num(in.WaitSlope.Lo), analysis.Num(in.WaitSlope.Hi)
-	if j.Trend.N >= judgePolicy.MinPoints {
+	if j.Trend.N >= analysis.MeasuredJudgePolicy.MinPoints {
 		obs.ProjectedRecoveryS = analysis.Num(j.ProjectedS)
 	}
 	obs.Estimates = analysis.EstimateTable(r.plan, in, r.recoveryS, obs.WaitSource)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/internal/staging"
 	"github.com/trigger-test/trigger/scenarios"
@@ -141,7 +142,7 @@ func (e e2eScenario) parse(t *testing.T) *scenarios.Scenario {
 func runE2E(t *testing.T, ctx context.Context, s *scenarios.Scenario) (*Result, error) {
 	t.Helper()
 	started := time.Now()
-	res, err := Run(ctx, Options{Scenario: s, OutDir: t.TempDir(), Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond})
+	res, err := Run(ctx, Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond})
 	t.Logf("run took %s, err %v", time.Since(started).Round(time.Millisecond), err)
 	if res != nil {
 		t.Cleanup(func() {
@@ -163,4 +164,14 @@ func logTimeline(t *testing.T, res *Result) {
 	for _, e := range d.Observation.Estimates {
 		t.Logf("estimate %-28s predicted %8.3f measured %8.3f", e.Name, analysis.Value(e.Predicted), analysis.Value(e.Measured))
 	}
+}
+
+// testOf converts a scenario for Run, failing the test if it cannot be.
+func testOf(t testing.TB, s *scenarios.Scenario) *convert.Test {
+	t.Helper()
+	test, err := convert.New(s)
+	if err != nil {
+		t.Fatalf("convert: %v", err)
+	}
+	return test
 }

@@ -67,7 +67,7 @@ func TestE2ERealPrometheusAgreesWithEmbedded(t *testing.T) {
 
 	remote := base
 	remote.prometheusAddress = promURL
-	res, err := Run(context.Background(), Options{Scenario: remote.parse(t), OutDir: t.TempDir(), Logf: t.Logf,
+	res, err := Run(context.Background(), Options{Test: testOf(t, remote.parse(t)), OutDir: t.TempDir(), Logf: t.Logf,
 		MetricsListen: fmt.Sprintf("127.0.0.1:%d", driverPort)})
 	if err != nil {
 		t.Fatalf("run against the real prometheus: %v", err)
@@ -121,7 +121,7 @@ func TestE2ERealPrometheusDiesMidRun(t *testing.T) {
 		_ = p.Stop()
 	}()
 	dir := t.TempDir()
-	_, err = Run(ctx, Options{Scenario: s, OutDir: dir, Logf: t.Logf})
+	_, err = Run(ctx, Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
 	<-killed
 	if !errors.Is(err, ErrMetricsMissing) {
 		t.Fatalf("err = %v, want an inconclusive run for missing metrics", err)

@@ -200,7 +200,7 @@ func TestE2EBadInputsSendNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := base
 			tc.edit(&e)
-			_, err := Run(context.Background(), Options{Scenario: e.parse(t), OutDir: t.TempDir(), QueryWarmup: 1500 * time.Millisecond})
+			_, err := Run(context.Background(), Options{Test: testOf(t, e.parse(t)), OutDir: t.TempDir(), QueryWarmup: 1500 * time.Millisecond})
 			var re *Error
 			if !errors.As(err, &re) || re.Kind != tc.kind {
 				t.Fatalf("err %v, want kind %d", err, tc.kind)
@@ -211,7 +211,7 @@ func TestE2EBadInputsSendNothing(t *testing.T) {
 	// The host check happens before Prometheus is even contacted.
 	s := base.parse(t)
 	s.Target.AllowHosts = []string{"localhost"}
-	if _, err := Run(context.Background(), Options{Scenario: s, OutDir: t.TempDir()}); !errors.Is(err, ErrNotAllowed) {
+	if _, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: t.TempDir()}); !errors.Is(err, ErrNotAllowed) {
 		t.Errorf("not allowlisted: %v", err)
 	}
 	if n := srv.Stats().Ingress(); n != 0 {
@@ -229,7 +229,7 @@ func TestE2EInterruptMidSpike(t *testing.T) {
 	out := t.TempDir()
 	var cancelledAt time.Time
 	var seenSpike bool
-	res, err := Run(ctx, Options{Scenario: s, OutDir: out, Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond, Progress: func(st Status) {
+	res, err := Run(ctx, Options{Test: testOf(t, s), OutDir: out, Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond, Progress: func(st Status) {
 		if st.Phase == "spike" && !seenSpike && st.Elapsed > 5*time.Second {
 			seenSpike, cancelledAt = true, time.Now()
 			cancel()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner/prom"
 	"github.com/trigger-test/trigger/scenarios"
 )
@@ -46,23 +47,23 @@ type metrics struct {
 	missing  map[string]int    // seconds each query had no value
 	sampled  int               // seconds sampled
 	// sigs are the queries with their range windows and scrape intervals.
-	sigs []querySignal
+	sigs []convert.Signal
+}
+
+// sampleSetters fill a serviceSample's field from each query's value.
+var sampleSetters = map[string]func(*serviceSample, float64){
+	"ingress":        func(s *serviceSample, v float64) { s.ingress = v },
+	"first_attempts": func(s *serviceSample, v float64) { s.first = v },
+	"served":         func(s *serviceSample, v float64) { s.served = v },
+	"abandoned":      func(s *serviceSample, v float64) { s.abandoned = v },
+	"wait":           func(s *serviceSample, v float64) { s.wait = v },
+	"pods":           func(s *serviceSample, v float64) { s.pods = v },
 }
 
 func scenarioQueries(p *scenarios.Prometheus) []serviceQuery {
-	all := []serviceQuery{
-		{"ingress", p.Ingress, func(s *serviceSample, v float64) { s.ingress = v }},
-		{"first_attempts", p.FirstAttempts, func(s *serviceSample, v float64) { s.first = v }},
-		{"served", p.Served, func(s *serviceSample, v float64) { s.served = v }},
-		{"abandoned", p.Abandoned, func(s *serviceSample, v float64) { s.abandoned = v }},
-		{"wait", p.Wait, func(s *serviceSample, v float64) { s.wait = v }},
-		{"pods", p.Pods, func(s *serviceSample, v float64) { s.pods = v }},
-	}
 	var out []serviceQuery
-	for _, q := range all {
-		if q.text != "" {
-			out = append(out, q)
-		}
+	for _, q := range convert.Queries(p) {
+		out = append(out, serviceQuery{q.Name, q.Text, sampleSetters[q.Name]})
 	}
 	return out
 }
@@ -85,7 +86,7 @@ func (m *metrics) has(name string) bool {
 // checks that every configured query returns data, before any load is
 // sent. It returns nil when the scenario has no prometheus block.
 func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) (*metrics, error) {
-	p := opts.Scenario.Prometheus
+	p := opts.Test.Scenario.Prometheus
 	if p == nil {
 		return nil, nil
 	}
@@ -131,7 +132,7 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 		m.close()
 		return nil, err
 	}
-	if err := m.readSignals(ctx, p, opts.logf); err != nil {
+	if err := m.readSignals(ctx, opts.Test.Signals, opts.logf); err != nil {
 		m.close()
 		return nil, err
 	}
@@ -175,10 +176,7 @@ const remoteDataGrace = 15 * time.Second
 // checkQueries waits for the embedded server's first scrapes, checks that
 // every scrape target is up, and that every query returns data.
 func (m *metrics) checkQueries(ctx context.Context, opts Options, p *scenarios.Prometheus) error {
-	interval := p.ScrapeInterval
-	if interval <= 0 {
-		interval = prom.DefaultScrapeInterval
-	}
+	interval := convert.EmbeddedInterval(p)
 	// A remote server may have just started scraping (or just been pointed
 	// at a new target): give its data a few scrapes to appear.
 	deadline := time.Now().Add(remoteDataGrace)

@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/convert"
 )
 
 // Options configure one run.
 type Options struct {
-	Scenario *scenarios.Scenario
+	// Test is the scenario converted (convert.New); Test.Scenario is the
+	// scenario itself.
+	Test *convert.Test
 	// OutDir receives result.json, timeline.csv and the embedded
 	// Prometheus' data; created if missing.
 	OutDir string

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/loadgen"
 )
 
@@ -70,18 +71,13 @@ func (r *run) startSpike() {
 	l := r.s.Load
 	r.drv.Replan([]loadgen.Stage{
 		loadgen.Constant(l.Spike.Duration, l.Spike.Multiplier*l.Baseline),
-		loadgen.Constant(afterSpike(r.s)+scheduleSlack, l.Baseline),
+		loadgen.Constant(convert.AfterSpike(r.s)+convert.ScheduleSlack, l.Baseline),
 	})
 	r.spikeStart = r.elapsed()
 	r.spikeEnd = r.spikeStart + l.Spike.Duration.Seconds()
 	r.phase = "spike"
 	r.opts.logf("spike: %.0f/s for %s", l.Spike.Multiplier*l.Baseline, l.Spike.Duration)
 }
-
-// judgePolicy is the verdict rule's policy for real runs: at least three
-// independent samples of the settled wait, and a floor on the slope's
-// standard error of 0.002 s/s.
-var judgePolicy = analysis.JudgePolicy{MinPoints: 3, MinStdErr: 0.002}
 
 // observe judges the run after the spike: recovered once the first-attempt
 // success ratio is back above its threshold and held; trapped or
@@ -165,7 +161,7 @@ func (r *run) judge(now float64, final bool) analysis.Judgement {
 		Utilization: in.Utilization,
 		BudgetS:     r.s.Gate.MaxRecovery.Seconds(),
 		Final:       final,
-	}, judgePolicy)
+	}, analysis.MeasuredJudgePolicy)
 }
 
 // horizon ends a run that did not recover: trapped or metastable when the
@@ -210,7 +206,7 @@ func (r *run) status(phase string) Status {
 	if src := r.choice.series.Source; src != "" {
 		st.WaitS, st.WaitSource = r.waits.latest(src), src
 	}
-	if left := horizon(r.s) - st.Elapsed; left > 0 {
+	if left := convert.Horizon(r.s) - st.Elapsed; left > 0 {
 		st.Remaining = left
 	}
 	if n := len(r.rows); n > 0 {
@@ -246,8 +242,8 @@ func (r *run) facts(now float64, j analysis.Judgement) analysis.RunFacts {
 		SuccessRatio:         r.s.Recovery.SuccessRatio,
 		RetrySettleS:         r.retrySettle,
 		IngressLagS:          r.mets.ingressLag(),
-		IngressRangeS:        qi.rangeS,
-		IngressResolutionS:   qi.scrapeS,
+		IngressRangeS:        qi.RangeS,
+		IngressResolutionS:   qi.ScrapeS,
 		FailedToS:            to,
 		RecoveryS:            r.recoveryS,
 		ScenarioCapacityPerS: r.s.Service.Capacity,
@@ -316,5 +312,5 @@ const minFailedWindow = 3.0
 // and three scrapes of it (at least minFailedWindow seconds).
 func (r *run) settledAfter() float64 {
 	qi, _ := r.mets.signal("ingress")
-	return r.retrySettle + r.mets.ingressLag() + math.Max(minFailedWindow, 3*qi.scrapeS)
+	return r.retrySettle + r.mets.ingressLag() + math.Max(minFailedWindow, 3*qi.ScrapeS)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -24,7 +25,7 @@ func unitRun(timeout time.Duration) *run {
 		Recovery: scenarios.Recovery{SuccessRatio: 0.99, Hold: 10 * time.Second},
 	}
 	plan := analysis.Document{Scenario: analysis.ScenarioSection{TimeoutS: timeout.Seconds(), PatienceS: timeout.Seconds(), PatienceFrom: "the client timeout τ_out"}}
-	return &run{opts: Options{Scenario: s}, s: s, plan: plan, spikeStart: 0, spikeEnd: 40, recoveryS: math.NaN(), judgedAt: math.NaN(),
+	return &run{opts: Options{Test: &convert.Test{Scenario: s}}, s: s, plan: plan, spikeStart: 0, spikeEnd: 40, recoveryS: math.NaN(), judgedAt: math.NaN(),
 		waits: newWaitSources(map[string]float64{}, map[string]float64{}, s.Service.Capacity)}
 }
 

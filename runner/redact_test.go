@@ -50,7 +50,7 @@ load {
 		fmt.Fprintf(&logs, format+"\n", args...)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	res, err := Run(context.Background(), Options{Scenario: s, OutDir: dir, Logf: logf})
+	res, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: logf})
 	if err == nil || res == nil {
 		t.Fatalf("err = %v, want the warmup to fail against a closed port", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
@@ -34,20 +35,16 @@ const ResultFile = report.ResultFile
 // report.md, junit.xml) at the end, also when a signal stops it (then the
 // error is an *Error of KindInterrupted and the Result is still valid).
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	red := newRedactor(opts.Scenario.Secrets)
+	red := newRedactor(opts.Test.Scenario.Secrets)
 	opts.Logf = red.logf(opts.Logf)
 	res, err := run1(ctx, opts, red)
 	return res, red.Err(err)
 }
 
 func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
-	s := opts.Scenario
+	s := opts.Test.Scenario
 	if err := checkTarget(s); err != nil {
 		return nil, err
-	}
-	in, err := PlanInputs(s)
-	if err != nil {
-		return nil, &Error{Kind: KindUsage, Err: err}
 	}
 	if err := prepareOutDir(opts.OutDir, opts.Overwrite); err != nil {
 		if errors.Is(err, ErrOutExists) {
@@ -55,30 +52,8 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		}
 		return nil, failf(KindHarness, "output folder: %w", err)
 	}
-	policy, err := RetryPolicy(s.Client)
-	if err != nil {
-		return nil, &Error{Kind: KindUsage, Err: err}
-	}
-	seed := opts.Seed
-	if seed == 0 {
-		seed = 1
-	}
-	cfg := loadgen.Config{
-		Request:     loadgen.Request{Method: s.Target.Method, URL: s.Target.URL, Header: headers(s.Target.Headers), Body: []byte(s.Target.Body)},
-		Stages:      []loadgen.Stage{loadgen.Constant(maxDuration(s), s.Load.Baseline)},
-		Seed:        seed,
-		Timeout:     s.Client.Timeout,
-		Retry:       policy,
-		MaxInFlight: s.Client.MaxInFlight,
-		OKStatus:    s.Target.OKStatus,
-		Transport:   opts.Transport,
-	}
-	if cfg.Arrivals, err = loadgen.ParseArrivals(s.Client.Arrivals); err != nil {
-		return nil, &Error{Kind: KindUsage, Err: err}
-	}
-	if t := s.Client.Tracers; t != nil {
-		cfg.Tracers = &loadgen.Tracers{Rate: t.Rate, Timeout: t.Timeout}
-	}
+	cfg := opts.Test.Driver
+	cfg.Seed, cfg.Transport = max(opts.Seed, 1), opts.Transport
 	reg := prometheus.NewRegistry()
 	cfg.Registerer = reg
 	drv, err := loadgen.NewDriver(cfg)
@@ -126,7 +101,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if err != nil {
 		return nil, failf(KindHarness, "%w", err)
 	}
-	r := newRun(opts, analysis.Plan(in), in, policy, drv, mets, tw)
+	r := newRun(opts, drv, mets, tw)
 	r.brakes, r.redact = brk, red
 	r.warnShortObserve()
 	return r.execute(ctx)
@@ -138,7 +113,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 // recover within it ends inconclusive.
 func (r *run) warnShortObserve() {
 	observe := r.s.Load.Observe.Seconds()
-	if need, note := soonestJudgement(r.waits.delays, r.resolution, r.retrySettle); need > observe {
+	if need, note := convert.SoonestJudgement(r.waits.delays, r.resolution, r.retrySettle); need > observe {
 		r.opts.logf("observe = %s is shorter than the %s after the spike a trap takes to show (%s): a service that does not recover within observe will end inconclusive; lengthen observe",
 			r.s.Load.Observe, analysis.FormatSeconds(need), note)
 	} else if math.IsNaN(need) {
@@ -189,14 +164,6 @@ func checkTarget(s *scenarios.Scenario) error {
 	return nil
 }
 
-func headers(h map[string]string) http.Header {
-	out := make(http.Header, len(h))
-	for k, v := range h {
-		out.Set(k, v)
-	}
-	return out
-}
-
 // serveMetrics serves the driver's collectors on a loopback address for an
 // outside Prometheus; the returned function stops it.
 func serveMetrics(addr string, h http.Handler) (func(), error) {
@@ -233,7 +200,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	defer r.sampler.stop()
 	r.brakes.start()
 	go func() { driverDone <- r.drv.Run(driverCtx) }()
-	deadline := time.Now().Add(maxDuration(r.s))
+	deadline := time.Now().Add(convert.MaxDuration(r.s))
 	tick := time.NewTicker(tickEvery)
 	defer tick.Stop()
 

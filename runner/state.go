@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
@@ -12,7 +13,10 @@ import (
 
 // run is the state of one trigger test while it goes.
 type run struct {
-	opts   Options
+	opts Options
+	test *convert.Test
+	// s is test.Scenario, inputs test.Plan, and plan the model's
+	// prediction from them.
 	s      *scenarios.Scenario
 	plan   analysis.Document
 	inputs analysis.PlanInputs
@@ -65,21 +69,15 @@ type run struct {
 	redact redactor
 }
 
-func newRun(opts Options, plan analysis.Document, in analysis.PlanInputs, policy loadgen.RetryPolicy, drv *loadgen.Driver, mets *metrics, tw *report.TimelineWriter) *run {
+func newRun(opts Options, drv *loadgen.Driver, mets *metrics, tw *report.TimelineWriter) *run {
+	t := opts.Test
 	r := &run{
-		opts: opts, s: opts.Scenario, plan: plan, inputs: in, drv: drv, mets: mets, tw: tw,
+		opts: opts, test: t, s: t.Scenario, plan: analysis.Plan(t.Plan), inputs: t.Plan, drv: drv, mets: mets, tw: tw,
 		phase: "warmup", spikeStart: math.NaN(), spikeEnd: math.NaN(), recoveryS: math.NaN(), judgedAt: math.NaN(), lastStatus: -1,
 	}
-	r.retrySettle = retrySettleS(r.s, policy)
-	resolution := map[string]float64{waitTracers: 1}
-	if q, ok := mets.signal("wait"); ok {
-		resolution[waitService] = q.scrapeS
-	}
-	qi, _ := mets.signal("ingress")
-	qs, _ := mets.signal("served")
-	resolution[waitBacklog] = math.Max(qi.scrapeS, qs.scrapeS)
-	r.resolution = resolution
-	r.waits = newWaitSources(waitDelays(r.retrySettle, mets.signals(), r.s.Client.Tracers != nil), resolution, r.s.Service.Capacity)
+	r.retrySettle = t.RetrySettleS
+	r.resolution = convert.Resolutions(mets.signals())
+	r.waits = newWaitSources(convert.WaitDelays(r.retrySettle, mets.signals(), r.s.Client.Tracers != nil), r.resolution, r.s.Service.Capacity)
 	return r
 }
 

@@ -7,19 +7,6 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-// The wait sources a run can judge the trend on, best first.
-const (
-	// waitService is the service's own wait gauge (the wait query).
-	waitService = "service"
-	// waitTracers are the driver's tracers that the service answered: each
-	// one's latency is the wait it met.
-	waitTracers = "tracers"
-	// waitBacklog is the backlog integrated from the service's rates,
-	// Σ (ingress − served)/C: it lags by the queries' windows, and its
-	// slope restates A_fail.
-	waitBacklog = "ingress-served"
-)
-
 // waitSources holds, as the run goes, every wait series the scenario
 // offers, so the judge can take the best one that has data.
 type waitSources struct {
@@ -42,15 +29,15 @@ func newWaitSources(delays, resolution map[string]float64, capacity float64) *wa
 // spikeStart is NaN before the spike.
 func (ws *waitSources) add(row *analysis.MeasuredSecond, spikeStart float64) {
 	at := row.TS + 1
-	if s := ws.series[waitService]; s != nil && !math.IsNaN(row.WaitS) {
+	if s := ws.series[analysis.WaitFromService]; s != nil && !math.IsNaN(row.WaitS) {
 		s.T, s.W = append(s.T, at), append(s.W, row.WaitS)
 	}
-	if s := ws.series[waitTracers]; s != nil && row.TracerServed > 0 && !math.IsNaN(row.TracerWaitS) {
+	if s := ws.series[analysis.WaitFromTracers]; s != nil && row.TracerServed > 0 && !math.IsNaN(row.TracerWaitS) {
 		// A tracer reports the wait it met when it was sent, w seconds ago.
 		s.T, s.W = append(s.T, at-row.TracerWaitS), append(s.W, row.TracerWaitS)
 	}
 	row.BacklogWaitS = math.NaN()
-	if s := ws.series[waitBacklog]; s != nil && !math.IsNaN(spikeStart) && row.TS+1 > spikeStart && ws.capacity > 0 {
+	if s := ws.series[analysis.WaitFromBacklog]; s != nil && !math.IsNaN(spikeStart) && row.TS+1 > spikeStart && ws.capacity > 0 {
 		if !math.IsNaN(row.IngressPerS) && !math.IsNaN(row.ServedPerS) {
 			ws.backlog = math.Max(0, ws.backlog+(row.IngressPerS-row.ServedPerS)/ws.capacity)
 		}
@@ -97,7 +84,7 @@ type choice struct {
 func (ws *waitSources) choose(spikeEndS float64, tracerNote string) choice {
 	var skipped []string
 	var first *analysis.WaitSeries
-	for _, src := range []string{waitService, waitTracers, waitBacklog} {
+	for _, src := range analysis.WaitSources {
 		s := ws.series[src]
 		if s == nil {
 			continue
@@ -105,15 +92,15 @@ func (ws *waitSources) choose(spikeEndS float64, tracerNote string) choice {
 		if first == nil {
 			first = s
 		}
-		if n := settledPoints(*s, spikeEndS); n >= judgePolicy.MinPoints {
+		if n := settledPoints(*s, spikeEndS); n >= analysis.MeasuredJudgePolicy.MinPoints {
 			return choice{series: *s, reason: chosenReason(src, skipped)}
 		}
 		switch {
-		case src == waitTracers && tracerNote != "":
+		case src == analysis.WaitFromTracers && tracerNote != "":
 			skipped = append(skipped, tracerNote)
-		case src == waitTracers:
+		case src == analysis.WaitFromTracers:
 			skipped = append(skipped, "too few tracers the service answered after the spike")
-		case src == waitService:
+		case src == analysis.WaitFromService:
 			skipped = append(skipped, "the wait query had too few settled values")
 		}
 	}
@@ -137,9 +124,9 @@ func settledPoints(s analysis.WaitSeries, spikeEndS float64) int {
 
 func chosenReason(src string, skipped []string) string {
 	what := map[string]string{
-		waitService: "the service's own wait gauge (the wait query), the best source",
-		waitTracers: "tracers the service answered: each one's latency is the wait it met",
-		waitBacklog: "the backlog integrated from the service's ingress and served rates; it lags by their range windows",
+		analysis.WaitFromService: "the service's own wait gauge (the wait query), the best source",
+		analysis.WaitFromTracers: "tracers the service answered: each one's latency is the wait it met",
+		analysis.WaitFromBacklog: "the backlog integrated from the service's ingress and served rates; it lags by their range windows",
 	}[src]
 	for _, s := range skipped {
 		what += "; not a better source: " + s

@@ -21,17 +21,17 @@ func proxyRow(ts float64) analysis.MeasuredSecond {
 // service's gauge, else tracers the service answered, else ingress −
 // served; and says why it passed over a better one.
 func TestWaitSourceChoice(t *testing.T) {
-	delays := map[string]float64{waitService: 3, waitTracers: 2, waitBacklog: 22}
-	res := map[string]float64{waitService: 5, waitTracers: 1, waitBacklog: 5}
+	delays := map[string]float64{analysis.WaitFromService: 3, analysis.WaitFromTracers: 2, analysis.WaitFromBacklog: 22}
+	res := map[string]float64{analysis.WaitFromService: 5, analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}
 	for _, tc := range []struct {
 		name   string
 		fill   func(*analysis.MeasuredSecond)
 		want   string
 		reason string
 	}{
-		{"gauge", func(m *analysis.MeasuredSecond) { m.WaitS = 40 + m.TS }, waitService, "wait gauge"},
-		{"tracers served", func(m *analysis.MeasuredSecond) { m.TracerServed, m.TracerWaitS = 4, 2 }, waitTracers, "tracers the service answered"},
-		{"tracers blind", func(*analysis.MeasuredSecond) {}, waitBacklog, "gives up first"},
+		{"gauge", func(m *analysis.MeasuredSecond) { m.WaitS = 40 + m.TS }, analysis.WaitFromService, "wait gauge"},
+		{"tracers served", func(m *analysis.MeasuredSecond) { m.TracerServed, m.TracerWaitS = 4, 2 }, analysis.WaitFromTracers, "tracers the service answered"},
+		{"tracers blind", func(*analysis.MeasuredSecond) {}, analysis.WaitFromBacklog, "gives up first"},
 	} {
 		ws := newWaitSources(delays, res, 200)
 		var rows []analysis.MeasuredSecond
@@ -50,7 +50,7 @@ func TestWaitSourceChoice(t *testing.T) {
 
 // The backlog integral starts at the spike and clamps at zero.
 func TestBacklogIntegral(t *testing.T) {
-	ws := newWaitSources(map[string]float64{waitBacklog: 0}, map[string]float64{waitBacklog: 1}, 200)
+	ws := newWaitSources(map[string]float64{analysis.WaitFromBacklog: 0}, map[string]float64{analysis.WaitFromBacklog: 1}, 200)
 	for ts, in := range []float64{100, 300, 300, 0, 0} {
 		m := analysis.MeasuredSecond{TS: float64(ts), IngressPerS: in, ServedPerS: 200, WaitS: math.NaN()}
 		ws.add(&m, 1)

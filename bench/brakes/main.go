@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/internal/staging"
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/scenarios"
@@ -103,7 +104,11 @@ func trial(fault, brake string) (stop, end time.Duration, kind string, err error
 		return 0, 0, "", err
 	}
 	defer os.RemoveAll(dir)
-	_, runErr := runner.Run(ctx, runner.Options{Scenario: s, OutDir: dir})
+	test, err := convert.New(s)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	_, runErr := runner.Run(ctx, runner.Options{Test: test, OutDir: dir})
 	ended := time.Now()
 	if brake == "max_duration" {
 		// The run's clock starts with the load, just before its first request.

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/examples"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/internal/staging"
@@ -144,7 +145,11 @@ func runDemoSystem(ctx context.Context, sys demoSystem, out string, stderr io.Wr
 	pp := newProgressPrinter(stderr)
 	pp.prefix = sys.title + " "
 	dir := filepath.Join(out, sys.key)
-	res, err := runner.Run(ctx, runner.Options{Scenario: s, OutDir: dir, Progress: pp.update, Logf: pp.note})
+	test, err := convert.New(s)
+	if err != nil {
+		return nil, err
+	}
+	res, err := runner.Run(ctx, runner.Options{Test: test, OutDir: dir, Progress: pp.update, Logf: pp.note})
 	pp.end()
 	return res, err
 }

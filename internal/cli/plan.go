@@ -25,11 +25,11 @@ would fail, 3 the spike cannot trigger (the test would be inconclusive),
 2 the scenario is invalid.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, in, err := sf.loadPlan(args[0], stderr)
+			t, err := sf.loadTest(args[0], stderr)
 			if err != nil {
 				return err
 			}
-			doc := analysis.Plan(in)
+			doc := analysis.Plan(t.Plan)
 			if err := emit(stdout, doc, asJSON, nil); err != nil {
 				return err
 			}

@@ -51,10 +51,11 @@ tell), 4 harness error (Prometheus unreachable, scrape target down),
 5 stopped by a brake (stop_when, --abort-file), 130 interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := sf.load(args[0], stderr)
+			test, err := sf.loadTest(args[0], stderr)
 			if err != nil {
 				return err
 			}
+			s := test.Scenario
 			if out == "" {
 				out = filepath.Join("out", fmt.Sprintf("%s-%s", s.Name, time.Now().Format("20060102-150405")))
 			}
@@ -63,7 +64,7 @@ tell), 4 harness error (Prometheus unreachable, scrape target down),
 			}
 			pp := newProgressPrinter(stderr)
 			res, err := runner.Run(cmd.Context(), runner.Options{
-				Scenario:      s,
+				Test:          test,
 				OutDir:        out,
 				Seed:          seed,
 				Progress:      pp.update,

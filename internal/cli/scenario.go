@@ -9,8 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -54,20 +53,20 @@ func (f *scenarioFlags) load(path string, stderr io.Writer) (*scenarios.Scenario
 	return s, nil
 }
 
-// loadPlan reads the scenario and reduces it to the model's inputs: the
-// one loading path of the commands that send nothing (plan, simulate).
-// Every error carries exit code 2: a scenario that decoded but cannot be
-// reduced is still the scenario's fault.
-func (f *scenarioFlags) loadPlan(path string, stderr io.Writer) (*scenarios.Scenario, analysis.PlanInputs, error) {
+// loadTest reads the scenario and converts it (convert.New): the one
+// loading path of plan, simulate and run. Every error carries exit code
+// 2: a scenario that decoded but cannot be converted is still the
+// scenario's fault.
+func (f *scenarioFlags) loadTest(path string, stderr io.Writer) (*convert.Test, error) {
 	s, err := f.load(path, stderr)
 	if err != nil {
-		return nil, analysis.PlanInputs{}, err
+		return nil, err
 	}
-	in, err := runner.PlanInputs(s)
+	t, err := convert.New(s)
 	if err != nil {
-		return nil, analysis.PlanInputs{}, &ExitError{Code: ExitUsage, Err: err}
+		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
-	return s, in, nil
+	return t, nil
 }
 
 // terminal reports the width of w and whether to use color, when w is a

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/runner"
 )
 
 // simulateFlags are simulate's own flags.
@@ -104,21 +103,17 @@ func runSimulate(ctx context.Context, sf *scenarioFlags, f *simulateFlags, path 
 	case f.seed < 0:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--seed %d: want a seed ≥ 0", f.seed)}
 	}
-	s, in, err := sf.loadPlan(path, stderr)
+	t, err := sf.loadTest(path, stderr)
 	if err != nil {
 		return err
 	}
 	var doc analysis.Document
 	if f.model == "fluid" {
-		doc, err = analysis.SimulatePlan(in, f.step, f.sample)
+		doc, err = analysis.SimulatePlan(t.Plan, f.step, f.sample)
 	} else {
-		var cfg analysis.RequestConfig
-		cfg, err = runner.RequestConfig(s, uint64(f.seed))
-		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
+		cfg := t.RequestConfig(uint64(f.seed))
 		cfg.SampleS = f.sample
-		doc, err = analysis.SimulateRequestPlan(ctx, in, cfg, f.runs)
+		doc, err = analysis.SimulateRequestPlan(ctx, t.Plan, cfg, f.runs)
 	}
 	if err != nil {
 		return modelError(err)
@@ -180,10 +175,11 @@ func runTipping(cmd *cobra.Command, sf *scenarioFlags, f *simulateFlags, args []
 	}
 	source := ""
 	if len(args) == 1 {
-		s, in, err := sf.loadPlan(args[0], stderr)
+		t, err := sf.loadTest(args[0], stderr)
 		if err != nil {
 			return err
 		}
+		s, in := t.Scenario, t.Plan
 		mu, tau := in.Scenario.CapacityPerS, in.Scenario.TimeoutS
 		if !fl.Changed("theta") {
 			cfg.Theta = mu * tau

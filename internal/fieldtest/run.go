@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/internal/staging"
 	"github.com/trigger-test/trigger/runner"
@@ -79,7 +80,11 @@ func Run(ctx context.Context, c Case, s Signals, opts Options) (Outcome, error) 
 	if err != nil {
 		return out, fmt.Errorf("fieldtest: scenario: %w", err)
 	}
-	out.Result, out.Err = runner.Run(ctx, runner.Options{Scenario: sc, OutDir: opts.OutDir, Logf: opts.Logf, Seed: opts.Seed})
+	test, err := convert.New(sc)
+	if err != nil {
+		return out, fmt.Errorf("fieldtest: scenario: %w", err)
+	}
+	out.Result, out.Err = runner.Run(ctx, runner.Options{Test: test, OutDir: opts.OutDir, Logf: opts.Logf, Seed: opts.Seed})
 	tally.Sample()
 	if out.Result != nil {
 		out.TruthAFail, out.TruthHidden = truth(out.Result, tally)

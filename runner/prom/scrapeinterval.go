@@ -130,10 +130,13 @@ func howText(targets, measured bool, notes []string) string {
 	return how
 }
 
+// selectorParser parses the selectors ScrapeInterval is given.
+var selectorParser = parser.NewParser(parser.Options{})
+
 // checkSelector parses s and requires a plain vector selector, so that
 // ScrapeInterval sends only selectors to the server.
 func checkSelector(s string) error {
-	e, err := shapeParser.ParseExpr(s)
+	e, err := selectorParser.ParseExpr(s)
 	if err != nil {
 		return fmt.Errorf("scrape interval: %w: selector %q: %w", ErrBadQuery, s, err)
 	}

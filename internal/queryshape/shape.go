@@ -1,6 +1,12 @@
-package prom
+// Package queryshape reads, from a PromQL expression's text, how far back
+// its value looks: its longest range window and offset, whether an @
+// modifier pins it, and its vector selectors. A run adds the scrape
+// interval of the series to get each signal's delay (docs/model.md, "What
+// a trigger test measures", signals and their delays).
+package queryshape
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -9,11 +15,15 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
-// QueryShape is what a PromQL expression's text says about how far back
+// ErrInvalid marks an expression that does not parse, or whose duration
+// expressions cannot be evaluated for an instant query.
+var ErrInvalid = errors.New("bad query")
+
+// Shape is what a PromQL expression's text says about how far back
 // its value looks. Range + Offset bounds the look-back from above: a value
 // read at t depends on no sample older than t − Range − Offset (plus the
 // scrape interval of the series, which the text does not say).
-type QueryShape struct {
+type Shape struct {
 	// Range is the longest look-back of range selectors and subqueries
 	// along any path of the expression tree, in time.Duration units
 	// (nanoseconds): 20s for rate(x[20s]). Nested look-backs add up: a
@@ -38,31 +48,31 @@ type QueryShape struct {
 	Selectors []string
 }
 
-// shapeParser parses queries for ParseQueryShape. It accepts experimental
+// parserOptions parses queries for Parse. It accepts experimental
 // functions and modifiers: the server, not this package, decides whether
 // a query is allowed; the shape only needs its syntax tree.
-var shapeParser = parser.NewParser(parser.Options{
+var parserOptions = parser.NewParser(parser.Options{
 	EnableExperimentalFunctions: true,
 	EnableBinopFillModifiers:    true,
 })
 
-// ParseQueryShape parses expr with the PromQL parser and reads its shape.
+// Parse parses expr with the PromQL parser and reads its shape.
 // A syntax error, or a duration expression that cannot be evaluated for
-// an instant query (such as [step()]), wraps ErrBadQuery. Duration
+// an instant query (such as [step()]), wraps ErrInvalid. Duration
 // expressions (offset (1m+30s), [2*15s]) are evaluated as for an instant
 // query, where step() and range() are 0.
-func ParseQueryShape(expr string) (QueryShape, error) {
-	e, err := shapeParser.ParseExpr(expr)
+func Parse(expr string) (Shape, error) {
+	e, err := parserOptions.ParseExpr(expr)
 	if err != nil {
-		return QueryShape{}, fmt.Errorf("query shape: %w: %w", ErrBadQuery, err)
+		return Shape{}, fmt.Errorf("query shape: %w: %w", ErrInvalid, err)
 	}
 	// The engine's own preprocessing evaluates duration expressions into
 	// Range, Step and OriginalOffset, as it does for an instant query.
 	t := time.Unix(0, 0)
 	if e, err = promql.PreprocessExpr(e, t, t, 0); err != nil {
-		return QueryShape{}, fmt.Errorf("query shape: %w: %w", ErrBadQuery, err)
+		return Shape{}, fmt.Errorf("query shape: %w: %w", ErrInvalid, err)
 	}
-	var s QueryShape
+	var s Shape
 	var selectors []*parser.VectorSelector
 	s.Range, s.Offset = lookBack(e, &s.Pinned, &selectors)
 	slices.SortStableFunc(selectors, func(a, b *parser.VectorSelector) int {

@@ -1,4 +1,4 @@
-package runner
+package convert
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -28,24 +29,24 @@ func TestSignalDelays(t *testing.T) {
 	}
 	lag := map[string]float64{}
 	for _, q := range sigs {
-		lag[q.name] = q.lagS()
+		lag[q.Name] = q.LagS()
 	}
 	for name, want := range map[string]float64{"ingress": 20, "served": 70, "first_attempts": 70, "wait": 5} {
 		if lag[name] != want {
 			t.Errorf("%s: lag %g s, want %g s", name, lag[name], want)
 		}
 	}
-	d := waitDelays(2, sigs, true)
-	if d[waitBacklog] != 72 || d[waitTracers] != 2 || d[waitService] != 7 || len(d) != 3 {
+	d := WaitDelays(2, sigs, true)
+	if d[analysis.WaitFromBacklog] != 72 || d[analysis.WaitFromTracers] != 2 || d[analysis.WaitFromService] != 7 || len(d) != 3 {
 		t.Errorf("delays %v; want ingress-served 72 s (the slower of its two queries), tracers 2 s, wait gauge 7 s", d)
 	}
-	delete(d, waitService)
-	need, note := soonestJudgement(d, map[string]float64{waitTracers: 1, waitBacklog: 5}, 2)
+	delete(d, analysis.WaitFromService)
+	need, note := SoonestJudgement(d, map[string]float64{analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}, 2)
 	// The best source offered is tracers: 2 s to settle, three samples a second apart.
 	if need != 5 || !strings.Contains(note, "tracers") {
 		t.Errorf("soonest %g s (%s); want 5 s on tracers", need, note)
 	}
-	if need, _ := soonestJudgement(map[string]float64{}, nil, 2); !math.IsNaN(need) {
+	if need, _ := SoonestJudgement(map[string]float64{}, nil, 2); !math.IsNaN(need) {
 		t.Errorf("no source: %g", need)
 	}
 }

@@ -1,4 +1,4 @@
-package prom
+package queryshape
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestParseQueryShape(t *testing.T) {
+func TestParse(t *testing.T) {
 	cases := []struct {
 		name      string
 		expr      string
@@ -52,19 +52,19 @@ func TestParseQueryShape(t *testing.T) {
 		{"experimental", `sum(mad_over_time(x[30s]))`, 30 * time.Second, 0, false, []string{"x"}},
 	}
 	for _, c := range cases {
-		s, err := ParseQueryShape(c.expr)
+		s, err := Parse(c.expr)
 		if err != nil {
-			t.Errorf("%s: ParseQueryShape(%q): %v", c.name, c.expr, err)
+			t.Errorf("%s: Parse(%q): %v", c.name, c.expr, err)
 			continue
 		}
 		if s.Range != c.rng || s.Offset != c.off || s.Pinned != c.pinned || !slices.Equal(s.Selectors, c.selectors) {
-			t.Errorf("%s: ParseQueryShape(%q) = %+v, want Range %v Offset %v Pinned %v Selectors %q",
+			t.Errorf("%s: Parse(%q) = %+v, want Range %v Offset %v Pinned %v Selectors %q",
 				c.name, c.expr, s, c.rng, c.off, c.pinned, c.selectors)
 		}
 	}
 }
 
-func TestParseQueryShapeErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	cases := []struct{ name, expr string }{
 		// An unclosed parenthesis.
 		{"syntax", `sum(rate(x[5s])`},
@@ -75,9 +75,9 @@ func TestParseQueryShapeErrors(t *testing.T) {
 		{"empty", ``},
 	}
 	for _, c := range cases {
-		_, err := ParseQueryShape(c.expr)
-		if !errors.Is(err, ErrBadQuery) {
-			t.Errorf("%s: ParseQueryShape(%q) err = %v, want ErrBadQuery", c.name, c.expr, err)
+		_, err := Parse(c.expr)
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: Parse(%q) err = %v, want ErrInvalid", c.name, c.expr, err)
 		}
 	}
 }

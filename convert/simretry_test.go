@@ -1,4 +1,4 @@
-package runner
+package convert
 
 import (
 	"context"
@@ -184,14 +184,9 @@ load {
 // A scenario becomes the request model's configuration: stages, servers,
 // laws, the client's policy through loadgen and the gateway as hidden work.
 func TestRequestConfigFromScenario(t *testing.T) {
-	s, err := scenarios.Parse("request.hcl", []byte(requestScenario), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := RequestConfig(s, 42)
-	if err != nil {
-		t.Fatal(err)
-	}
+	test := newTest(t, requestScenario)
+	s := test.Scenario
+	cfg := test.RequestConfig(42)
 	want := analysis.SpikeSchedule(150, 4, 10, 20, 300)
 	if len(cfg.Stages) != 3 || cfg.Stages[0] != want[0] || cfg.Stages[1] != want[1] || cfg.Stages[2] != want[2] {
 		t.Errorf("stages %+v, want %+v", cfg.Stages, want)
@@ -204,9 +199,13 @@ func TestRequestConfigFromScenario(t *testing.T) {
 	}
 	// Capacity alone: one pod at that rate, the defaults elsewhere.
 	s.Service = scenarios.Service{Capacity: 200, ServiceTime: "deterministic", Queue: "per_pod", ServiceCV: 1}
-	cfg, err = RequestConfig(s, 1)
-	if err != nil || cfg.Pods != 1 || cfg.PodRatePerS != 200 || cfg.Workers != 1 || cfg.ServiceTime != analysis.ServiceDeterministic {
-		t.Errorf("capacity alone: %+v, %v", cfg, err)
+	test, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = test.RequestConfig(1)
+	if cfg.Pods != 1 || cfg.PodRatePerS != 200 || cfg.Workers != 1 || cfg.ServiceTime != analysis.ServiceDeterministic {
+		t.Errorf("capacity alone: %+v", cfg)
 	}
 }
 

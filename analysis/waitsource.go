@@ -1,0 +1,23 @@
+package analysis
+
+// The wait sources a run can judge the trend on (WaitSeries.Source and the
+// result document's wait_source), best first in WaitSources.
+const (
+	// WaitFromService is the service's own wait gauge (the wait query).
+	WaitFromService = "service"
+	// WaitFromTracers are the driver's tracers that the service answered:
+	// each one's latency is the wait it met.
+	WaitFromTracers = "tracers"
+	// WaitFromBacklog is the backlog integrated from the service's rates,
+	// Σ (ingress − served)/C: it lags by the queries' windows, and its
+	// slope restates A_fail.
+	WaitFromBacklog = "ingress-served"
+)
+
+// WaitSources are the wait sources, best first.
+var WaitSources = []string{WaitFromService, WaitFromTracers, WaitFromBacklog}
+
+// MeasuredJudgePolicy is the verdict rule's policy for real runs: at least
+// three independent samples of the settled wait, and a floor of 0.002 s/s
+// on the slope's standard error.
+var MeasuredJudgePolicy = JudgePolicy{MinPoints: 3, MinStdErr: 0.002}

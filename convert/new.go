@@ -1,0 +1,99 @@
+package convert
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// Test is one trigger test converted from its scenario, once, into what
+// each consumer takes: `plan` reads Plan, `simulate` Plan and
+// RequestConfig, and `run` all of it.
+type Test struct {
+	// Scenario is the resolved scenario the test was converted from.
+	Scenario *scenarios.Scenario
+	// Plan is the scenario reduced to the model's numbers.
+	Plan analysis.PlanInputs
+	// Retry is the clients' retry policy as the driver applies it; the
+	// request-level model applies the same policy through SimRetry.
+	Retry loadgen.RetryPolicy
+	// Driver is the driver's configuration for the whole run: the target
+	// request, the clients' timeout, retry policy, arrival process,
+	// max_in_flight and tracers, with one baseline stage that lasts
+	// MaxDuration (the runner starts the spike and the baseline after it
+	// on the driver's clock). Seed, Transport and Registerer are left to
+	// the runner.
+	Driver loadgen.Config
+	// Signals are the scenario's queries with the look-back their text
+	// gives and, for the embedded server, its scrape interval; a remote
+	// server's interval is read at run time.
+	Signals []Signal
+	// RetrySettleS is how long after the spike the clients' retry streams
+	// take to reach their new rates, seconds.
+	RetrySettleS float64
+
+	request analysis.RequestConfig
+}
+
+// New converts a resolved scenario. The scenario has been validated, so
+// an error names a query whose text does not parse or a bug.
+func New(s *scenarios.Scenario) (*Test, error) {
+	policy, err := retryPolicy(s.Client)
+	if err != nil {
+		return nil, err
+	}
+	sigs, err := staticSignals(s.Prometheus)
+	if err != nil {
+		return nil, err
+	}
+	t := &Test{Scenario: s, Retry: policy, Signals: sigs, RetrySettleS: retrySettleS(s, policy)}
+	t.Plan = planInputs(s, policy, sigs, t.RetrySettleS)
+	if t.request, err = requestConfig(s, t.Plan, policy); err != nil {
+		return nil, err
+	}
+	if t.Driver, err = driverConfig(s, policy); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// RequestConfig is the request-level model's configuration with the given
+// seed: every call gets its own copy.
+func (t *Test) RequestConfig(seed uint64) analysis.RequestConfig {
+	c := t.request
+	c.Stages = append([]analysis.FluidStage(nil), c.Stages...)
+	c.Seed = seed
+	return c
+}
+
+// driverConfig is the driver's configuration of the scenario, without
+// seed, transport or registry.
+func driverConfig(s *scenarios.Scenario, policy loadgen.RetryPolicy) (loadgen.Config, error) {
+	cfg := loadgen.Config{
+		Request:     loadgen.Request{Method: s.Target.Method, URL: s.Target.URL, Header: headers(s.Target.Headers), Body: []byte(s.Target.Body)},
+		Stages:      []loadgen.Stage{loadgen.Constant(MaxDuration(s), s.Load.Baseline)},
+		Timeout:     s.Client.Timeout,
+		Retry:       policy,
+		MaxInFlight: s.Client.MaxInFlight,
+		OKStatus:    s.Target.OKStatus,
+	}
+	var err error
+	if cfg.Arrivals, err = loadgen.ParseArrivals(s.Client.Arrivals); err != nil {
+		return loadgen.Config{}, fmt.Errorf("convert: %w", err)
+	}
+	if t := s.Client.Tracers; t != nil {
+		cfg.Tracers = &loadgen.Tracers{Rate: t.Rate, Timeout: t.Timeout}
+	}
+	return cfg, nil
+}
+
+func headers(h map[string]string) http.Header {
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		out.Set(k, v)
+	}
+	return out
+}

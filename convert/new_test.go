@@ -1,0 +1,126 @@
+package convert
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+const driverScenario = `
+scenario "convert" {}
+target {
+  url     = "http://127.0.0.1:8080/checkout"
+  method  = "POST"
+  body    = "{}"
+  headers = { "X-Test" = "yes" }
+  allow_hosts = ["127.0.0.1"]
+}
+client {
+  timeout       = "800ms"
+  arrivals      = "uniform"
+  max_in_flight = 300
+  tracers {
+    rate = 5
+  }
+  retry {
+    max_retries = 2
+    on          = ["timeout", "503"]
+    backoff {
+      kind   = "exponential"
+      base   = "100ms"
+      jitter = "full"
+    }
+  }
+}
+service {
+  capacity = 200
+}
+prometheus {
+  scrape_interval = "5s"
+  ingress         = "sum(rate(in_total[20s]))"
+  served          = "sum(rate(out_total[20s]))"
+  wait            = "max(wait_seconds)"
+}
+load {
+  baseline = 150
+  warmup   = "10s"
+  spike {
+    multiplier = 4
+    duration   = "20s"
+  }
+  observe = "2m"
+}
+`
+
+// One conversion feeds the driver, the models and the signals: the
+// driver's request, timeout, arrivals, bound, tracers and retry policy all
+// come from the scenario, its one stage outlasts the horizon, and the
+// plan's soonest judgement reads the wait gauge at the embedded server's
+// scrape interval.
+func TestNewFromScenario(t *testing.T) {
+	test := newTest(t, driverScenario)
+	s := test.Scenario
+	d := test.Driver
+	if d.Request.Method != "POST" || d.Request.URL != "http://127.0.0.1:8080/checkout" || string(d.Request.Body) != "{}" ||
+		d.Request.Header.Get("X-Test") != "yes" {
+		t.Errorf("request %+v", d.Request)
+	}
+	if d.Timeout != 800*time.Millisecond || d.Arrivals != loadgen.Uniform || d.MaxInFlight != 300 ||
+		d.Tracers == nil || d.Tracers.Rate != 5 {
+		t.Errorf("driver %+v", d)
+	}
+	if len(d.Stages) != 1 || d.Stages[0].Duration != MaxDuration(s) || MaxDuration(s) != Horizon(s)+ScheduleSlack ||
+		Horizon(s) != 150*time.Second {
+		t.Errorf("stages %+v, horizon %v", d.Stages, Horizon(s))
+	}
+	if d.Retry.MaxRetries != 2 || !d.Retry.On.Has(loadgen.Outcome503) || d.Retry.Backoff.Kind != loadgen.BackoffExponential ||
+		test.Retry.MaxRetries != d.Retry.MaxRetries {
+		t.Errorf("retry %+v", d.Retry)
+	}
+	if test.Plan.Layers[0].MaxRetries != 2 || len(test.Plan.ClientBackoffS) != 2 {
+		t.Errorf("plan layers %+v, backoffs %v", test.Plan.Layers, test.Plan.ClientBackoffS)
+	}
+	// Two retries, each one timeout and one mean backoff (full jitter:
+	// half of 100 ms, then half of 200 ms) after the last.
+	if want := 2*0.8 + 0.05 + 0.1; math.Abs(test.RetrySettleS-want) > 1e-9 {
+		t.Errorf("retry settle %g s, want %g s", test.RetrySettleS, want)
+	}
+	if len(test.Signals) != 3 || test.Signals[0].Name != "ingress" || test.Signals[0].ScrapeS != 5 || test.Signals[0].RangeS != 20 {
+		t.Errorf("signals %+v", test.Signals)
+	}
+	// The wait gauge: settle, one scrape of lag, then three scrapes.
+	if want := test.RetrySettleS + 5 + 3*5; math.Abs(test.Plan.JudgeAfterS-want) > 1e-9 || !strings.Contains(test.Plan.JudgeAfterNote, "service") {
+		t.Errorf("judge after %g s (%s), want %g s on the service's wait", test.Plan.JudgeAfterS, test.Plan.JudgeAfterNote, want)
+	}
+}
+
+// Each request-model configuration is its own: a seed set on one does not
+// reach the next, nor does a change to its stages.
+func TestRequestConfigCopies(t *testing.T) {
+	test := newTest(t, driverScenario)
+	a := test.RequestConfig(1)
+	a.Stages[0].RatePerS = -1
+	b := test.RequestConfig(2)
+	if a.Seed != 1 || b.Seed != 2 || b.Stages[0].RatePerS == -1 {
+		t.Errorf("configs share state: a seed %d, b seed %d, b stage %+v", a.Seed, b.Seed, b.Stages[0])
+	}
+}
+
+// newTest parses and converts a scenario's text, failing the test if
+// either step fails.
+func newTest(t *testing.T, src string) *Test {
+	t.Helper()
+	s, err := scenarios.Parse("convert.hcl", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return test
+}

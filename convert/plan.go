@@ -1,0 +1,90 @@
+package convert
+
+import (
+	"maps"
+	"math"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// clientLayer is the clients' own retry layer as the model sees it in the
+// failed state, where every attempt times out.
+func clientLayer(s *scenarios.Scenario, p loadgen.RetryPolicy) analysis.RetryLayer {
+	l := analysis.RetryLayer{Name: "client", MaxRetries: p.MaxRetries}
+	if !p.On.Has(loadgen.OutcomeTimeout) {
+		// Clients that do not retry a timeout bring one attempt per request
+		// to a service whose every attempt times out.
+		l.MaxRetries = 0
+	}
+	if p.Budget != nil {
+		l.HasBudget, l.Budget = true, *p.Budget
+	}
+	if p.TokenBucket != nil {
+		// In a long failed state nothing refunds the bucket: once it is
+		// empty no retry is sent.
+		l.Name, l.HasBudget, l.Budget = "client (token bucket)", true, 0
+	}
+	return l
+}
+
+// planInputs reduces a scenario to the numbers of the model.
+func planInputs(s *scenarios.Scenario, policy loadgen.RetryPolicy, sigs []Signal, settleS float64) analysis.PlanInputs {
+	in := analysis.PlanInputs{
+		Scenario: analysis.ScenarioSection{
+			Name:            s.Name,
+			Description:     s.Description,
+			File:            s.File,
+			DemandPerS:      s.Load.Baseline,
+			CapacityPerS:    s.Service.Capacity,
+			Multiplier:      s.Load.Spike.Multiplier,
+			SpikeS:          s.Load.Spike.Duration.Seconds(),
+			WarmupS:         s.Load.Warmup.Seconds(),
+			ObserveS:        s.Load.Observe.Seconds(),
+			TimeoutS:        s.Client.Timeout.Seconds(),
+			AdmissionBoundS: s.Service.AdmissionBound.Seconds(),
+		},
+		Layers:          []analysis.RetryLayer{clientLayer(s, policy)},
+		ClientBackoffS:  meanBackoffs(policy),
+		PodRatePerS:     s.Service.PodRate,
+		MaxReplicas:     s.Service.MaxReplicas,
+		ScalabilityPeak: s.Service.ScalabilityPeak,
+		Gate: analysis.GateSpec{
+			MaxRecoveryS:     s.Gate.MaxRecovery.Seconds(),
+			AllowTrap:        s.Gate.AllowTrap,
+			MaxAmplification: s.Gate.MaxAmplification,
+		},
+	}
+	for _, l := range s.Layers {
+		layer := analysis.RetryLayer{Name: l.Name, MaxRetries: l.MaxRetries, RetryProbability: l.RetryProbability, TimeoutS: l.Timeout.Seconds()}
+		if l.Budget != nil {
+			layer.HasBudget, layer.Budget = true, *l.Budget
+		}
+		in.Layers = append(in.Layers, layer)
+	}
+	if a := s.Service.Autoscaler; a != nil {
+		in.Scaler = &analysis.ScalerInputs{Signal: analysis.ScalerSignal(a.Signal), Target: a.Target, DeadTimeS: a.DeadTime.Seconds()}
+	}
+	in.Scenario.Variables = nil
+	if len(s.Variables) > 0 {
+		in.Scenario.Variables = maps.Clone(s.Variables)
+	}
+	judgeAfter(&in, s, sigs, settleS)
+	return in
+}
+
+// judgeAfter sets how long after the spike a run of the scenario can show
+// a trap at the soonest, from its queries' windows and the embedded
+// server's scrape interval; a remote server's interval is read only at run
+// time, so for it the figure leaves the interval out and says so.
+func judgeAfter(in *analysis.PlanInputs, s *scenarios.Scenario, sigs []Signal, settleS float64) {
+	need, note := SoonestJudgement(WaitDelays(settleS, sigs, s.Client.Tracers != nil), Resolutions(sigs), settleS)
+	if math.IsNaN(need) {
+		return
+	}
+	if s.Prometheus != nil && !Embedded(s.Prometheus) {
+		note += ", plus the remote server's scrape interval, read at run time"
+	}
+	in.JudgeAfterS, in.JudgeAfterNote = need, note
+}
