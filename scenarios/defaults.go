@@ -1,19 +1,22 @@
 package scenarios
 
-import "time"
+import (
+	"time"
+
+	"github.com/trigger-test/trigger/vocab"
+)
 
 // Defaults filled in for attributes a scenario leaves out; each is the
 // default documented on the field of the resolved type.
 const (
 	// DefaultMethod is target.method.
 	DefaultMethod = "GET"
-	// DefaultArrivals is client.arrivals.
-	DefaultArrivals = "poisson"
 	// DefaultMaxInFlight is client.max_in_flight, in concurrent attempts.
 	DefaultMaxInFlight = 20000
 	// DefaultBudgetWindow is client.retry.budget_window.
 	DefaultBudgetWindow = 10 * time.Second
-	// DefaultBackoffBase is client.retry.backoff.base when kind is not "none".
+	// DefaultBackoffBase is client.retry.backoff.base when kind is not
+	// DefaultBackoffKind.
 	DefaultBackoffBase = 100 * time.Millisecond
 	// DefaultBackoffMax is client.retry.backoff.max.
 	DefaultBackoffMax = 10 * time.Second
@@ -31,12 +34,8 @@ const (
 	DefaultTracerTimeout = 60 * time.Second
 	// DefaultWorkers is service.workers, requests one pod serves at a time.
 	DefaultWorkers = 1
-	// DefaultServiceTime is service.service_time.
-	DefaultServiceTime = "deterministic"
 	// DefaultServiceCV is service.service_cv.
 	DefaultServiceCV = 1
-	// DefaultQueue is service.queue.
-	DefaultQueue = "per_pod"
 	// DefaultRetryProbability is layer.retry_probability.
 	DefaultRetryProbability = 1
 	// DefaultWarmup is load.warmup.
@@ -55,4 +54,19 @@ const (
 	DefaultTrapObserve = 2 * time.Minute
 	// DefaultStopTimeout is stop_when.timeout, per evaluation.
 	DefaultStopTimeout = 2 * time.Second
+)
+
+// Defaults of the enumerated attributes, spelled as a scenario spells
+// them; the values are vocab's.
+var (
+	// DefaultArrivals is client.arrivals.
+	DefaultArrivals = vocab.DefaultArrivals.String()
+	// DefaultBackoffKind is client.retry.backoff.kind.
+	DefaultBackoffKind = vocab.DefaultBackoffKind.String()
+	// DefaultJitter is client.retry.backoff.jitter.
+	DefaultJitter = vocab.DefaultJitter.String()
+	// DefaultServiceTime is service.service_time.
+	DefaultServiceTime = vocab.DefaultServiceTime.String()
+	// DefaultQueue is service.queue.
+	DefaultQueue = vocab.DefaultQueue.String()
 )
