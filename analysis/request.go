@@ -134,13 +134,14 @@ type RequestConfig struct {
 	Stages   []FluidStage // first-attempt demand; the run lasts their total duration
 	Arrivals ArrivalProcess
 	// Pods is N and Workers the servers in one pod: c = Pods × Workers
-	// servers. Zero means 1.
+	// servers. Zero means 1 (vocab.DefaultWorkers for Workers).
 	Pods, Workers int
 	// PodRatePerS is the requests per second one pod finishes when busy;
 	// the mean service time is Workers/PodRatePerS seconds and C = N·c.
 	PodRatePerS float64
 	ServiceTime ServiceTimeKind
-	// ServiceCV is the lognormal coefficient of variation; zero means 1.
+	// ServiceCV is the lognormal coefficient of variation; zero means
+	// vocab.DefaultServiceCV (1).
 	ServiceCV float64
 	Queue     QueueDiscipline
 	TimeoutS  float64 // τ_out, seconds
@@ -195,10 +196,10 @@ func (c *RequestConfig) normalize() error {
 		c.Pods = 1
 	}
 	if c.Workers == 0 {
-		c.Workers = 1
+		c.Workers = vocab.DefaultWorkers
 	}
 	if c.ServiceCV == 0 {
-		c.ServiceCV = 1
+		c.ServiceCV = vocab.DefaultServiceCV
 	}
 	switch {
 	case len(c.Stages) == 0:

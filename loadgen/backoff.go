@@ -62,12 +62,13 @@ func ParseJitter(s string) (Jitter, error) {
 type Backoff struct {
 	Kind   BackoffKind
 	Base   time.Duration // constant delay, or the first exponential delay
-	Max    time.Duration // cap on the delay (exponential and decorrelated); 0 = DefaultBackoffMax (1 h)
+	Max    time.Duration // cap on the delay (exponential and decorrelated); 0 = DefaultBackoffMax (10 s)
 	Jitter Jitter
 }
 
-// DefaultBackoffMax caps exponential and decorrelated delays when Backoff.Max is 0.
-const DefaultBackoffMax = time.Hour
+// DefaultBackoffMax caps exponential and decorrelated delays when
+// Backoff.Max is 0: 10 s, the scenario's default of client.retry.backoff.max.
+const DefaultBackoffMax = vocab.DefaultBackoffMax
 
 // cap returns the delay cap: Max, or DefaultBackoffMax when Max is 0.
 func (b Backoff) cap() time.Duration {
