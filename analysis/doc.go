@@ -3,8 +3,8 @@
 // verdicts, the gate and the result document that plan, simulate and run
 // all produce.
 //
-// The package is pure: no I/O, no clock, no goroutines, and it imports no
-// other package of this module. Time is float64 seconds, rates are per
+// The package is pure: no I/O, no clock, no goroutines, and of this module
+// it imports only vocab, the shared names and defaults. Time is float64 seconds, rates are per
 // second, and every formula's comment names the section of docs/model.md
 // it implements; the package's place in the module is in docs/design.md,
 // "Layout".

@@ -1,6 +1,10 @@
 package analysis
 
-import "math"
+import (
+	"math"
+
+	"github.com/trigger-test/trigger/vocab"
+)
 
 // Cohort is what became of the logical requests whose first attempts were
 // sent in one second of a run: the driver knows every attempt they made.
@@ -60,9 +64,9 @@ type RunFacts struct {
 	Wait Judgement
 }
 
-// DefaultSuccessRatio is the first-attempt success ratio above which a run
-// counts as recovered when the scenario names none.
-const DefaultSuccessRatio = 0.99
+// DefaultSuccessRatio is the first-attempt success ratio, a fraction, above
+// which a run counts as recovered when the scenario names none.
+const DefaultSuccessRatio = vocab.DefaultSuccessRatio
 
 // fullyFailedRatio is the most a second's first-attempt success ratio may
 // be for the second to count as "every attempt fails", where A is defined.

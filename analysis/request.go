@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // The request-level model: a discrete-event simulation of single attempts.
@@ -15,93 +16,70 @@ import (
 // client's timeout fires, and work whose client has gone is served anyway
 // unless deadlines propagate.
 
-// ArrivalProcess is how first attempts arrive within the rate stages.
-type ArrivalProcess uint8
+// ArrivalProcess is how first attempts arrive within the rate stages; the
+// names and the parser are vocab's.
+type ArrivalProcess = vocab.Arrivals
 
 const (
 	// ArrivalsPoisson is a non-homogeneous Poisson process at the stage rate.
-	ArrivalsPoisson ArrivalProcess = iota
+	ArrivalsPoisson = vocab.Poisson
 	// ArrivalsUniform spaces arrivals evenly in the cumulative rate: the n-th
 	// arrival where the expected count reaches n − 1 (as loadgen plans them).
-	ArrivalsUniform
+	ArrivalsUniform = vocab.Uniform
 )
 
-// ServiceTimeKind is the distribution of one request's service time.
-type ServiceTimeKind uint8
+// ServiceTimeKind is the distribution of one request's service time; the
+// names and the parser are vocab's.
+type ServiceTimeKind = vocab.ServiceTime
 
 const (
 	// ServiceDeterministic serves every request in exactly Workers/PodRate seconds.
-	ServiceDeterministic ServiceTimeKind = iota
+	ServiceDeterministic = vocab.ServiceDeterministic
 	// ServiceExponential draws exponential service times (coefficient of variation 1).
-	ServiceExponential
+	ServiceExponential = vocab.ServiceExponential
 	// ServiceLognormal draws lognormal service times with coefficient of
 	// variation ServiceCV.
-	ServiceLognormal
+	ServiceLognormal = vocab.ServiceLognormal
 )
 
-// QueueDiscipline is how requests wait for a server.
-type QueueDiscipline uint8
+// QueueDiscipline is how requests wait for a server; the names ("per_pod",
+// "shared", the scenario's spelling) and the parser are vocab's.
+type QueueDiscipline = vocab.Queue
 
 const (
 	// QueuePerPod gives each pod its own FIFO queue behind a round-robin
 	// balancer (the specimen's default).
-	QueuePerPod QueueDiscipline = iota
+	QueuePerPod = vocab.QueuePerPod
 	// QueueShared is one FIFO queue in front of every server (M/G/c).
-	QueueShared
+	QueueShared = vocab.QueueShared
 )
-
-var (
-	arrivalNames = []string{"poisson", "uniform"}
-	serviceNames = []string{"deterministic", "exponential", "lognormal"}
-	queueNames   = []string{"per_pod", "shared"}
-)
-
-// String returns "poisson" or "uniform".
-func (a ArrivalProcess) String() string { return enumName(arrivalNames, int(a)) }
-
-// String returns "deterministic", "exponential" or "lognormal".
-func (k ServiceTimeKind) String() string { return enumName(serviceNames, int(k)) }
-
-// String returns "per_pod" or "shared", the scenario's spelling.
-func (q QueueDiscipline) String() string { return enumName(queueNames, int(q)) }
-
-func enumName(names []string, i int) string {
-	if i >= 0 && i < len(names) {
-		return names[i]
-	}
-	return fmt.Sprintf("unknown(%d)", i)
-}
-
-func parseEnum(what string, names []string, s string) (int, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "" {
-		return 0, nil
-	}
-	for i, n := range names {
-		if n == s {
-			return i, nil
-		}
-	}
-	return 0, fmt.Errorf("analysis: unknown %s %q (want %s)", what, s, strings.Join(names, ", "))
-}
 
 // ParseArrivalProcess parses "poisson" or "uniform"; empty means poisson.
 func ParseArrivalProcess(s string) (ArrivalProcess, error) {
-	i, err := parseEnum("arrivals", arrivalNames, s)
-	return ArrivalProcess(i), err
+	a, err := vocab.ParseArrivals(s)
+	if err != nil {
+		return 0, fmt.Errorf("analysis: %w", err)
+	}
+	return a, nil
 }
 
 // ParseServiceTime parses "deterministic", "exponential" or "lognormal";
 // empty means deterministic.
 func ParseServiceTime(s string) (ServiceTimeKind, error) {
-	i, err := parseEnum("service time", serviceNames, s)
-	return ServiceTimeKind(i), err
+	k, err := vocab.ParseServiceTime(s)
+	if err != nil {
+		return 0, fmt.Errorf("analysis: %w", err)
+	}
+	return k, nil
 }
 
 // ParseQueueDiscipline parses "per_pod" or "shared"; empty means per_pod.
 func ParseQueueDiscipline(s string) (QueueDiscipline, error) {
-	i, err := parseEnum("queue", queueNames, s)
-	return QueueDiscipline(i), err
+	q, err := vocab.ParseQueue(s)
+	if err != nil {
+		return 0, fmt.Errorf("analysis: %w", err)
+	}
+	return q, nil
 }
 
 // FailureKind is how an attempt failed, as the retry policy sees it.
@@ -156,13 +134,14 @@ type RequestConfig struct {
 	Stages   []FluidStage // first-attempt demand; the run lasts their total duration
 	Arrivals ArrivalProcess
 	// Pods is N and Workers the servers in one pod: c = Pods × Workers
-	// servers. Zero means 1.
+	// servers. Zero means 1 (vocab.DefaultWorkers for Workers).
 	Pods, Workers int
 	// PodRatePerS is the requests per second one pod finishes when busy;
 	// the mean service time is Workers/PodRatePerS seconds and C = N·c.
 	PodRatePerS float64
 	ServiceTime ServiceTimeKind
-	// ServiceCV is the lognormal coefficient of variation; zero means 1.
+	// ServiceCV is the lognormal coefficient of variation; zero means
+	// vocab.DefaultServiceCV (1).
 	ServiceCV float64
 	Queue     QueueDiscipline
 	TimeoutS  float64 // τ_out, seconds
@@ -217,10 +196,10 @@ func (c *RequestConfig) normalize() error {
 		c.Pods = 1
 	}
 	if c.Workers == 0 {
-		c.Workers = 1
+		c.Workers = vocab.DefaultWorkers
 	}
 	if c.ServiceCV == 0 {
-		c.ServiceCV = 1
+		c.ServiceCV = vocab.DefaultServiceCV
 	}
 	switch {
 	case len(c.Stages) == 0:

@@ -3,23 +3,26 @@ package analysis
 import (
 	"fmt"
 	"math"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
-// ScalerSignal is what an autoscaler measures to size the service.
-type ScalerSignal string
+// ScalerSignal is what an autoscaler measures to size the service; the
+// names and the parser are vocab's.
+type ScalerSignal = vocab.ScalerSignal
 
 // The autoscaler signals of docs/model.md, "Autoscalers, ceilings and
 // admission".
 const (
 	// SignalFirstAttempts counts first attempts only (deduplicated demand):
 	// it excludes the retry debt.
-	SignalFirstAttempts ScalerSignal = "first_attempts"
+	SignalFirstAttempts = vocab.SignalFirstAttempts
 	// SignalIngress counts every attempt that arrives, retries included.
-	SignalIngress ScalerSignal = "ingress"
+	SignalIngress = vocab.SignalIngress
 	// SignalCPU is the busy fraction, which includes abandoned work.
-	SignalCPU ScalerSignal = "cpu"
+	SignalCPU = vocab.SignalCPU
 	// SignalPaired takes the larger recommendation of first attempts and ingress.
-	SignalPaired ScalerSignal = "paired"
+	SignalPaired = vocab.SignalPaired
 )
 
 // ScalerVerdict is the prediction for an autoscaled service after a trigger.

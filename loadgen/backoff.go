@@ -3,84 +3,57 @@ package loadgen
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
-// BackoffKind is how the delay before a retry grows with the retry number.
-type BackoffKind uint8
+// BackoffKind is how the delay before a retry grows with the retry number;
+// the names and the parser are vocab's.
+type BackoffKind = vocab.BackoffKind
 
 const (
 	// BackoffNone retries immediately.
-	BackoffNone BackoffKind = iota
+	BackoffNone = vocab.BackoffNone
 	// BackoffConstant waits Base before every retry.
-	BackoffConstant
+	BackoffConstant = vocab.BackoffConstant
 	// BackoffExponential waits Base·2^(n−1) before retry n, capped at Max.
-	BackoffExponential
+	BackoffExponential = vocab.BackoffExponential
 )
-
-var backoffNames = []string{"none", "constant", "exponential"}
-
-// String returns "none", "constant" or "exponential".
-func (k BackoffKind) String() string {
-	if int(k) < len(backoffNames) {
-		return backoffNames[k]
-	}
-	return fmt.Sprintf("backoff(%d)", uint8(k))
-}
 
 // ParseBackoffKind parses "none", "constant" or "exponential" (empty means none).
 func ParseBackoffKind(s string) (BackoffKind, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "" {
-		return BackoffNone, nil
+	k, err := vocab.ParseBackoffKind(s)
+	if err != nil {
+		return 0, fmt.Errorf("loadgen: %w", err)
 	}
-	for i, n := range backoffNames {
-		if n == s {
-			return BackoffKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("loadgen: unknown backoff kind %q (want none, constant or exponential)", s)
+	return k, nil
 }
 
 // Jitter is how a backoff delay is randomised (the AWS Architecture Blog's
-// "Exponential Backoff And Jitter" variants).
-type Jitter uint8
+// "Exponential Backoff And Jitter" variants); the names and the parser are
+// vocab's.
+type Jitter = vocab.Jitter
 
 const (
 	// JitterNone uses the backoff delay d as is.
-	JitterNone Jitter = iota
+	JitterNone = vocab.JitterNone
 	// JitterFull draws uniformly in [0, d].
-	JitterFull
+	JitterFull = vocab.JitterFull
 	// JitterEqual draws uniformly in [d/2, d].
-	JitterEqual
+	JitterEqual = vocab.JitterEqual
 	// JitterDecorrelated draws uniformly in [Base, 3·prev] (prev = the previous
 	// delay, Base for the first retry), capped at Max (DefaultBackoffMax if 0).
-	JitterDecorrelated
+	JitterDecorrelated = vocab.JitterDecorrelated
 )
-
-var jitterNames = []string{"none", "full", "equal", "decorrelated"}
-
-// String returns "none", "full", "equal" or "decorrelated".
-func (j Jitter) String() string {
-	if int(j) < len(jitterNames) {
-		return jitterNames[j]
-	}
-	return fmt.Sprintf("jitter(%d)", uint8(j))
-}
 
 // ParseJitter parses "none", "full", "equal" or "decorrelated" (empty means none).
 func ParseJitter(s string) (Jitter, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "" {
-		return JitterNone, nil
+	j, err := vocab.ParseJitter(s)
+	if err != nil {
+		return 0, fmt.Errorf("loadgen: %w", err)
 	}
-	for i, n := range jitterNames {
-		if n == s {
-			return Jitter(i), nil
-		}
-	}
-	return 0, fmt.Errorf("loadgen: unknown jitter %q (want none, full, equal or decorrelated)", s)
+	return j, nil
 }
 
 // Backoff is the delay before a retry. Backoff and jitter delay retries
@@ -89,12 +62,13 @@ func ParseJitter(s string) (Jitter, error) {
 type Backoff struct {
 	Kind   BackoffKind
 	Base   time.Duration // constant delay, or the first exponential delay
-	Max    time.Duration // cap on the delay (exponential and decorrelated); 0 = DefaultBackoffMax (1 h)
+	Max    time.Duration // cap on the delay (exponential and decorrelated); 0 = DefaultBackoffMax (10 s)
 	Jitter Jitter
 }
 
-// DefaultBackoffMax caps exponential and decorrelated delays when Backoff.Max is 0.
-const DefaultBackoffMax = time.Hour
+// DefaultBackoffMax caps exponential and decorrelated delays when
+// Backoff.Max is 0: 10 s, the scenario's default of client.retry.backoff.max.
+const DefaultBackoffMax = vocab.DefaultBackoffMax
 
 // cap returns the delay cap: Max, or DefaultBackoffMax when Max is 0.
 func (b Backoff) cap() time.Duration {

@@ -2,8 +2,8 @@
 // attempts on an open-model schedule that does not slow down when the
 // service does, gives each attempt the clients' real timeout, retries the way
 // production clients retry, and accounts for every attempt (docs/model.md,
-// "What a trigger test measures", item 2). It imports no other package of
-// this module (docs/design.md, "Layout").
+// "What a trigger test measures", item 2). Of this module it imports only
+// vocab, the shared names and defaults (docs/design.md, "Layout").
 //
 // # Schedule
 //

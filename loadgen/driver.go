@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Request is what every attempt sends.
@@ -31,16 +33,17 @@ type Tracers struct {
 	Timeout time.Duration // probe patience; 0 means DefaultTracerTimeout
 }
 
-// Defaults of Config and Tracers.
+// Defaults of Config and Tracers; those a scenario also fills in are
+// vocab's.
 const (
-	DefaultMaxInFlight   = 20000            // Config.MaxInFlight
-	DefaultMaxLag        = time.Second      // Config.MaxLag
-	DefaultTracerRate    = 2.0              // Tracers.Rate, per second
-	DefaultTracerTimeout = 60 * time.Second // Tracers.Timeout
-	// MaxTracerRate is the highest Tracers.Rate NewDriver accepts, per
-	// second: tracers are probes, not load, and each one waits up to its
-	// long timeout holding a slot.
-	MaxTracerRate = 100.0
+	DefaultMaxInFlight   = vocab.DefaultMaxInFlight         // Config.MaxInFlight, concurrent attempts (20000)
+	DefaultMaxLag        = time.Second                      // Config.MaxLag
+	DefaultTracerRate    = float64(vocab.DefaultTracerRate) // Tracers.Rate, probes per second (2)
+	DefaultTracerTimeout = vocab.DefaultTracerTimeout       // Tracers.Timeout (60 s)
+	// MaxTracerRate is the highest Tracers.Rate NewDriver accepts, probes
+	// per second (100): tracers are probes, not load, and each one waits up
+	// to its long timeout holding a slot.
+	MaxTracerRate = float64(vocab.MaxTracerRate)
 )
 
 // Config configures a Driver.

@@ -10,59 +10,50 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
-// Outcome is the class of one attempt's result.
-type Outcome uint8
+// Outcome is the class of one attempt's result; the names and the parser
+// are vocab's.
+type Outcome = vocab.Outcome
 
 const (
 	// OutcomeOK is a response with a status that counts as success:
 	// 200–299, or the statuses listed in Config.OKStatus.
-	OutcomeOK Outcome = iota
+	OutcomeOK = vocab.OutcomeOK
 	// OutcomeTimeout is an attempt the client gave up on (its per-attempt
 	// timeout or the overall deadline expired before the whole response arrived).
-	OutcomeTimeout
+	OutcomeTimeout = vocab.OutcomeTimeout
 	// OutcomeConnect is a failure to connect or a connection that failed
 	// before any response: refused, reset, closed without a response.
-	OutcomeConnect
+	OutcomeConnect = vocab.OutcomeConnect
 	// Outcome5xx is a 5xx response other than 503.
-	Outcome5xx
+	Outcome5xx = vocab.Outcome5xx
 	// Outcome429 is a 429 Too Many Requests response.
-	Outcome429
+	Outcome429 = vocab.Outcome429
 	// Outcome503 is a 503 Service Unavailable response.
-	Outcome503
+	Outcome503 = vocab.Outcome503
 	// Outcome4xx is a 4xx response other than 429: the service answered, with
 	// a client error (told apart from OutcomeOther, a broken exchange).
-	Outcome4xx
+	Outcome4xx = vocab.Outcome4xx
 	// OutcomeOther is anything else: malformed responses, attempts cancelled
 	// because the run ended, requests that could not be built, and
 	// responses with a status below 400 that is not a success (not in
 	// Config.OKStatus: a redirect, which is never followed, or a 2xx the
 	// clients do not accept).
-	OutcomeOther
+	OutcomeOther = vocab.OutcomeOther
 	// NumOutcomes is the number of outcome classes (array sizes).
-	NumOutcomes
+	NumOutcomes = vocab.NumOutcomes
 )
-
-var outcomeNames = [NumOutcomes]string{"ok", "timeout", "connect", "5xx", "429", "503", "4xx", "other"}
-
-// String returns "ok", "timeout", "connect", "5xx", "429", "503", "4xx" or "other".
-func (o Outcome) String() string {
-	if o < NumOutcomes {
-		return outcomeNames[o]
-	}
-	return fmt.Sprintf("outcome(%d)", uint8(o))
-}
 
 // ParseOutcome parses an outcome class name as String prints it.
 func ParseOutcome(s string) (Outcome, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	for i, n := range outcomeNames {
-		if n == s {
-			return Outcome(i), nil
-		}
+	o, err := vocab.ParseOutcome(s)
+	if err != nil {
+		return 0, fmt.Errorf("loadgen: %w", err)
 	}
-	return 0, fmt.Errorf("loadgen: unknown outcome %q (want one of %s)", s, strings.Join(outcomeNames[:], ", "))
+	return o, nil
 }
 
 // OutcomeSet is a set of outcome classes (a bit per Outcome).
@@ -136,7 +127,7 @@ func answeredStatus(code int) bool {
 
 // serverError reports whether the attempt was answered with a status ≥ 500
 // (Outcome5xx, Outcome503).
-func (o Outcome) serverError() bool { return o == Outcome5xx || o == Outcome503 }
+func serverError(o Outcome) bool { return o == Outcome5xx || o == Outcome503 }
 
 // ClassifyError returns the outcome of an error returned by a round trip or
 // by reading the response body. attemptCtx is the attempt's context: when its

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // TokenBucket is a retry quota like the AWS SDKs' standard retry mode: the
@@ -26,7 +28,7 @@ type RetryPolicy struct {
 	// Budget is β: retries ≤ β × first attempts over BudgetWindow
 	// (A = 1 + β); nil = none.
 	Budget       *float64
-	BudgetWindow time.Duration // sliding window of the budget; 0 = 10 s
+	BudgetWindow time.Duration // sliding window of the budget; 0 = DefaultBudgetWindow (10 s)
 	TokenBucket  *TokenBucket  // nil = none
 	Backoff      Backoff
 	RetryAfter   bool // honour Retry-After on 429/503 (wins over backoff)
@@ -41,8 +43,10 @@ type RetryPolicy struct {
 // RetryPolicy.RetryAfterMax is 0.
 const DefaultRetryAfterMax = time.Minute
 
-// DefaultBudgetWindow is the budget window used when RetryPolicy.BudgetWindow is 0.
-const DefaultBudgetWindow = 10 * time.Second
+// DefaultBudgetWindow is the budget window used when
+// RetryPolicy.BudgetWindow is 0: 10 s, the scenario's default of
+// client.retry.budget_window.
+const DefaultBudgetWindow = vocab.DefaultBudgetWindow
 
 // budgetBuckets is the number of buckets the budget window is cut into; see
 // Retrier for why the bucketing can only make the budget stricter.

@@ -219,6 +219,22 @@ func TestBackoffBounds(t *testing.T) {
 	})
 }
 
+// A zero Max caps exponential and decorrelated delays at the scenario's
+// documented default of client.retry.backoff.max, 10 s.
+func TestBackoffDefaultMax(t *testing.T) {
+	if DefaultBackoffMax != 10*time.Second {
+		t.Fatalf("DefaultBackoffMax = %v, want the documented 10s", DefaultBackoffMax)
+	}
+	exp := Backoff{Kind: BackoffExponential, Base: time.Second}
+	if got := exp.Nominal(30); got != 10*time.Second {
+		t.Errorf("exponential Nominal(30) with Max 0 = %v, want 10s", got)
+	}
+	dec := Backoff{Kind: BackoffExponential, Base: time.Second, Jitter: JitterDecorrelated}
+	if _, hi := dec.Bounds(5, time.Minute); hi != 10*time.Second {
+		t.Errorf("decorrelated upper bound with Max 0 = %v, want 10s", hi)
+	}
+}
+
 func TestRetryAfterWins(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		b := Backoff{

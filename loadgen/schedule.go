@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Stage is one segment of the first-attempt arrival-rate schedule; the rate
@@ -27,38 +28,26 @@ func Ramp(d time.Duration, from, to float64) Stage {
 	return Stage{Duration: d, From: from, To: to}
 }
 
-// Arrivals is the arrival process of first attempts within the rate schedule.
-type Arrivals uint8
+// Arrivals is the arrival process of first attempts within the rate
+// schedule; the names and the parser are vocab's.
+type Arrivals = vocab.Arrivals
 
 const (
 	// Poisson arrivals: a (non-homogeneous) Poisson process whose intensity is
 	// the stage rate; inter-arrival times are exponential at a constant rate.
-	Poisson Arrivals = iota
+	Poisson = vocab.Poisson
 	// Uniform arrivals: evenly spaced in the cumulative rate, the n-th first
 	// attempt planned exactly where the expected count reaches n−1.
-	Uniform
+	Uniform = vocab.Uniform
 )
-
-// String returns "poisson" or "uniform".
-func (a Arrivals) String() string {
-	switch a {
-	case Poisson:
-		return "poisson"
-	case Uniform:
-		return "uniform"
-	}
-	return fmt.Sprintf("arrivals(%d)", uint8(a))
-}
 
 // ParseArrivals parses "poisson" or "uniform" (case-insensitive; empty means poisson).
 func ParseArrivals(s string) (Arrivals, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "poisson", "":
-		return Poisson, nil
-	case "uniform":
-		return Uniform, nil
+	a, err := vocab.ParseArrivals(s)
+	if err != nil {
+		return 0, fmt.Errorf("loadgen: %w", err)
 	}
-	return 0, fmt.Errorf("loadgen: unknown arrivals %q (want poisson or uniform)", s)
+	return a, nil
 }
 
 // MaxRate is the highest stage rate, first attempts per second, that

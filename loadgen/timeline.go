@@ -308,7 +308,7 @@ func (r *recorder) done(now time.Duration, c, n int, o Outcome, took time.Durati
 		r.endLocked(c, ok)
 	}
 	r.recordLocked(distLatency, took)
-	if o.serverError() {
+	if serverError(o) {
 		r.recordLocked(distErrLatency, took)
 	}
 	r.mu.Unlock()
@@ -344,7 +344,7 @@ func (r *recorder) tracerDone(now time.Duration, o Outcome, took time.Duration, 
 	switch {
 	case answered:
 		r.recordLocked(distWait, took)
-	case o.serverError():
+	case serverError(o):
 		r.recordLocked(distTracerError, took)
 	}
 	r.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Decoding of each block into its resolved type, with the defaults of
@@ -42,7 +44,7 @@ func (d *decoder) decodeClient(blk *hcl.Block) Client {
 			On:           append([]string(nil), defaultRetryOn...),
 			BudgetWindow: DefaultBudgetWindow,
 			RetryAfter:   true,
-			Backoff:      Backoff{Kind: "none", Max: DefaultBackoffMax, Jitter: "none"},
+			Backoff:      Backoff{Kind: DefaultBackoffKind, Max: DefaultBackoffMax, Jitter: DefaultJitter},
 		},
 	}
 	b.require("timeout", `τ_out, the patience of one attempt, e.g. timeout = "1s".`)
@@ -77,17 +79,17 @@ func (d *decoder) decodeRetry(blk *hcl.Block) Retry {
 			SuccessRefund: t.num("success_refund", DefaultSuccessRefund),
 		}
 	}
-	r.Backoff = Backoff{Kind: "none", Max: DefaultBackoffMax, Jitter: "none"}
+	r.Backoff = Backoff{Kind: DefaultBackoffKind, Max: DefaultBackoffMax, Jitter: DefaultJitter}
 	if bb := b.one("backoff", false, ""); bb != nil {
 		k := d.open("backoff", "client.retry.backoff", bb.Body, bb.DefRange, backoffSchema)
-		r.Backoff.Kind = k.str("kind", "none")
+		r.Backoff.Kind = k.str("kind", DefaultBackoffKind)
 		base := time.Duration(0)
-		if r.Backoff.Kind != "none" {
+		if r.Backoff.Kind != vocab.BackoffNone.String() {
 			base = DefaultBackoffBase
 		}
 		r.Backoff.Base = k.duration("base", base)
 		r.Backoff.Max = k.duration("max", DefaultBackoffMax)
-		r.Backoff.Jitter = k.str("jitter", "none")
+		r.Backoff.Jitter = k.str("jitter", DefaultJitter)
 	}
 	return r
 }

@@ -1,22 +1,26 @@
 package scenarios
 
-import "time"
+import (
+	"time"
+
+	"github.com/trigger-test/trigger/vocab"
+)
 
 // Defaults filled in for attributes a scenario leaves out; each is the
-// default documented on the field of the resolved type.
+// default documented on the field of the resolved type. Those the driver,
+// the model or the embedded Prometheus also fill in are vocab's.
 const (
 	// DefaultMethod is target.method.
 	DefaultMethod = "GET"
-	// DefaultArrivals is client.arrivals.
-	DefaultArrivals = "poisson"
 	// DefaultMaxInFlight is client.max_in_flight, in concurrent attempts.
-	DefaultMaxInFlight = 20000
-	// DefaultBudgetWindow is client.retry.budget_window.
-	DefaultBudgetWindow = 10 * time.Second
-	// DefaultBackoffBase is client.retry.backoff.base when kind is not "none".
+	DefaultMaxInFlight = vocab.DefaultMaxInFlight
+	// DefaultBudgetWindow is client.retry.budget_window (10 s).
+	DefaultBudgetWindow = vocab.DefaultBudgetWindow
+	// DefaultBackoffBase is client.retry.backoff.base when kind is not
+	// DefaultBackoffKind.
 	DefaultBackoffBase = 100 * time.Millisecond
-	// DefaultBackoffMax is client.retry.backoff.max.
-	DefaultBackoffMax = 10 * time.Second
+	// DefaultBackoffMax is client.retry.backoff.max (10 s).
+	DefaultBackoffMax = vocab.DefaultBackoffMax
 	// DefaultBucketCapacity is client.retry.token_bucket.capacity, in tokens.
 	DefaultBucketCapacity = 500
 	// DefaultRetryCost is client.retry.token_bucket.retry_cost, in tokens.
@@ -26,33 +30,44 @@ const (
 	// DefaultSuccessRefund is client.retry.token_bucket.success_refund, in tokens.
 	DefaultSuccessRefund = 1
 	// DefaultTracerRate is client.tracers.rate, in probes per second.
-	DefaultTracerRate = 2
-	// DefaultTracerTimeout is client.tracers.timeout.
-	DefaultTracerTimeout = 60 * time.Second
+	DefaultTracerRate = vocab.DefaultTracerRate
+	// DefaultTracerTimeout is client.tracers.timeout (60 s).
+	DefaultTracerTimeout = vocab.DefaultTracerTimeout
 	// DefaultWorkers is service.workers, requests one pod serves at a time.
-	DefaultWorkers = 1
-	// DefaultServiceTime is service.service_time.
-	DefaultServiceTime = "deterministic"
-	// DefaultServiceCV is service.service_cv.
-	DefaultServiceCV = 1
-	// DefaultQueue is service.queue.
-	DefaultQueue = "per_pod"
+	DefaultWorkers = vocab.DefaultWorkers
+	// DefaultServiceCV is service.service_cv, dimensionless.
+	DefaultServiceCV = vocab.DefaultServiceCV
 	// DefaultRetryProbability is layer.retry_probability.
 	DefaultRetryProbability = 1
 	// DefaultWarmup is load.warmup.
 	DefaultWarmup = 20 * time.Second
 	// DefaultObserve is load.observe.
 	DefaultObserve = 3 * time.Minute
-	// DefaultScrapeInterval is prometheus.scrape_interval (embedded mode).
-	DefaultScrapeInterval = time.Second
+	// DefaultScrapeInterval is prometheus.scrape_interval (embedded mode, 1 s).
+	DefaultScrapeInterval = vocab.DefaultScrapeInterval
 	// DefaultQueryTimeout is prometheus.timeout, per query.
 	DefaultQueryTimeout = 10 * time.Second
-	// DefaultSuccessRatio is recovery.success_ratio.
-	DefaultSuccessRatio = 0.99
+	// DefaultSuccessRatio is recovery.success_ratio, a fraction.
+	DefaultSuccessRatio = vocab.DefaultSuccessRatio
 	// DefaultHold is recovery.hold.
 	DefaultHold = 10 * time.Second
 	// DefaultTrapObserve is on_trap.observe.
 	DefaultTrapObserve = 2 * time.Minute
 	// DefaultStopTimeout is stop_when.timeout, per evaluation.
 	DefaultStopTimeout = 2 * time.Second
+)
+
+// Defaults of the enumerated attributes, spelled as a scenario spells
+// them; the values are vocab's.
+var (
+	// DefaultArrivals is client.arrivals.
+	DefaultArrivals = vocab.DefaultArrivals.String()
+	// DefaultBackoffKind is client.retry.backoff.kind.
+	DefaultBackoffKind = vocab.DefaultBackoffKind.String()
+	// DefaultJitter is client.retry.backoff.jitter.
+	DefaultJitter = vocab.DefaultJitter.String()
+	// DefaultServiceTime is service.service_time.
+	DefaultServiceTime = vocab.DefaultServiceTime.String()
+	// DefaultQueue is service.queue.
+	DefaultQueue = vocab.DefaultQueue.String()
 )

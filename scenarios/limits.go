@@ -1,6 +1,10 @@
 package scenarios
 
-import "time"
+import (
+	"time"
+
+	"github.com/trigger-test/trigger/vocab"
+)
 
 // Limits on what a scenario may hold. The input limits bound the work of
 // reading any file, hostile or not, by construction: a file is refused
@@ -61,7 +65,7 @@ const (
 	// MaxRetries is the largest max_retries of the client or a layer.
 	MaxRetries = 100
 	// MaxTracerRate is the largest client.tracers.rate, in probes per second.
-	MaxTracerRate = 100
+	MaxTracerRate = vocab.MaxTracerRate
 	// MinScrapeInterval is the shortest prometheus.scrape_interval.
 	MinScrapeInterval = 200 * time.Millisecond
 	// MaxQueryBytes is the longest PromQL query (stop_when and prometheus

@@ -1,6 +1,10 @@
 package scenarios
 
-import "github.com/hashicorp/hcl/v2"
+import (
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trigger-test/trigger/vocab"
+)
 
 // The HCL schema of a scenario (docs/scenarios.md documents every block and
 // attribute; docs/design.md, "Scenario HCL", what a new one needs). Attribute names
@@ -91,16 +95,18 @@ var (
 	}
 )
 
-// Enumerated values, in the order they are listed to users.
+// Enumerated values, in the order they are listed to users. The names the
+// scenario shares with the model, the driver and the specimen are vocab's;
+// the others only a scenario knows.
 var (
-	arrivalKinds    = []string{"poisson", "uniform"}
-	outcomeClasses  = []string{"timeout", "connect", "5xx", "429", "503", "4xx", "other"}
-	backoffKinds    = []string{"none", "constant", "exponential"}
-	jitterKinds     = []string{"none", "full", "equal", "decorrelated"}
-	scalerSignals   = []string{"cpu", "ingress", "first_attempts", "paired"}
-	serviceTimes    = []string{"deterministic", "exponential", "lognormal"}
-	queueKinds      = []string{"per_pod", "shared"}
+	arrivalKinds    = vocab.ArrivalsNames()
+	outcomeClasses  = vocab.RetryOnNames()
+	backoffKinds    = vocab.BackoffKindNames()
+	jitterKinds     = vocab.JitterNames()
+	scalerSignals   = vocab.ScalerSignalNames()
+	serviceTimes    = vocab.ServiceTimeNames()
+	queueKinds      = vocab.QueueNames()
 	onTrapActions   = []string{"drop", "rate", "command"}
-	defaultRetryOn  = []string{"timeout", "connect", "5xx"}
+	defaultRetryOn  = vocab.Names(vocab.DefaultRetryOn())
 	embeddedAddress = "embedded"
 )

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // validator runs the semantic checks on a decoded scenario. Every check
@@ -275,7 +277,7 @@ func (v *validator) retry(r *Retry) {
 	v.oneOf(p+"jitter", "jitter", b.Jitter, jitterKinds)
 	v.nonNegDur(b.Base, p+"base", "base", "the constant delay, or the first exponential one")
 	v.positiveDur(b.Max, p+"max", "max", "the cap on the exponential delay")
-	if b.Kind == "exponential" || (b.Kind == "constant" && v.d.src.has(p+"max")) {
+	if b.Kind == vocab.BackoffExponential.String() || (b.Kind == vocab.BackoffConstant.String() && v.d.src.has(p+"max")) {
 		ok := v.d.src.ok(p+"base") && b.Base >= 0
 		v.errorf(ok && b.Max > 0 && b.Max < b.Base, p+"max", "Backoff max below base",
 			"The backoff cap max (%s) is shorter than its base delay (%s): every delay would be cut to max. Raise max or lower base.", b.Max, b.Base)

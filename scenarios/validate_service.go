@@ -5,6 +5,8 @@ import (
 	"math"
 	"net/url"
 	"strings"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func (v *validator) service() {
@@ -83,7 +85,7 @@ func (v *validator) service() {
 	}
 	v.errorf(!(s.ServiceCV > 0) || s.ServiceCV > 100, "service.service_cv", "Value out of range",
 		"service_cv is the coefficient of variation of lognormal service times and must be in (0, 100]. Got %g.", s.ServiceCV)
-	v.warnf(src.has("service.service_cv") && s.ServiceCV > 0 && contains(serviceTimes, s.ServiceTime) && s.ServiceTime != "lognormal",
+	v.warnf(src.has("service.service_cv") && s.ServiceCV > 0 && contains(serviceTimes, s.ServiceTime) && s.ServiceTime != vocab.ServiceLognormal.String(),
 		"service.service_cv", "Unused service_cv",
 		"service_cv applies to lognormal service times only; service_time is %q.", s.ServiceTime)
 

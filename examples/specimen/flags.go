@@ -2,9 +2,12 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // flagValues holds one flag per Config field; apply copies those set.
@@ -29,8 +32,8 @@ type flagValues struct {
 func (f *flagValues) define(fs *flag.FlagSet, d specimen.Config) {
 	f.pods = fs.Int("pods", d.Pods, "N: pods ready at start")
 	f.podRate = fs.Float64("pod-rate", d.PodRate, "c: requests/s one pod completes")
-	f.serviceTime = fs.String("service-time", string(d.ServiceTime), "deterministic | exponential")
-	f.queue = fs.String("queue", string(d.QueueMode), "per_pod | shared")
+	f.serviceTime = fs.String("service-time", d.ServiceTime.String(), choices(specimen.Deterministic.String(), specimen.Exponential.String()))
+	f.queue = fs.String("queue", d.QueueMode.String(), choices(vocab.QueueNames()...))
 	f.balancer = fs.String("balancer", string(d.Balancer), "round_robin | least_loaded (per_pod queues)")
 	f.maxQueue = fs.Int("max-queue", d.MaxQueue, "hard maximum of queued requests in the service")
 	f.seed = fs.Uint64("seed", d.Seed, "seed of exponential service times")
@@ -38,7 +41,7 @@ func (f *flagValues) define(fs *flag.FlagSet, d specimen.Config) {
 	f.retryAfter = fs.Duration("retry-after", d.RetryAfter, "Retry-After of admission refusals (whole seconds ≥ 1)")
 	f.deadlines = fs.Bool("deadline-propagation", false, "drop requests whose X-Deadline-Ms has passed before serving them")
 	f.cancel = fs.Bool("cancel-on-disconnect", false, "drop or stop requests whose client has gone")
-	f.discipline = fs.String("discipline", string(d.Discipline), "fifo | lifo | adaptive_lifo")
+	f.discipline = fs.String("discipline", d.Discipline.String(), choices(vocab.DisciplineNames()...))
 	f.codel = fs.Bool("codel", false, "CoDel-style dropping of requests that waited too long")
 	f.codelTarget = fs.Duration("codel-target", d.CoDelTarget, "CoDel: longest wait under a standing queue")
 	f.codelInterval = fs.Duration("codel-interval", d.CoDelInterval, "CoDel: longest wait otherwise; standing-queue test")
@@ -53,7 +56,7 @@ func (f *flagValues) define(fs *flag.FlagSet, d specimen.Config) {
 	f.gwMaxInFlight = fs.Int("gateway-max-in-flight", d.Gateway.MaxInFlight, "most client requests the gateway holds")
 	a := d.Autoscaler
 	f.scale = fs.Bool("autoscale", false, "run the autoscaler")
-	f.signal = fs.String("scale-signal", string(a.Signal), "cpu | ingress | first_attempts | paired")
+	f.signal = fs.String("scale-signal", string(a.Signal), choices(vocab.ScalerSignalNames()...))
 	f.target = fs.Float64("scale-target", a.Target, "u*: target utilization")
 	f.syncPeriod = fs.Duration("scale-sync", a.SyncPeriod, "time between decisions")
 	f.metricWindow = fs.Duration("scale-window", a.MetricWindow, "window of the rates read")
@@ -65,17 +68,29 @@ func (f *flagValues) define(fs *flag.FlagSet, d specimen.Config) {
 	f.maxReplicas = fs.Int("max-replicas", 0, "ceiling M (default: 10 × pods)")
 }
 
-// apply copies the flags named in set onto c.
-func (f *flagValues) apply(c *specimen.Config, set map[string]bool) {
+// choices renders the names a flag takes as "a | b | c".
+func choices(names ...string) string { return strings.Join(names, " | ") }
+
+// apply copies the flags named in set onto c; it fails on the first name
+// that does not parse.
+func (f *flagValues) apply(c *specimen.Config, set map[string]bool) error {
 	cp := func(name string, fn func()) {
 		if set[name] {
 			fn()
 		}
 	}
+	var err error
+	parse := func(name string, fn func() error) {
+		if set[name] && err == nil {
+			if e := fn(); e != nil {
+				err = fmt.Errorf("specimen: -%s: %w", name, e)
+			}
+		}
+	}
 	cp("pods", func() { c.Pods = *f.pods })
 	cp("pod-rate", func() { c.PodRate = *f.podRate })
-	cp("service-time", func() { c.ServiceTime = specimen.Distribution(*f.serviceTime) })
-	cp("queue", func() { c.QueueMode = specimen.QueueMode(*f.queue) })
+	parse("service-time", func() (e error) { c.ServiceTime, e = vocab.ParseServiceTime(*f.serviceTime); return e })
+	parse("queue", func() (e error) { c.QueueMode, e = vocab.ParseQueue(*f.queue); return e })
 	cp("balancer", func() { c.Balancer = specimen.Balancer(*f.balancer) })
 	cp("max-queue", func() { c.MaxQueue = *f.maxQueue })
 	cp("seed", func() { c.Seed = *f.seed })
@@ -83,7 +98,7 @@ func (f *flagValues) apply(c *specimen.Config, set map[string]bool) {
 	cp("retry-after", func() { c.RetryAfter = *f.retryAfter })
 	cp("deadline-propagation", func() { c.DeadlinePropagation = *f.deadlines })
 	cp("cancel-on-disconnect", func() { c.CancelOnDisconnect = *f.cancel })
-	cp("discipline", func() { c.Discipline = specimen.Discipline(*f.discipline) })
+	parse("discipline", func() (e error) { c.Discipline, e = vocab.ParseDiscipline(*f.discipline); return e })
 	cp("codel", func() { c.CoDel = *f.codel })
 	cp("codel-target", func() { c.CoDelTarget = *f.codelTarget })
 	cp("codel-interval", func() { c.CoDelInterval = *f.codelInterval })
@@ -109,4 +124,5 @@ func (f *flagValues) apply(c *specimen.Config, set map[string]bool) {
 	cp("scale-down-stabilization", func() { a.DownscaleStabilization = *f.stabilization })
 	cp("min-replicas", func() { a.MinReplicas = *f.minReplicas })
 	cp("max-replicas", func() { a.MaxReplicas = *f.maxReplicas })
+	return err
 }

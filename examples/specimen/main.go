@@ -88,7 +88,9 @@ func parseFlags(args []string, stderr io.Writer) (specimen.Config, string, strin
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	f.apply(&cfg, set)
+	if err := f.apply(&cfg, set); err != nil {
+		return cfg, "", "", err
+	}
 	return cfg, *addr, *pprof, nil
 }
 

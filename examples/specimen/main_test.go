@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,5 +27,13 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, _, _, err := parseFlags([]string{"extra"}, io.Discard); err == nil {
 		t.Fatal("stray argument accepted")
+	}
+	// Named values parse through vocab: any case, and an unknown one fails.
+	c, _, _, err = parseFlags([]string{"-discipline", "LIFO", "-queue", "shared", "-service-time", "exponential"}, io.Discard)
+	if err != nil || c.Discipline != specimen.LIFO || c.QueueMode != specimen.Shared || c.ServiceTime != specimen.Exponential {
+		t.Fatalf("named values: %+v, %v", c, err)
+	}
+	if _, _, _, err := parseFlags([]string{"-discipline", "random"}, io.Discard); err == nil || !strings.Contains(err.Error(), "adaptive_lifo") {
+		t.Fatalf("unknown discipline: %v", err)
 	}
 }

@@ -3,29 +3,35 @@ package specimen
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
-// Distribution is the law of one request's service time at a pod.
-type Distribution string
+// Distribution is the law of one request's service time at a pod; the
+// names and the parser are vocab's. The specimen serves Deterministic and
+// Exponential.
+type Distribution = vocab.ServiceTime
 
 // Service-time distributions.
 const (
 	// Deterministic serves every request in exactly 1/c seconds.
-	Deterministic Distribution = "deterministic"
+	Deterministic = vocab.ServiceDeterministic
 	// Exponential draws service times with mean 1/c seconds.
-	Exponential Distribution = "exponential"
+	Exponential = vocab.ServiceExponential
 )
 
-// QueueMode says where requests wait for a pod.
-type QueueMode string
+// QueueMode says where requests wait for a pod; the names and the parser
+// are vocab's.
+type QueueMode = vocab.Queue
 
 // Queue modes.
 const (
 	// PerPod gives every pod its own queue behind a balancer.
-	PerPod QueueMode = "per_pod"
+	PerPod = vocab.QueuePerPod
 	// Shared puts every pod behind one queue (M/G/N).
-	Shared QueueMode = "shared"
+	Shared = vocab.QueueShared
 )
 
 // Balancer picks the pod queue of a new request in PerPod mode.
@@ -39,35 +45,36 @@ const (
 	LeastLoaded Balancer = "least_loaded"
 )
 
-// Discipline is the order in which a queue hands requests to its pod.
-type Discipline string
+// Discipline is the order in which a queue hands requests to its pod; the
+// names and the parser are vocab's.
+type Discipline = vocab.Discipline
 
 // Queue disciplines.
 const (
 	// FIFO serves the oldest request first (the default, System A).
-	FIFO Discipline = "fifo"
+	FIFO = vocab.FIFO
 	// LIFO serves the newest request first.
-	LIFO Discipline = "lifo"
+	LIFO = vocab.LIFO
 	// AdaptiveLIFO serves FIFO while the queue drains and LIFO while it has
 	// been non-empty for longer than CoDelInterval (Facebook's "Fail at Scale").
-	AdaptiveLIFO Discipline = "adaptive_lifo"
+	AdaptiveLIFO = vocab.AdaptiveLIFO
 )
 
-// Signal is what the autoscaler measures.
-type Signal string
+// Signal is what the autoscaler measures; the names are vocab's.
+type Signal = vocab.ScalerSignal
 
 // Autoscaler signals.
 const (
 	// SignalCPU is the pods' busy fraction (from their virtual clocks).
-	SignalCPU Signal = "cpu"
+	SignalCPU = vocab.SignalCPU
 	// SignalIngress counts every attempt arriving at the pods.
-	SignalIngress Signal = "ingress"
+	SignalIngress = vocab.SignalIngress
 	// SignalFirstAttempts counts attempts with X-Attempt: 1 (or no header).
-	SignalFirstAttempts Signal = "first_attempts"
+	SignalFirstAttempts = vocab.SignalFirstAttempts
 	// SignalPaired takes the larger of the first_attempts and ingress
 	// recommendations (docs/model.md, "Autoscalers, ceilings and
 	// admission": pairing signals).
-	SignalPaired Signal = "paired"
+	SignalPaired = vocab.SignalPaired
 )
 
 // Config is every setting of the specimen. Its zero value is a valid System A
@@ -209,12 +216,6 @@ func (c *Config) applyDefaults() {
 	if c.PodRate == 0 {
 		c.PodRate = 100
 	}
-	if c.ServiceTime == "" {
-		c.ServiceTime = Deterministic
-	}
-	if c.QueueMode == "" {
-		c.QueueMode = PerPod
-	}
 	if c.Balancer == "" {
 		c.Balancer = RoundRobin
 	}
@@ -223,9 +224,6 @@ func (c *Config) applyDefaults() {
 	}
 	if c.RetryAfter == 0 {
 		c.RetryAfter = time.Second
-	}
-	if c.Discipline == "" {
-		c.Discipline = FIFO
 	}
 	if c.CoDelTarget == 0 {
 		c.CoDelTarget = 5 * time.Millisecond
@@ -290,9 +288,9 @@ func (c *Config) validate() error {
 	case !(c.PodRate > 0) || c.PodRate > 1e6:
 		return bad("pod_rate %v not in (0, 1e6]", c.PodRate)
 	case c.ServiceTime != Deterministic && c.ServiceTime != Exponential:
-		return bad("service_time %q: want deterministic or exponential", c.ServiceTime)
+		return bad("service_time %q: want %s or %s", c.ServiceTime, Deterministic, Exponential)
 	case c.QueueMode != PerPod && c.QueueMode != Shared:
-		return bad("queue %q: want per_pod or shared", c.QueueMode)
+		return bad("queue %q: want %s", c.QueueMode, wantOneOf(vocab.QueueNames()))
 	case c.Balancer != RoundRobin && c.Balancer != LeastLoaded:
 		return bad("balancer %q: want round_robin or least_loaded", c.Balancer)
 	case c.MaxQueue < 1:
@@ -302,7 +300,7 @@ func (c *Config) validate() error {
 	case c.RetryAfter < 0:
 		return bad("retry_after %v < 0", c.RetryAfter)
 	case c.Discipline != FIFO && c.Discipline != LIFO && c.Discipline != AdaptiveLIFO:
-		return bad("discipline %q: want fifo, lifo or adaptive_lifo", c.Discipline)
+		return bad("discipline %q: want %s", c.Discipline, wantOneOf(vocab.DisciplineNames()))
 	case c.CoDelTarget < 0 || c.CoDelInterval < 0:
 		return bad("codel durations must be positive")
 	case c.Limit < 0 || c.LimitQueue < 0:
@@ -327,8 +325,8 @@ func (c *Config) validate() error {
 		return nil
 	}
 	switch {
-	case a.Signal != SignalCPU && a.Signal != SignalIngress && a.Signal != SignalFirstAttempts && a.Signal != SignalPaired:
-		return bad("autoscaler signal %q: want cpu, ingress, first_attempts or paired", a.Signal)
+	case !a.Signal.Valid():
+		return bad("autoscaler signal %q: want %s", a.Signal, wantOneOf(vocab.ScalerSignalNames()))
 	case !(a.Target > 0 && a.Target <= 1):
 		return bad("autoscaler target %v not in (0, 1]", a.Target)
 	case a.SyncPeriod < time.Millisecond:
@@ -351,4 +349,12 @@ func (c *Config) validate() error {
 		return bad("pods %d outside [min_replicas %d, max_replicas %d]", c.Pods, a.MinReplicas, a.MaxReplicas)
 	}
 	return nil
+}
+
+// wantOneOf renders names as "a, b or c".
+func wantOneOf(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // fileConfig is the HCL schema of a specimen config file (see
@@ -103,8 +105,13 @@ func ParseConfig(src []byte, filename string, base Config) (Config, error) {
 	}
 	set(&c.Pods, fc.Pods)
 	set(&c.PodRate, fc.PodRate)
-	setString(&c.ServiceTime, fc.ServiceTime)
-	setString(&c.QueueMode, fc.Queue)
+	enum := func(name string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	enum("service_time", setParsed(&c.ServiceTime, fc.ServiceTime, vocab.ParseServiceTime))
+	enum("queue", setParsed(&c.QueueMode, fc.Queue, vocab.ParseQueue))
 	setString(&c.Balancer, fc.Balancer)
 	set(&c.MaxQueue, fc.MaxQueue)
 	if fc.Seed != nil {
@@ -115,7 +122,7 @@ func ParseConfig(src []byte, filename string, base Config) (Config, error) {
 		dur(&c.RetryAfter, d.RetryAfter, "defences.retry_after")
 		set(&c.DeadlinePropagation, d.DeadlinePropagation)
 		set(&c.CancelOnDisconnect, d.CancelOnDisconnect)
-		setString(&c.Discipline, d.Discipline)
+		enum("defences.discipline", setParsed(&c.Discipline, d.Discipline, vocab.ParseDiscipline))
 		set(&c.CoDel, d.CoDel)
 		dur(&c.CoDelTarget, d.CoDelTarget, "defences.codel_target")
 		dur(&c.CoDelInterval, d.CoDelInterval, "defences.codel_interval")
@@ -163,6 +170,19 @@ func setString[T ~string](dst *T, v *string) {
 	if v != nil {
 		*dst = T(*v)
 	}
+}
+
+// setParsed sets *dst to parse(*v) when v is given and parses.
+func setParsed[T any](dst *T, v *string, parse func(string) (T, error)) error {
+	if v == nil {
+		return nil
+	}
+	x, err := parse(*v)
+	if err != nil {
+		return err
+	}
+	*dst = x
+	return nil
 }
 
 // diagError renders HCL diagnostics with their source lines.

@@ -35,6 +35,9 @@ func TestParseConfigErrors(t *testing.T) {
 		{"bad duration", "defences {\n admission_bound = \"soon\"\n}\n", "defences.admission_bound"},
 		// A wrong type is a diagnostic.
 		{"wrong type", "pods = \"many\"\n", "cfg.hcl:1"},
+		// An unknown name names its attribute and the valid names.
+		{"bad discipline", "defences {\n discipline = \"random\"\n}\n", "defences.discipline: unknown discipline \"random\" (want fifo, lifo or adaptive_lifo)"},
+		{"bad queue", "queue = \"pooled\"\n", "queue: unknown queue"},
 	}
 	for _, tc := range cases {
 		_, err := ParseConfig([]byte(tc.src), "cfg.hcl", Config{})
@@ -50,10 +53,10 @@ func TestConfigValidation(t *testing.T) {
 		mod  func(*Config)
 		ok   bool
 	}{
-		{"zero value is System A", func(*Config) {}, true},                     // defaults apply
-		{"negative rate", func(c *Config) { c.PodRate = -1 }, false},           // c must be positive
-		{"bad discipline", func(c *Config) { c.Discipline = "random" }, false}, // unknown discipline
-		{"limit status 500", func(c *Config) { c.LimitStatus = 500 }, false},   // only 429 or 503
+		{"zero value is System A", func(*Config) {}, true},                          // defaults apply
+		{"negative rate", func(c *Config) { c.PodRate = -1 }, false},                // c must be positive
+		{"bad discipline", func(c *Config) { c.Discipline = Discipline(7) }, false}, // unknown discipline
+		{"limit status 500", func(c *Config) { c.LimitStatus = 500 }, false},        // only 429 or 503
 		{"bad signal", func(c *Config) { c.Autoscaler.Enabled = true; c.Autoscaler.Signal = "latency" }, false},
 		{"scaler off is not checked", func(c *Config) { c.Pods = 5; c.Autoscaler.MaxReplicas = 3 }, true},     // unknown signal
 		{"target above 1", func(c *Config) { c.Autoscaler.Enabled = true; c.Autoscaler.Target = 1.5 }, false}, // u* in (0, 1]
