@@ -54,34 +54,6 @@ const (
 	QueueShared = vocab.QueueShared
 )
 
-// ParseArrivalProcess parses "poisson" or "uniform"; empty means poisson.
-func ParseArrivalProcess(s string) (ArrivalProcess, error) {
-	a, err := vocab.ParseArrivals(s)
-	if err != nil {
-		return 0, fmt.Errorf("analysis: %w", err)
-	}
-	return a, nil
-}
-
-// ParseServiceTime parses "deterministic", "exponential" or "lognormal";
-// empty means deterministic.
-func ParseServiceTime(s string) (ServiceTimeKind, error) {
-	k, err := vocab.ParseServiceTime(s)
-	if err != nil {
-		return 0, fmt.Errorf("analysis: %w", err)
-	}
-	return k, nil
-}
-
-// ParseQueueDiscipline parses "per_pod" or "shared"; empty means per_pod.
-func ParseQueueDiscipline(s string) (QueueDiscipline, error) {
-	q, err := vocab.ParseQueue(s)
-	if err != nil {
-		return 0, fmt.Errorf("analysis: %w", err)
-	}
-	return q, nil
-}
-
 // FailureKind is how an attempt failed, as the retry policy sees it.
 type FailureKind uint8
 

@@ -288,33 +288,6 @@ func TestRequestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestParseRequestEnums(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want string
-		err  bool
-	}{
-		{"", "deterministic", false},          // empty means the default
-		{"Exponential", "exponential", false}, // case-insensitive
-		{"lognormal", "lognormal", false},
-		{"gamma", "", true}, // unknown
-	} {
-		k, err := ParseServiceTime(tc.in)
-		if (err != nil) != tc.err || (!tc.err && k.String() != tc.want) {
-			t.Errorf("ParseServiceTime(%q) = %v, %v", tc.in, k, err)
-		}
-	}
-	if q, err := ParseQueueDiscipline("shared"); err != nil || q != QueueShared {
-		t.Errorf("shared: %v %v", q, err)
-	}
-	if a, err := ParseArrivalProcess("uniform"); err != nil || a != ArrivalsUniform || a.String() != "uniform" {
-		t.Errorf("uniform: %v %v", a, err)
-	}
-	if _, err := ParseQueueDiscipline("lifo"); err == nil {
-		t.Error("lifo: no error")
-	}
-}
-
 // Repeated runs: the spread covers every run, the shown run is the median
 // by recovery time, and the document carries it with the spread.
 func TestRequestRunsSpread(t *testing.T) {

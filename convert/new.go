@@ -7,6 +7,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Test is one trigger test converted from its scenario, once, into what
@@ -81,7 +82,7 @@ func driverConfig(s *scenarios.Scenario, policy loadgen.RetryPolicy) (loadgen.Co
 		OKStatus:    s.Target.OKStatus,
 	}
 	var err error
-	if cfg.Arrivals, err = loadgen.ParseArrivals(s.Client.Arrivals); err != nil {
+	if cfg.Arrivals, err = vocab.ParseArrivals(s.Client.Arrivals); err != nil {
 		return loadgen.Config{}, fmt.Errorf("convert: %w", err)
 	}
 	if t := s.Client.Tracers; t != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // requestConfig is the scenario as the request-level model runs it: the
@@ -16,15 +17,15 @@ import (
 // as hidden work per failing attempt. A service given by its capacity alone
 // is one pod at that rate. Seed is left zero.
 func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy loadgen.RetryPolicy) (analysis.RequestConfig, error) {
-	arrivals, err := analysis.ParseArrivalProcess(s.Client.Arrivals)
+	arrivals, err := vocab.ParseArrivals(s.Client.Arrivals)
 	if err != nil {
 		return analysis.RequestConfig{}, fmt.Errorf("convert: %w", err)
 	}
-	service, err := analysis.ParseServiceTime(s.Service.ServiceTime)
+	service, err := vocab.ParseServiceTime(s.Service.ServiceTime)
 	if err != nil {
 		return analysis.RequestConfig{}, fmt.Errorf("convert: %w", err)
 	}
-	queue, err := analysis.ParseQueueDiscipline(s.Service.Queue)
+	queue, err := vocab.ParseQueue(s.Service.Queue)
 	if err != nil {
 		return analysis.RequestConfig{}, fmt.Errorf("convert: %w", err)
 	}

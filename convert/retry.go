@@ -6,6 +6,7 @@ import (
 
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // retryPolicy converts the scenario's client retry block into the driver's
@@ -15,11 +16,11 @@ func retryPolicy(c scenarios.Client) (loadgen.RetryPolicy, error) {
 	if err != nil {
 		return loadgen.RetryPolicy{}, fmt.Errorf("convert: retry classes: %w", err)
 	}
-	kind, err := loadgen.ParseBackoffKind(c.Retry.Backoff.Kind)
+	kind, err := vocab.ParseBackoffKind(c.Retry.Backoff.Kind)
 	if err != nil {
 		return loadgen.RetryPolicy{}, fmt.Errorf("convert: backoff: %w", err)
 	}
-	jitter, err := loadgen.ParseJitter(c.Retry.Backoff.Jitter)
+	jitter, err := vocab.ParseJitter(c.Retry.Backoff.Jitter)
 	if err != nil {
 		return loadgen.RetryPolicy{}, fmt.Errorf("convert: jitter: %w", err)
 	}

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -21,15 +20,6 @@ const (
 	BackoffExponential = vocab.BackoffExponential
 )
 
-// ParseBackoffKind parses "none", "constant" or "exponential" (empty means none).
-func ParseBackoffKind(s string) (BackoffKind, error) {
-	k, err := vocab.ParseBackoffKind(s)
-	if err != nil {
-		return 0, fmt.Errorf("loadgen: %w", err)
-	}
-	return k, nil
-}
-
 // Jitter is how a backoff delay is randomised (the AWS Architecture Blog's
 // "Exponential Backoff And Jitter" variants); the names and the parser are
 // vocab's.
@@ -46,15 +36,6 @@ const (
 	// delay, Base for the first retry), capped at Max (DefaultBackoffMax if 0).
 	JitterDecorrelated = vocab.JitterDecorrelated
 )
-
-// ParseJitter parses "none", "full", "equal" or "decorrelated" (empty means none).
-func ParseJitter(s string) (Jitter, error) {
-	j, err := vocab.ParseJitter(s)
-	if err != nil {
-		return 0, fmt.Errorf("loadgen: %w", err)
-	}
-	return j, nil
-}
 
 // Backoff is the delay before a retry. Backoff and jitter delay retries
 // without removing any: they do not change the amplification A

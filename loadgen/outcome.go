@@ -47,15 +47,6 @@ const (
 	NumOutcomes = vocab.NumOutcomes
 )
 
-// ParseOutcome parses an outcome class name as String prints it.
-func ParseOutcome(s string) (Outcome, error) {
-	o, err := vocab.ParseOutcome(s)
-	if err != nil {
-		return 0, fmt.Errorf("loadgen: %w", err)
-	}
-	return o, nil
-}
-
 // OutcomeSet is a set of outcome classes (a bit per Outcome).
 type OutcomeSet uint16
 
@@ -70,13 +61,13 @@ func NewOutcomeSet(os ...Outcome) OutcomeSet {
 	return s
 }
 
-// ParseOutcomeSet parses outcome names (as ParseOutcome) into a set.
+// ParseOutcomeSet parses outcome class names (vocab.ParseOutcome) into a set.
 func ParseOutcomeSet(names []string) (OutcomeSet, error) {
 	var s OutcomeSet
 	for _, n := range names {
-		o, err := ParseOutcome(n)
+		o, err := vocab.ParseOutcome(n)
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("loadgen: %w", err)
 		}
 		s |= NewOutcomeSet(o)
 	}

@@ -41,15 +41,6 @@ const (
 	Uniform = vocab.Uniform
 )
 
-// ParseArrivals parses "poisson" or "uniform" (case-insensitive; empty means poisson).
-func ParseArrivals(s string) (Arrivals, error) {
-	a, err := vocab.ParseArrivals(s)
-	if err != nil {
-		return 0, fmt.Errorf("loadgen: %w", err)
-	}
-	return a, nil
-}
-
 // MaxRate is the highest stage rate, first attempts per second, that
 // ValidateStages accepts: a thousand times what one process can send
 // (about 10⁶ a second), so any spike a scenario can mean is accepted and

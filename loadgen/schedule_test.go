@@ -184,25 +184,6 @@ func TestScheduleDeterministic(t *testing.T) {
 	})
 }
 
-func TestParseArrivals(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Arrivals
-		wantErr bool
-	}{
-		{"poisson", Poisson, false}, // canonical
-		{"Uniform", Uniform, false}, // case-insensitive
-		{"", Poisson, false},        // default
-		{"burst", 0, true},          // unknown
-	}
-	for _, tc := range tests {
-		got, err := ParseArrivals(tc.in)
-		if (err != nil) != tc.wantErr || (err == nil && got != tc.want) {
-			t.Errorf("ParseArrivals(%q) = %v, %v", tc.in, got, err)
-		}
-	}
-}
-
 func TestExpected(t *testing.T) {
 	stages := []Stage{Constant(10*time.Second, 100), Ramp(10*time.Second, 100, 300)}
 	tests := []struct {

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func main() {
@@ -183,7 +184,7 @@ func drive(ctx context.Context, args []string) error {
 	if err := loopbackURL(*u); err != nil {
 		return err
 	}
-	arr, err := loadgen.ParseArrivals(*arrivals)
+	arr, err := vocab.ParseArrivals(*arrivals)
 	if err != nil {
 		return err
 	}
