@@ -36,7 +36,7 @@ func (r *run) document() analysis.Document {
 	case verdict == "":
 		verdict, obs.VerdictReason = analysis.VerdictInconclusive, "no verdict was reached"
 	}
-	var totals analysis.MeasuredSecond
+	var totals analysis.TimelineRow
 	var lostFirst float64
 	for _, row := range r.rows {
 		totals.Timeouts += row.Timeouts

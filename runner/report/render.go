@@ -33,7 +33,7 @@ var ReportFiles = []string{SVGFile, PNGFile, HTMLFile, MarkdownFile, JUnitFile}
 // to a temporary file and renamed, so a reader never sees half a report.
 // A report that fails does not stop the others; the errors are joined.
 // rows may be empty (a simulate document's own timeline is used then).
-func WriteAll(dir string, doc analysis.Document, rows []analysis.MeasuredSecond) error {
+func WriteAll(dir string, doc analysis.Document, rows []analysis.TimelineRow) error {
 	var errs []error
 	var svg []byte
 	ch, chartErr := TimelineChart(doc, rows)
@@ -80,7 +80,7 @@ func RenderDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	var rows []analysis.MeasuredSecond
+	var rows []analysis.TimelineRow
 	var partial error
 	f, err := openInput(filepath.Join(dir, TimelineFile), TimelineFile, MaxTimelineBytes)
 	switch {
@@ -148,11 +148,11 @@ func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
 // approximation: the model does not record which attempts failed).
 // FirstConnect stays NaN: a model refuses no connection. Timeouts and
 // Rejected keep the attempt-level rates.
-func FluidRows(doc analysis.Document) []analysis.MeasuredSecond {
+func FluidRows(doc analysis.Document) []analysis.TimelineRow {
 	sc := doc.Scenario
-	rows := make([]analysis.MeasuredSecond, 0, len(doc.Timeline))
+	rows := make([]analysis.TimelineRow, 0, len(doc.Timeline))
 	for _, s := range doc.Timeline {
-		m := nanSecond()
+		m := analysis.UnknownRow()
 		m.TS = s.TimeS
 		switch {
 		case s.TimeS < sc.WarmupS:

@@ -1,12 +1,15 @@
 package analysis
 
-import "math"
+import (
+	"math"
+	"reflect"
+)
 
-// MeasuredSecond is one second of a real run as the runner records it: the
+// TimelineRow is one second of a real run as the runner records it: the
 // driver's own counts and the service's metrics from Prometheus. It is one
 // row of timeline.csv. Service-side values are NaN when the scenario has no
 // query for them or Prometheus had no data for that second.
-type MeasuredSecond struct {
+type TimelineRow struct {
 	TS    float64 `csv:"t_s"`   // start of the second, seconds since the run started
 	Phase string  `csv:"phase"` // warmup, spike, observe, on_trap
 
@@ -73,7 +76,7 @@ type MeasuredSecond struct {
 
 // FirstSuccessRatio is the share of first attempts completed this second
 // that succeeded; NaN when none completed.
-func (m MeasuredSecond) FirstSuccessRatio() float64 {
+func (m TimelineRow) FirstSuccessRatio() float64 {
 	if m.FirstDone == 0 {
 		return math.NaN()
 	}
@@ -81,17 +84,30 @@ func (m MeasuredSecond) FirstSuccessRatio() float64 {
 }
 
 // Attempts is every attempt the driver sent this second.
-func (m MeasuredSecond) Attempts() float64 { return m.Sent + m.Retries }
+func (m TimelineRow) Attempts() float64 { return m.Sent + m.Retries }
 
 // Failures is every attempt that completed without success this second.
-func (m MeasuredSecond) Failures() float64 { return m.Timeouts + m.Rejected + m.Errors }
+func (m TimelineRow) Failures() float64 { return m.Timeouts + m.Rejected + m.Errors }
 
 // FirstFailed is every first attempt that completed without success this
 // second, whatever the class.
-func (m MeasuredSecond) FirstFailed() float64 { return m.FirstDone - m.FirstOK }
+func (m TimelineRow) FirstFailed() float64 { return m.FirstDone - m.FirstOK }
 
 // failing reports whether more first attempts failed this second than the
 // success threshold allows: the second belongs to a failed state.
-func (m MeasuredSecond) failing(threshold float64) bool {
+func (m TimelineRow) failing(threshold float64) bool {
 	return m.FirstDone > 0 && m.FirstFailed() > (1-threshold)*m.FirstDone
+}
+
+// UnknownRow returns a row whose every number is unknown (NaN), for a
+// source to fill the fields it knows.
+func UnknownRow() TimelineRow {
+	var m TimelineRow
+	v := reflect.ValueOf(&m).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Float64 {
+			f.SetFloat(math.NaN())
+		}
+	}
+	return m
 }
