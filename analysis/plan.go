@@ -276,7 +276,7 @@ func SimulatePlan(in PlanInputs, stepS, sampleS float64) (Document, error) {
 
 // withModelRun fills a plan's document with what a model run showed: the
 // `simulate` document of SimulatePlan and SimulateRequestPlan.
-func withModelRun(doc Document, gate GateSpec, model string, res FluidResult) Document {
+func withModelRun(doc Document, gate GateSpec, model string, res ModelResult) Document {
 	doc.Kind, doc.Model = "simulate", model
 	doc.RecoveryS = Num(res.RecoveryS)
 	doc.Observation = &Observation{

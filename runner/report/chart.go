@@ -130,13 +130,13 @@ type chartPanel struct {
 
 // TimelineChart builds the chart of a run from its result document and
 // its timeline (timeline.csv). Without rows a simulate document's own
-// timeline is charted (FluidRows); with neither, the chart shows the phases
+// timeline is charted, the same rows; with neither, the chart shows the phases
 // and markers the document knows over empty panels. It fails when the
 // rows' times are unknown or go backwards (a corrupted timeline): the
 // lines would be drawn back and forth across the chart.
 func TimelineChart(doc analysis.Document, rows []analysis.TimelineRow) (*Chart, error) {
 	if len(rows) == 0 && len(doc.Timeline) > 0 {
-		rows = FluidRows(doc)
+		rows = doc.Timeline
 	}
 	for i, m := range rows {
 		if !finite(m.TS) || m.TS < 0 || (i > 0 && m.TS < rows[i-1].TS) {

@@ -28,7 +28,7 @@ var waitColumns = []waitColumn{
 	{"ingress-served", "backlog from ingress − served (lags by its rate windows)", func(m analysis.TimelineRow) float64 { return m.BacklogWaitS }},
 }
 
-// modelWait is a model's own wait (FluidRows puts it in WaitS).
+// modelWait is a model's own wait, the WaitS of its rows.
 var modelWait = waitColumn{"", "queue wait in the model", func(m analysis.TimelineRow) float64 { return m.WaitS }}
 
 // chartWait is the wait the chart draws and whether it is the one the

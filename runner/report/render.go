@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 
@@ -129,59 +128,4 @@ func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
-}
-
-// FluidRows turns a model's timeline (a simulate document's Timeline) into
-// timeline rows, so a model run is charted like a real one: rates per
-// second as the model has them (first attempts offered, retries, answered
-// in time, timed out, refused, ingress, served, abandoned) and the wait.
-// Phases follow the scenario: warmup, then the spike of spike_s, then
-// observe. What a model does not have (tracers, pods, latencies,
-// connection failures) is NaN.
-//
-// A model counts its failures per attempt, first or retry alike, and the
-// chart draws failed first attempts. Every attempt in the model's queue
-// waits alike, so a sample's failures are split in proportion to the
-// attempts it offered: FirstTimeouts is TimeoutsPerS and FirstErrors is
-// RefusedPerS (an admission bound answers 503, an error status), each
-// times the sample's share of first attempts among its attempts (an
-// approximation: the model does not record which attempts failed).
-// FirstConnect stays NaN: a model refuses no connection. Timeouts and
-// Rejected keep the attempt-level rates.
-func FluidRows(doc analysis.Document) []analysis.TimelineRow {
-	sc := doc.Scenario
-	rows := make([]analysis.TimelineRow, 0, len(doc.Timeline))
-	for _, s := range doc.Timeline {
-		m := analysis.UnknownRow()
-		m.TS = s.TimeS
-		switch {
-		case s.TimeS < sc.WarmupS:
-			m.Phase = "warmup"
-		case s.TimeS < sc.WarmupS+sc.SpikeS:
-			m.Phase = "spike"
-		default:
-			m.Phase = "observe"
-		}
-		var attempts, retries float64
-		for j, a := range s.AttemptsPerS {
-			attempts += a
-			if j > 0 {
-				retries += a
-			}
-		}
-		m.Planned, m.Sent, m.Retries = s.DemandPerS, s.DemandPerS, retries
-		m.OK = math.Max(0, s.ServedPerS-s.AbandonedPerS)
-		m.FirstOK = s.GoodputPerS
-		m.Timeouts, m.Rejected, m.Errors = s.TimeoutsPerS, s.RefusedPerS, 0
-		first := 0.0
-		if attempts > 0 && len(s.AttemptsPerS) > 0 {
-			first = s.AttemptsPerS[0] / attempts
-		}
-		m.FirstTimeouts, m.FirstErrors = s.TimeoutsPerS*first, s.RefusedPerS*first
-		m.Failed = s.FailedRequestsPerS
-		m.IngressPerS, m.ServedPerS, m.AbandonedPerS = attempts, s.ServedPerS, s.AbandonedPerS
-		m.WaitS = s.WaitS
-		rows = append(rows, m)
-	}
-	return rows
 }
