@@ -21,9 +21,9 @@ type Document struct {
 	// null when it did not.
 	RecoveryS *float64   `json:"recovery_s"`
 	Gate      GateResult `json:"gate"`
-	// Timeline is the model's timeline (simulate only; a run writes its
-	// timeline to timeline.csv).
-	Timeline []FluidSample `json:"timeline,omitempty"`
+	// Timeline is the model's timeline, one row per sample (simulate only;
+	// a run writes the same rows to timeline.csv and leaves this empty).
+	Timeline []TimelineRow `json:"timeline,omitempty"`
 	// Runs is the spread over repeated request-level runs (simulate
 	// --model request --runs N with N > 1); the rest of the document shows
 	// the median run.

@@ -2,73 +2,14 @@ package analysis
 
 import "math"
 
-// FluidSample is one row of the fluid model's timeline: rates are averages
-// over the interval [TimeS, TimeS + SampleS), the wait is at its end.
-type FluidSample struct {
-	TimeS    float64 `json:"t_s"`        // start of the interval, seconds from the start of the run
-	WaitS    float64 `json:"wait_s"`     // w: backlog / C at the end of the interval, seconds
-	MaxWaitS float64 `json:"max_wait_s"` // the largest w within the interval
-
-	DemandPerS float64 `json:"demand_per_s"` // λ(t): first attempts offered
-	// AttemptsPerS are attempts arriving by attempt number: [0] first
-	// attempts, [i] retry i.
-	AttemptsPerS []float64 `json:"attempts_per_s"`
-	AdmittedPerS float64   `json:"admitted_per_s"` // attempts let into the queue
-	RefusedPerS  float64   `json:"refused_per_s"`  // attempts refused by the admission bound
-	TimeoutsPerS float64   `json:"timeouts_per_s"` // admitted attempts whose client gives up before service
-	// RetriesDroppedPerS are retries the budget did not allow.
-	RetriesDroppedPerS float64 `json:"retries_dropped_per_s"`
-	ServedPerS         float64 `json:"served_per_s"`    // work finished, answered and abandoned
-	AbandonedPerS      float64 `json:"abandoned_per_s"` // served after the client gave up: retry debt
-	// GoodputPerS is first-attempt goodput: first attempts answered in time.
-	GoodputPerS float64 `json:"goodput_per_s"`
-	// FailedRequestsPerS are logical requests that gave up (every attempt failed).
-	FailedRequestsPerS float64 `json:"failed_requests_per_s"`
-}
-
-// FluidResult is what one fluid run shows.
-type FluidResult struct {
-	Verdict Verdict
-	// RecoveryS is seconds from the spike's end until the queue is empty and
-	// no attempt fails afterwards (for no-trigger, until the spike's backlog
-	// drained); +Inf when the run ended failed.
-	RecoveryS float64
-	// ProjectedRecoveryS is, for a run that ended failed, the projection of
-	// RecoveryS from the wait's final slope (+Inf when it is not falling).
-	ProjectedRecoveryS float64
-	// T0S is seconds from the spike's start to the first failed attempt;
-	// NaN when no attempt failed.
-	T0S        float64
-	PeakWaitS  float64 // largest wait, seconds
-	FinalWaitS float64 // wait at the end of the run, seconds
-	// WaitSlope is the wait's trend at the end of the run, seconds per
-	// second (A·ρ − 1 in the failed state).
-	WaitSlope float64
-	// LostWorkS is the first attempts that failed (timed out or refused),
-	// in seconds of baseline demand.
-	LostWorkS float64
-	// FailedRequests counts logical requests that gave up.
-	FailedRequests float64
-	// TimedOut, Refused and Abandoned total attempts that timed out, were
-	// refused, and work served after its client left.
-	TimedOut, Refused, Abandoned float64
-	// AmplificationFailed is A_fail: work arriving at the service per first
-	// attempt while every attempt fails, away from the edges of the failed
-	// window; zero when the run never settled into a failed state.
-	AmplificationFailed float64
-	// SpikeStartS, SpikeEndS and EndS are seconds from the start of the run.
-	SpikeStartS, SpikeEndS, EndS float64
-	Timeline                     []FluidSample
-}
-
 // SimulateFluid runs the fluid model (docs/model.md, "The trap") in delay form:
 // an attempt that finds the wait above τ_out times out, stays in the queue
 // and is served anyway; its retry, when the policy allows one, arrives
 // τ_out plus the backoff later. Refused attempts cost no service and are
 // retried after the backoff alone.
-func SimulateFluid(cfg FluidConfig) (FluidResult, error) {
+func SimulateFluid(cfg FluidConfig) (ModelResult, error) {
 	if err := cfg.normalize(); err != nil {
-		return FluidResult{}, err
+		return ModelResult{}, err
 	}
 	return newFluidRun(cfg).run(), nil
 }
@@ -86,7 +27,7 @@ type fluidRun struct {
 	queue              fifo
 	backlog            float64 // work in the queue
 	spikeStep, endStep int
-	res                FluidResult
+	res                ModelResult
 }
 
 func newFluidRun(cfg FluidConfig) *fluidRun {
@@ -111,7 +52,7 @@ func newFluidRun(cfg FluidConfig) *fluidRun {
 	r.settle = maxRetries*longest + r.timeoutSteps
 	r.spikeStep = int(math.Round(cfg.SpikeStartS / r.dt))
 	r.endStep = int(math.Round(cfg.SpikeEndS / r.dt))
-	r.res = FluidResult{SpikeStartS: cfg.SpikeStartS, SpikeEndS: cfg.SpikeEndS, T0S: math.NaN()}
+	r.res = ModelResult{SpikeStartS: cfg.SpikeStartS, SpikeEndS: cfg.SpikeEndS, T0S: math.NaN(), CollapsedAtS: math.NaN()}
 	return r
 }
 
@@ -154,7 +95,7 @@ func (s *schedule) demandIn(from, to float64) float64 {
 
 func (s *schedule) calm() bool { return s.calmAfter[s.idx] }
 
-func (r *fluidRun) run() FluidResult {
+func (r *fluidRun) run() ModelResult {
 	cfg, dt := r.cfg, r.dt
 	maxRetries := cfg.Retry.MaxRetries
 	total := 0.0
@@ -163,7 +104,7 @@ func (r *fluidRun) run() FluidResult {
 	}
 	nSteps := int(math.Ceil(total/dt - 1e-9))
 	sampleSteps := steps(cfg.SampleS, dt, 1)
-	r.res.Timeline = make([]FluidSample, 0, nSteps/sampleSteps+1)
+	r.res.Timeline = make([]TimelineRow, 0, nSteps/sampleSteps+1)
 	sched := newSchedule(cfg.Stages, r.capacity)
 	baseline := cfg.Stages[0].RatePerS
 	bound := cfg.AdmissionBoundS * r.capacity
@@ -171,7 +112,7 @@ func (r *fluidRun) run() FluidResult {
 	threshold := cfg.TimeoutS * (1 + 1e-12)
 
 	offered := make([]float64, maxRetries+1)
-	acc := newSampleAccumulator(maxRetries, sampleSteps, dt)
+	acc := newSampleAccumulator(maxRetries, sampleSteps, dt, cfg.SpikeStartS, cfg.SpikeEndS)
 	fail := newFailWindow(r.settle)
 	var lostFirst float64
 	lastDue, lastBad, firstFail, n := -1, -1, -1, 0
@@ -225,6 +166,7 @@ func (r *fluidRun) run() FluidResult {
 		r.queue.push(work, failing)
 
 		timedOut, goodput, gaveUp := 0.0, 0.0, dropped
+		firstTimedOut, firstRefused := 0.0, 0.0
 		for j := 0; j <= maxRetries; j++ {
 			a := offered[j]
 			if a == 0 {
@@ -241,6 +183,10 @@ func (r *fluidRun) run() FluidResult {
 			}
 			if j == 0 {
 				lostFirst += failed
+				firstRefused = out
+				if failing {
+					firstTimedOut = in
+				}
 			}
 			if failed == 0 {
 				continue
@@ -282,7 +228,7 @@ func (r *fluidRun) run() FluidResult {
 		r.res.Refused += refused
 		r.res.Abandoned += abandoned
 		r.res.FailedRequests += gaveUp
-		acc.add(n, offered, admitted, refused, timedOut, dropped, served, abandoned, goodput, gaveUp, r.backlog/r.capacity)
+		acc.add(n, offered, refused, timedOut, firstRefused, firstTimedOut, dropped, served, abandoned, goodput, gaveUp, r.backlog/r.capacity)
 		if acc.full() {
 			r.res.Timeline = append(r.res.Timeline, acc.flush())
 		}
@@ -349,7 +295,7 @@ func (r *fluidRun) judgeWait(rho float64) Judgement {
 	from := math.Max(r.res.SpikeEndS, end-window)
 	w := WaitSeries{Source: "fluid model", DelayS: from - r.res.SpikeEndS, ResolutionS: r.cfg.SampleS}
 	for _, s := range tl {
-		if at := s.TimeS + r.cfg.SampleS; at >= from && at <= end {
+		if at := s.TS + r.cfg.SampleS; at >= from && at <= end {
 			w.T, w.W = append(w.T, at), append(w.W, s.WaitS)
 		}
 	}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -36,7 +37,7 @@ const gridTimeout, gridCapacity = 10.0, 400.0
 
 // simulateGrid runs one grid point long enough to recover (or 2,000 s when
 // the closed form says it never does).
-func simulateGrid(t testing.TB, g gridCase, lagS float64) FluidResult {
+func simulateGrid(t testing.TB, g gridCase, lagS float64) ModelResult {
 	t.Helper()
 	pred := RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
 	observe := 2000.0
@@ -106,7 +107,7 @@ func TestFluidDelayFormMatchesClosedForm(t *testing.T) {
 	t.Logf("largest departure of the delay form from the uncorrected closed form: %+.2f %%", 100*worst)
 }
 
-func checkGridVerdict(t *testing.T, g gridCase, res FluidResult) {
+func checkGridVerdict(t *testing.T, g gridCase, res ModelResult) {
 	t.Helper()
 	switch {
 	case !CheckTrigger(g.k, g.rho, g.spike, gridTimeout).Valid:
@@ -157,7 +158,7 @@ func TestFluidBudgetAmplification(t *testing.T) {
 // the service recovers right after the spike; a bound twice the timeout
 // still builds debt (docs/model.md, "Autoscalers, ceilings and admission").
 func TestFluidAdmissionBound(t *testing.T) {
-	run := func(bound float64) FluidResult {
+	run := func(bound float64) ModelResult {
 		res, err := SimulateFluid(FluidConfig{
 			Stages:       SpikeSchedule(80, 5, 10, 10, 300), // ρ = 0.4, A = 3: trapped without a bound
 			CapacityPerS: 200, TimeoutS: 1,
@@ -202,11 +203,14 @@ func TestFluidTimelineConservation(t *testing.T) {
 		for _, a := range s.AttemptsPerS {
 			arrived += a * 0.5
 		}
-		admitted += s.AdmittedPerS * 0.5
-		refused += s.RefusedPerS * 0.5
+		admitted += (s.IngressPerS - s.Rejected) * 0.5
+		refused += s.Rejected * 0.5
 		served += s.ServedPerS * 0.5
-		if s.AbandonedPerS > s.ServedPerS+1e-9 || s.GoodputPerS > s.DemandPerS+1e-9 {
-			t.Fatalf("t = %v: abandoned above served or goodput above demand: %+v", s.TimeS, s)
+		if s.AbandonedPerS > s.ServedPerS+1e-9 || s.FirstOK > s.Sent+1e-9 {
+			t.Fatalf("t = %v: abandoned above served or goodput above demand: %+v", s.TS, s)
+		}
+		if first := s.FirstOK + s.FirstTimeouts + s.FirstErrors; !near(first, s.Sent, 1e-9) || s.FirstDone != s.Sent || s.Phase == "" {
+			t.Fatalf("t = %v: first attempts %v answered, timed out or refused, of %v sent: %+v", s.TS, first, s.Sent, s)
 		}
 	}
 	queued := res.FinalWaitS * 200
@@ -245,6 +249,48 @@ func TestFluidConfigErrors(t *testing.T) {
 	} {
 		if _, err := SimulateFluid(cfg); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// Both models write the one timeline row: the phases from the spike, what
+// they know (first attempts, retries, failed first attempts by class,
+// ingress, the wait) and nothing they do not (tracers, pods, connections).
+func TestModelTimelineRows(t *testing.T) {
+	in := PlanInputs{
+		Scenario: ScenarioSection{Name: "recovers", DemandPerS: 50, CapacityPerS: 200, Multiplier: 5,
+			SpikeS: 10, WarmupS: 20, ObserveS: 90, TimeoutS: 1},
+		Layers: []RetryLayer{{Name: "client", MaxRetries: 2}},
+	}
+	fluid, err := SimulatePlan(in, 0.01, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := SimulateRequestPlan(context.Background(), in, RequestConfig{
+		Stages:      SpikeSchedule(50, 5, 20, 10, 90),
+		SpikeStartS: 20, SpikeEndS: 30, Pods: 1, Workers: 1, PodRatePerS: 200, TimeoutS: 1, Retry: CapRetries(2, 0),
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []Document{fluid, req} {
+		phases := map[string]int{}
+		failedFirst := 0.0
+		for i, m := range doc.Timeline {
+			phases[m.Phase]++
+			if math.Abs(m.IngressPerS-(m.Sent+m.Retries)) > 1e-9 || m.Planned != m.Sent || m.FirstDone != m.Sent {
+				t.Fatalf("%s row %d: ingress %v ≠ first %v + retries %v (no hidden layer)", doc.Model, i, m.IngressPerS, m.Sent, m.Retries)
+			}
+			if !math.IsNaN(m.Pods) || !math.IsNaN(m.TracerWaitS) || !math.IsNaN(m.FirstConnect) || !math.IsNaN(m.LatencyP50S) {
+				t.Fatalf("%s row %d: a model has no pods, tracers, latencies or connections: %+v", doc.Model, i, m)
+			}
+			failedFirst = max(failedFirst, m.FirstTimeouts)
+		}
+		if failedFirst <= 0 {
+			t.Errorf("%s: no failed first attempts", doc.Model)
+		}
+		if n := len(doc.Timeline); phases["warmup"] != 20 || phases["spike"] != 10 || phases["observe"] != n-30 {
+			t.Errorf("%s: phases %v", doc.Model, phases)
 		}
 	}
 }

@@ -2,68 +2,60 @@ package analysis
 
 import "math"
 
-// sampleAccumulator sums one timeline interval of steps into a FluidSample.
+// sampleAccumulator sums one timeline interval of steps and turns it into
+// a TimelineRow.
 type sampleAccumulator struct {
 	steps, count int
 	dt           float64
-	cur          FluidSample
-	slab         []float64 // backing store for the samples' AttemptsPerS
+	cur          rowCounts
+	start        float64    // start time of the current sample
+	spike        [2]float64 // the spike's start and end, seconds
+	slab         []float64  // backing store for the rows' AttemptsPerS
 	peak         float64
-	next         float64 // start time of the next sample
 }
 
-func newSampleAccumulator(maxRetries, steps int, dt float64) *sampleAccumulator {
-	a := &sampleAccumulator{steps: steps, dt: dt}
-	a.reset(maxRetries)
-	return a
+func newSampleAccumulator(maxRetries, steps int, dt, spikeStartS, spikeEndS float64) *sampleAccumulator {
+	return &sampleAccumulator{steps: steps, dt: dt, spike: [2]float64{spikeStartS, spikeEndS},
+		cur: rowCounts{attempts: make([]float64, maxRetries+1)}}
 }
 
-func (a *sampleAccumulator) reset(maxRetries int) {
-	if len(a.slab) < maxRetries+1 {
-		a.slab = make([]float64, 1024*(maxRetries+1))
-	}
-	attempts := a.slab[: maxRetries+1 : maxRetries+1]
-	a.slab = a.slab[maxRetries+1:]
-	a.cur = FluidSample{TimeS: a.next, AttemptsPerS: attempts}
-	a.count = 0
-}
-
-func (a *sampleAccumulator) add(step int, offered []float64, admitted, refused, timedOut, dropped, served, abandoned, goodput, gaveUp, wait float64) {
+func (a *sampleAccumulator) add(step int, offered []float64, refused, timedOut, firstRefused, firstTimedOut, dropped, served, abandoned, goodput, gaveUp, wait float64) {
 	c := &a.cur
-	c.DemandPerS += offered[0]
-	for j, v := range offered {
-		c.AttemptsPerS[j] += v
+	if a.count == 0 {
+		a.start = float64(step) * a.dt
 	}
-	c.AdmittedPerS += admitted
-	c.RefusedPerS += refused
-	c.TimeoutsPerS += timedOut
-	c.RetriesDroppedPerS += dropped
-	c.ServedPerS += served
-	c.AbandonedPerS += abandoned
-	c.GoodputPerS += goodput
-	c.FailedRequestsPerS += gaveUp
-	c.WaitS = wait
-	c.MaxWaitS = math.Max(c.MaxWaitS, wait)
+	for j, v := range offered {
+		c.attempts[j] += v
+	}
+	c.refused += refused
+	c.timedOut += timedOut
+	c.firstRefused += firstRefused
+	c.firstTimedOut += firstTimedOut
+	c.dropped += dropped
+	c.served += served
+	c.abandoned += abandoned
+	c.goodput += goodput
+	c.gaveUp += gaveUp
+	c.wait = wait
+	c.maxWait = math.Max(c.maxWait, wait)
 	a.peak = math.Max(a.peak, wait)
 	a.count++
-	a.next = float64(step+1) * a.dt
 }
 
 func (a *sampleAccumulator) full() bool { return a.count == a.steps }
 
-// flush turns the sums into per-second rates and starts the next sample.
-func (a *sampleAccumulator) flush() FluidSample {
-	s := a.cur
-	span := float64(a.count) * a.dt
-	for _, p := range []*float64{&s.DemandPerS, &s.AdmittedPerS, &s.RefusedPerS, &s.TimeoutsPerS,
-		&s.RetriesDroppedPerS, &s.ServedPerS, &s.AbandonedPerS, &s.GoodputPerS, &s.FailedRequestsPerS} {
-		*p /= span
+// flush turns the sums into a row of per-second rates and starts the next
+// sample.
+func (a *sampleAccumulator) flush() TimelineRow {
+	n := len(a.cur.attempts)
+	if len(a.slab) < n {
+		a.slab = make([]float64, 1024*n)
 	}
-	for j := range s.AttemptsPerS {
-		s.AttemptsPerS[j] /= span
-	}
-	a.reset(len(s.AttemptsPerS) - 1)
-	return s
+	row := a.cur.timelineRow(a.start, float64(a.count)*a.dt, a.spike[0], a.spike[1], a.slab[:n:n])
+	a.slab = a.slab[n:]
+	a.cur.reset()
+	a.count = 0
+	return row
 }
 
 // failWindow measures A_fail, work arriving per first attempt, over the

@@ -32,6 +32,50 @@ type GateResult struct {
 	Criteria []GateCriterion `json:"criteria"`
 }
 
+// Evidence is what a verdict is concluded from: the verdict before the
+// recovery budget and the numbers the gate judges.
+type Evidence struct {
+	// Verdict is the model's, the closed forms' or the run's verdict
+	// before the recovery budget is applied.
+	Verdict Verdict
+	// RecoveryS is the measured or predicted recovery time, seconds from
+	// the spike's end: +Inf when the service did not recover, NaN when it
+	// is unknown (then no budget applies to it).
+	RecoveryS float64
+	// ProjectedRecoveryS is the projected recovery time of a service still
+	// failing, seconds from the spike's end; NaN or +Inf when there is none.
+	ProjectedRecoveryS float64
+	// Amplification is the A the gate judges: measured A_fail for a run, a
+	// model's A_fail or the scenario's A for plan and simulate; NaN when
+	// unknown.
+	Amplification float64
+}
+
+// Conclusion is a verdict after the recovery budget, and the gate on it.
+type Conclusion struct {
+	Verdict Verdict
+	// ProjectedRecoveryS is the evidence's projection; for a recovery the
+	// budget made metastable without a finite projection, the recovery
+	// time itself (seconds from the spike's end).
+	ProjectedRecoveryS float64
+	Gate               GateResult
+}
+
+// Conclude applies the recovery budget to the verdict (ApplyBudget) and
+// judges the result against the gate (EvaluateGate): the one assembly of
+// plan, simulate and run (docs/model.md, "What a trigger test measures",
+// items 3 and 5).
+func Conclude(spec GateSpec, e Evidence) Conclusion {
+	c := Conclusion{Verdict: ApplyBudget(e.Verdict, e.RecoveryS, spec.MaxRecoveryS), ProjectedRecoveryS: e.ProjectedRecoveryS}
+	if c.Verdict == VerdictMetastable && !finite(c.ProjectedRecoveryS) && finite(e.RecoveryS) {
+		// Recovered, but slower than the budget: the measured time is the
+		// projection.
+		c.ProjectedRecoveryS = e.RecoveryS
+	}
+	c.Gate = EvaluateGate(spec, c.Verdict, e.RecoveryS, c.ProjectedRecoveryS, e.Amplification)
+	return c
+}
+
 // EvaluateGate judges a verdict against the gate (docs/model.md, "What a
 // trigger test measures", item 5). recoveryS is the measured or predicted
 // recovery time (+Inf or NaN when none), projectedS the projection for a
@@ -134,3 +178,6 @@ func FormatSeconds(s float64) string {
 		return fmt.Sprintf("%d h %02d min", int(s)/3600, int(s)%3600/60)
 	}
 }
+
+// finite reports whether x is neither NaN nor infinite.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -66,3 +66,27 @@ func TestFormatSeconds(t *testing.T) {
 		}
 	}
 }
+
+// Conclude applies the budget before the gate, and a recovery the budget
+// made metastable keeps its measured time as the projection.
+func TestConclude(t *testing.T) {
+	inf := math.Inf(1)
+	spec := GateSpec{MaxRecoveryS: 60}
+	c := Conclude(spec, Evidence{Verdict: VerdictRecovered, RecoveryS: 90, ProjectedRecoveryS: math.NaN(), Amplification: 3})
+	if c.Verdict != VerdictMetastable || c.ProjectedRecoveryS != 90 || c.Gate.Passed || !strings.Contains(strings.Join(c.Gate.Failures, ";"), "90.0 s") {
+		t.Errorf("slow recovery: %+v", c)
+	}
+	c = Conclude(spec, Evidence{Verdict: VerdictRecovered, RecoveryS: 30, ProjectedRecoveryS: 30, Amplification: 3})
+	if c.Verdict != VerdictRecovered || !c.Gate.Passed {
+		t.Errorf("quick recovery: %+v", c)
+	}
+	// An unknown recovery time is not over the budget.
+	c = Conclude(spec, Evidence{Verdict: VerdictRecovered, RecoveryS: math.NaN(), ProjectedRecoveryS: math.NaN(), Amplification: math.NaN()})
+	if c.Verdict != VerdictRecovered || !math.IsNaN(c.ProjectedRecoveryS) {
+		t.Errorf("unknown recovery: %+v", c)
+	}
+	c = Conclude(spec, Evidence{Verdict: VerdictMetastable, RecoveryS: inf, ProjectedRecoveryS: inf, Amplification: 3})
+	if c.Verdict != VerdictMetastable || !math.IsInf(c.ProjectedRecoveryS, 1) || c.Gate.Passed {
+		t.Errorf("metastable: %+v", c)
+	}
+}

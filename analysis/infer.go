@@ -118,20 +118,20 @@ type Inference struct {
 }
 
 // within reports whether the second r lies in [lo, hi), judged by its middle.
-func within(r MeasuredSecond, lo, hi float64) bool {
+func within(r TimelineRow, lo, hi float64) bool {
 	mid := r.TS + 0.5
 	return mid >= lo && mid < hi
 }
 
 // meanOver is the mean of f over the rows within [lo, hi) where f is not NaN.
-func meanOver(rows []MeasuredSecond, lo, hi float64, f func(MeasuredSecond) float64) float64 {
+func meanOver(rows []TimelineRow, lo, hi float64, f func(TimelineRow) float64) float64 {
 	return meanIn(rows, [][2]float64{{lo, hi}}, f)
 }
 
 // Infer estimates λ, C, ρ and A from a run's timeline, and predicts the
 // recovery time from them (docs/model.md, "What a trigger test measures",
 // item 4). No estimate uses data that still carries the spike.
-func Infer(rows []MeasuredSecond, f RunFacts) Inference {
+func Infer(rows []TimelineRow, f RunFacts) Inference {
 	nan := math.NaN()
 	if f.SuccessRatio <= 0 {
 		f.SuccessRatio = DefaultSuccessRatio
@@ -148,7 +148,7 @@ func Infer(rows []MeasuredSecond, f RunFacts) Inference {
 	// baseline counts, the observation's as much as the warmup's (a Poisson
 	// count over ten seconds is ±8 % off its rate, and ρ near 1/A moves the
 	// recovery time as 1/(1 − A·ρ)).
-	sent := func(r MeasuredSecond) float64 { return r.Sent }
+	sent := func(r TimelineRow) float64 { return r.Sent }
 	in.BaselinePerS = meanIn(rows, [][2]float64{{1, f.SpikeStartS}, {f.SpikeEndS + 1, f.BaselineToS}}, sent)
 	if math.IsNaN(in.BaselinePerS) {
 		in.BaselinePerS = meanOver(rows, 0, f.SpikeStartS, sent)
@@ -156,7 +156,7 @@ func Infer(rows []MeasuredSecond, f RunFacts) Inference {
 	if math.IsNaN(in.BaselinePerS) || in.BaselinePerS <= 0 {
 		in.BaselinePerS = f.ScenarioDemandPerS
 	}
-	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r MeasuredSecond) float64 { return r.Sent }) / in.BaselinePerS
+	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r TimelineRow) float64 { return r.Sent }) / in.BaselinePerS
 
 	in.T0S, in.T0Source = CohortT0(f.Cohorts, f.SpikeStartS, f.SuccessRatio), "cohorts"
 	if math.IsNaN(in.T0S) {
@@ -169,7 +169,7 @@ func Infer(rows []MeasuredSecond, f RunFacts) Inference {
 	if n := len(windows); n > 0 && windows[n-1][0] >= f.SpikeEndS {
 		in.FailedFromS, in.FailedToS = windows[n-1][0], windows[n-1][1]
 	}
-	in.CapacityPerS = meanIn(rows, windows, func(r MeasuredSecond) float64 { return r.ServedPerS })
+	in.CapacityPerS = meanIn(rows, windows, func(r TimelineRow) float64 { return r.ServedPerS })
 	in.CapacitySource = "served"
 	if math.IsNaN(in.CapacityPerS) || in.CapacityPerS <= 0 {
 		in.CapacityPerS, in.CapacitySource = f.ScenarioCapacityPerS, "scenario"
@@ -242,7 +242,7 @@ func CohortT0(cohorts []Cohort, spikeStartS, threshold float64) float64 {
 // after the spike), each ending where the failed state ends. A rate read at
 // the end of second TS covers [TS + 1 − lag, TS + 1]: that span must lie in
 // a settled failed state.
-func settledFailedWindows(rows []MeasuredSecond, f RunFacts, t0 float64) [][2]float64 {
+func settledFailedWindows(rows []TimelineRow, f RunFacts, t0 float64) [][2]float64 {
 	lag := f.RetrySettleS + f.IngressLagS
 	var out [][2]float64
 	if !math.IsNaN(t0) {
@@ -263,7 +263,7 @@ func settledFailedWindows(rows []MeasuredSecond, f RunFacts, t0 float64) [][2]fl
 // seconds since the run started: the start of the first second, one
 // patience after the spike, whose first attempts succeed more than
 // fullyFailedRatio of the time, or FailedToS if earlier.
-func failedStateEnd(rows []MeasuredSecond, f RunFacts) float64 {
+func failedStateEnd(rows []TimelineRow, f RunFacts) float64 {
 	end := f.FailedToS
 	if math.IsNaN(end) {
 		end = math.Inf(1)
@@ -284,7 +284,7 @@ func failedStateEnd(rows []MeasuredSecond, f RunFacts) float64 {
 
 // meanIn is the mean of f over the rows within any of the windows (which
 // do not overlap), where f is not NaN.
-func meanIn(rows []MeasuredSecond, windows [][2]float64, f func(MeasuredSecond) float64) float64 {
+func meanIn(rows []TimelineRow, windows [][2]float64, f func(TimelineRow) float64) float64 {
 	var sum, n float64
 	for _, w := range windows {
 		for _, r := range rows {
@@ -329,7 +329,7 @@ func cohortAmplification(cohorts []Cohort, fromS float64) Interval {
 // one, else the driver's first attempts averaged over the ingress query's
 // own range window. The interval comes from the spread between scrapes,
 // widened for the overlap of consecutive rate windows.
-func failedAmplification(rows []MeasuredSecond, windows [][2]float64, f RunFacts) Interval {
+func failedAmplification(rows []TimelineRow, windows [][2]float64, f RunFacts) Interval {
 	width := math.Max(1, f.IngressResolutionS)
 	var num, den float64
 	var ratios []float64
@@ -348,7 +348,7 @@ func failedAmplification(rows []MeasuredSecond, windows [][2]float64, f RunFacts
 			}
 			first := r.ServiceFirstPerS
 			if math.IsNaN(first) {
-				first = trailingMean(rows, i, f.IngressRangeS, func(m MeasuredSecond) float64 { return m.Sent })
+				first = trailingMean(rows, i, f.IngressRangeS, func(m TimelineRow) float64 { return m.Sent })
 			}
 			if math.IsNaN(r.IngressPerS) || math.IsNaN(first) {
 				continue
@@ -372,7 +372,7 @@ func failedAmplification(rows []MeasuredSecond, windows [][2]float64, f RunFacts
 
 // trailingMean is the mean of f over the rows ending at row i that lie in
 // the rangeS seconds before its end (row i alone when rangeS ≤ 1).
-func trailingMean(rows []MeasuredSecond, i int, rangeS float64, f func(MeasuredSecond) float64) float64 {
+func trailingMean(rows []TimelineRow, i int, rangeS float64, f func(TimelineRow) float64) float64 {
 	from := rows[i].TS + 1 - math.Max(1, rangeS)
 	var sum, n float64
 	for j := i; j >= 0 && rows[j].TS >= from-1e-9; j-- {
@@ -401,7 +401,7 @@ func pointWithSpread(point float64, spread Interval) Interval {
 // first-attempt success ratio stays at or above threshold for holdS seconds
 // of known ratios (seconds with no completed first attempt neither count
 // nor break the hold), and whether there is one.
-func FindRecovery(rows []MeasuredSecond, fromS, threshold, holdS float64) (float64, bool) {
+func FindRecovery(rows []TimelineRow, fromS, threshold, holdS float64) (float64, bool) {
 	start, held := math.NaN(), 0.0
 	for _, r := range rows {
 		if r.TS < fromS {
@@ -431,7 +431,7 @@ func FindRecovery(rows []MeasuredSecond, fromS, threshold, holdS float64) (float
 // failure: timed out at the client, answered with an error (a proxy's 504
 // before the client's timeout), refused. The spike pushed the service past
 // the patience in front of it, or into its defences.
-func Triggered(rows []MeasuredSecond, fromS, threshold float64) bool {
+func Triggered(rows []TimelineRow, fromS, threshold float64) bool {
 	for _, r := range rows {
 		if r.TS >= fromS && r.failing(threshold) {
 			return true
@@ -446,7 +446,7 @@ func Triggered(rows []MeasuredSecond, fromS, threshold float64) bool {
 // a timeout τ_out after its attempt met the long wait, a server error after
 // its own latency, a refusal at once; the class that dominates the second
 // places it.
-func FirstFailure(rows []MeasuredSecond, spikeStartS, timeoutS, threshold float64) float64 {
+func FirstFailure(rows []TimelineRow, spikeStartS, timeoutS, threshold float64) float64 {
 	for _, r := range rows {
 		if r.TS+1 <= spikeStartS || !r.failing(threshold) {
 			continue

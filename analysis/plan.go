@@ -132,9 +132,9 @@ func Plan(in PlanInputs) Document {
 		}
 	}
 	p.RecoveryS = Num(recovery)
-	if p.Verdict == VerdictRecovered && !math.IsNaN(recovery) {
-		p.Verdict = ApplyBudget(p.Verdict, recovery, in.Gate.MaxRecoveryS)
-	}
+	// The closed forms' recovery time is also their projection.
+	c := Conclude(in.Gate, Evidence{Verdict: p.Verdict, RecoveryS: recovery, ProjectedRecoveryS: recovery, Amplification: a})
+	p.Verdict = c.Verdict
 	if in.JudgeAfterS > 0 {
 		p.JudgeAfterS, p.JudgeAfterNote = Num(in.JudgeAfterS), in.JudgeAfterNote
 	}
@@ -148,7 +148,7 @@ func Plan(in PlanInputs) Document {
 		Prediction:    p,
 		Verdict:       p.Verdict,
 		RecoveryS:     p.RecoveryS,
-		Gate:          EvaluateGate(in.Gate, p.Verdict, recovery, recovery, a),
+		Gate:          c.Gate,
 	}
 }
 
@@ -276,9 +276,8 @@ func SimulatePlan(in PlanInputs, stepS, sampleS float64) (Document, error) {
 
 // withModelRun fills a plan's document with what a model run showed: the
 // `simulate` document of SimulatePlan and SimulateRequestPlan.
-func withModelRun(doc Document, gate GateSpec, model string, res FluidResult) Document {
+func withModelRun(doc Document, gate GateSpec, model string, res ModelResult) Document {
 	doc.Kind, doc.Model = "simulate", model
-	doc.Verdict = ApplyBudget(res.Verdict, res.RecoveryS, gate.MaxRecoveryS)
 	doc.RecoveryS = Num(res.RecoveryS)
 	doc.Observation = &Observation{
 		Source:              model,
@@ -305,7 +304,9 @@ func withModelRun(doc Document, gate GateSpec, model string, res FluidResult) Do
 	if math.IsNaN(a) {
 		a = doc.Amplification.Predicted
 	}
-	doc.Gate = EvaluateGate(gate, doc.Verdict, res.RecoveryS, res.ProjectedRecoveryS, a)
+	c := Conclude(gate, Evidence{Verdict: res.Verdict, RecoveryS: res.RecoveryS, ProjectedRecoveryS: res.ProjectedRecoveryS, Amplification: a})
+	doc.Verdict, doc.Gate = c.Verdict, c.Gate
+	doc.Observation.ProjectedRecoveryS = Num(c.ProjectedRecoveryS)
 	doc.Timeline = res.Timeline
 	return doc
 }

@@ -240,20 +240,3 @@ type RequestCounts struct {
 	// FirstAttempts = Succeeded + GaveUp + Pending.
 	GaveUp, Pending int64
 }
-
-// RequestResult is what one request-level run shows: the fluid model's
-// result (verdict, recovery, timeline as per-sample rows) and the counts.
-type RequestResult struct {
-	FluidResult
-	Seed   uint64
-	Counts RequestCounts
-	// CollapsedAtS is when the wait passed CollapseWaitS (seconds from the
-	// start); NaN when it did not.
-	CollapsedAtS float64
-	// Truncated says the run ended early because more than MaxPending
-	// attempts were waiting (a storm the model stopped following).
-	Truncated bool
-}
-
-// Collapsed reports whether the run ended with the wait past CollapseWaitS.
-func (r RequestResult) Collapsed() bool { return !math.IsNaN(r.CollapsedAtS) }

@@ -9,24 +9,23 @@ import "math"
 // projected recovery time (Judge, modelVerdict).
 func (r *requestRun) finish(end float64) {
 	res := &r.res
-	served, abandoned, queued := r.tl.finish(r.srv, end)
+	rows, served, abandoned, queued := r.tl.finish(r.srv, end)
 	c := &res.Counts
 	c.Served, c.Abandoned, c.Queued = int64(served), int64(abandoned), int64(queued)
 	c.Pending = int64(r.ring.size + len(r.retries.h))
 
-	f := &res.FluidResult
-	f.EndS = end
-	f.Timeline = r.tl.rows
-	f.PeakWaitS = r.tl.peak
-	f.FinalWaitS = r.srv.wait(end)
-	f.AmplificationFailed = r.tl.fail.ratio()
-	f.TimedOut, f.Refused, f.Abandoned = float64(c.TimedOut), float64(c.Refused), float64(c.Abandoned)
-	f.FailedRequests = float64(c.GaveUp)
+	res.EndS = end
+	res.Timeline = rows
+	res.PeakWaitS = r.tl.peak
+	res.FinalWaitS = r.srv.wait(end)
+	res.AmplificationFailed = r.tl.fail.ratio()
+	res.TimedOut, res.Refused, res.Abandoned = float64(c.TimedOut), float64(c.Refused), float64(c.Abandoned)
+	res.FailedRequests = float64(c.GaveUp)
 	if base := r.cfg.Stages[0].RatePerS; base > 0 {
-		f.LostWorkS = r.lostFirst / base
+		res.LostWorkS = r.lostFirst / base
 	}
 	if !math.IsNaN(r.firstFail) {
-		f.T0S = r.firstFail - r.spikeStart
+		res.T0S = r.firstFail - r.spikeStart
 	}
 	if math.IsNaN(r.cleanFrom) && r.srv.maxFree <= end {
 		// The queue emptied after the last arrival.
@@ -41,21 +40,21 @@ func (r *requestRun) finish(end float64) {
 	}
 	switch {
 	case res.Collapsed():
-		f.Verdict = VerdictTrapped
-		f.RecoveryS, f.ProjectedRecoveryS = recovery, recovery
-		f.WaitSlope = r.judgeWait(end).Trend.Slope
+		res.Verdict = VerdictTrapped
+		res.RecoveryS, res.ProjectedRecoveryS = recovery, recovery
+		res.WaitSlope = r.judgeWait(end).Trend.Slope
 	case math.IsNaN(r.firstFail):
-		f.Verdict = VerdictNoTrigger
-		f.RecoveryS, f.ProjectedRecoveryS = recovery, recovery
+		res.Verdict = VerdictNoTrigger
+		res.RecoveryS, res.ProjectedRecoveryS = recovery, recovery
 	case clean:
-		f.Verdict = VerdictRecovered
-		f.RecoveryS, f.ProjectedRecoveryS = recovery, recovery
+		res.Verdict = VerdictRecovered
+		res.RecoveryS, res.ProjectedRecoveryS = recovery, recovery
 	default:
 		j := r.judgeWait(end)
-		f.RecoveryS = recovery
-		f.WaitSlope = j.Trend.Slope
-		f.ProjectedRecoveryS = j.ProjectedS
-		f.Verdict = modelVerdict(j)
+		res.RecoveryS = recovery
+		res.WaitSlope = j.Trend.Slope
+		res.ProjectedRecoveryS = j.ProjectedS
+		res.Verdict = modelVerdict(j)
 	}
 }
 
@@ -67,8 +66,8 @@ func (r *requestRun) judgeWait(end float64) Judgement {
 	window := math.Max(0.25*after, 2*float64(r.tl.fail.settle)*r.tl.sample)
 	from := math.Max(r.spikeEnd, end-window)
 	w := WaitSeries{Source: "request model", DelayS: from - r.spikeEnd, ResolutionS: r.tl.sample}
-	for _, row := range r.tl.rows {
-		rowEnd := math.Min(row.TimeS+r.tl.sample, end)
+	for _, row := range r.res.Timeline {
+		rowEnd := math.Min(row.TS+r.tl.sample, end)
 		if rowEnd >= from && rowEnd <= end {
 			w.T, w.W = append(w.T, rowEnd), append(w.W, row.WaitS)
 		}

@@ -73,21 +73,24 @@ func TestPropertyRequestConservation(t *testing.T) {
 		var refused, timedOut, goodput float64
 		sample := cfg.SampleS
 		for i, s := range res.Timeline {
-			span := math.Min(sample, res.EndS-s.TimeS)
-			if math.Abs(s.TimeS-float64(i)*sample) > 1e-9 || span <= 0 {
-				t.Fatalf("row %d at %v s (span %v)", i, s.TimeS, span)
+			span := math.Min(sample, res.EndS-s.TS)
+			if math.Abs(s.TS-float64(i)*sample) > 1e-9 || span <= 0 {
+				t.Fatalf("row %d at %v s (span %v)", i, s.TS, span)
 			}
 			for _, a := range s.AttemptsPerS {
 				rows.Attempts += int64(math.Round(a * span))
 			}
-			rows.FirstAttempts += int64(math.Round(s.DemandPerS * span))
+			rows.FirstAttempts += int64(math.Round(s.Sent * span))
 			rows.Served += int64(math.Round(s.ServedPerS * span))
-			rows.GaveUp += int64(math.Round(s.FailedRequestsPerS * span))
-			refused += s.RefusedPerS * span
-			timedOut += s.TimeoutsPerS * span
-			goodput += s.GoodputPerS * span
-			if s.GoodputPerS > s.DemandPerS+1e-9 || s.AbandonedPerS > s.ServedPerS+1e-9 {
+			rows.GaveUp += int64(math.Round(s.Failed * span))
+			refused += s.Rejected * span
+			timedOut += s.Timeouts * span
+			goodput += s.FirstOK * span
+			if s.FirstOK > s.Sent+1e-9 || s.AbandonedPerS > s.ServedPerS+1e-9 {
 				t.Fatalf("row %d: goodput above demand or abandoned above served: %+v", i, s)
+			}
+			if first := s.FirstOK + s.FirstTimeouts + s.FirstErrors; math.Abs(first-s.Sent) > 1e-6 || s.FirstTimeouts > s.Timeouts+1e-9 || s.FirstErrors > s.Rejected+1e-9 {
+				t.Fatalf("row %d: first attempts %v answered, timed out or refused, of %v sent: %+v", i, first, s.Sent, s)
 			}
 		}
 		if rows.Attempts != c.Attempts || rows.FirstAttempts != c.FirstAttempts || rows.Served != c.Served || rows.GaveUp != c.GaveUp ||
@@ -95,7 +98,7 @@ func TestPropertyRequestConservation(t *testing.T) {
 			t.Fatalf("rows %+v refused %v timed out %v goodput %v; totals %+v", rows, refused, timedOut, goodput, c)
 		}
 		if res.TimedOut != float64(c.TimedOut) || res.Refused != float64(c.Refused) || res.FailedRequests != float64(c.GaveUp) {
-			t.Fatalf("result totals differ from counts: %+v", res.FluidResult)
+			t.Fatalf("result totals differ from counts: %+v", res)
 		}
 		if res.Verdict == VerdictRecovered && (c.Pending != 0 || math.IsInf(res.RecoveryS, 0) || res.RecoveryS < 0) {
 			t.Fatalf("recovered with %d pending, recovery %v", c.Pending, res.RecoveryS)
@@ -144,7 +147,7 @@ func TestRequestArrivalCounts(t *testing.T) {
 		perStage := func(from, to int) float64 {
 			n := 0.0
 			for _, s := range res.Timeline[from:to] {
-				n += s.DemandPerS
+				n += s.Sent
 			}
 			return n
 		}

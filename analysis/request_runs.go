@@ -38,7 +38,7 @@ type RunSpread struct {
 // (runs of them, at least one) and returns the median run by recovery time
 // with the spread of all. Only one run's timeline is kept: the median run is
 // found from the others' summaries and run again (same seed, same result).
-func SimulateRequestRuns(ctx context.Context, cfg RequestConfig, runs int) (RequestResult, RunSpread, error) {
+func SimulateRequestRuns(ctx context.Context, cfg RequestConfig, runs int) (ModelResult, RunSpread, error) {
 	runs = max(runs, 1)
 	type summary struct {
 		seed     uint64
@@ -46,13 +46,13 @@ func SimulateRequestRuns(ctx context.Context, cfg RequestConfig, runs int) (Requ
 	}
 	sums := make([]summary, 0, runs)
 	sp := RunSpread{Runs: runs, FirstSeed: cfg.Seed, Verdicts: map[Verdict]int{}, PeakWaitMinS: math.Inf(1)}
-	var last RequestResult
+	var last ModelResult
 	for i := range runs {
 		c := cfg
 		c.Seed = cfg.Seed + uint64(i)
 		res, err := SimulateRequests(ctx, c)
 		if err != nil {
-			return RequestResult{}, sp, fmt.Errorf("run %d (seed %d): %w", i+1, c.Seed, err)
+			return ModelResult{}, sp, fmt.Errorf("run %d (seed %d): %w", i+1, c.Seed, err)
 		}
 		sp.Verdicts[res.Verdict]++
 		sp.PeakWaitMinS = math.Min(sp.PeakWaitMinS, res.PeakWaitS)
@@ -73,7 +73,7 @@ func SimulateRequestRuns(ctx context.Context, cfg RequestConfig, runs int) (Requ
 	c.Seed = mid.seed
 	res, err := SimulateRequests(ctx, c)
 	if err != nil {
-		return RequestResult{}, sp, fmt.Errorf("median run (seed %d): %w", c.Seed, err)
+		return ModelResult{}, sp, fmt.Errorf("median run (seed %d): %w", c.Seed, err)
 	}
 	return res, sp, nil
 }
@@ -90,7 +90,7 @@ func SimulateRequestPlan(ctx context.Context, in PlanInputs, cfg RequestConfig, 
 	if err != nil {
 		return doc, err
 	}
-	doc = withModelRun(doc, in.Gate, "request", res.FluidResult)
+	doc = withModelRun(doc, in.Gate, "request", res)
 	if runs > 1 {
 		doc.Runs = &spread
 	}

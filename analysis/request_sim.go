@@ -15,13 +15,13 @@ import (
 // trap", in delay form) and the retry decider says whether, and after what
 // backoff, it tries again. The same seed gives the same result. ctx is
 // checked every 65,536 events; a cancelled run returns ctx's error.
-func SimulateRequests(ctx context.Context, cfg RequestConfig) (RequestResult, error) {
+func SimulateRequests(ctx context.Context, cfg RequestConfig) (ModelResult, error) {
 	if err := cfg.normalize(); err != nil {
-		return RequestResult{}, err
+		return ModelResult{}, err
 	}
 	r := newRequestRun(cfg)
 	if err := r.run(ctx); err != nil {
-		return RequestResult{}, fmt.Errorf("request model: %w", err)
+		return ModelResult{}, fmt.Errorf("request model: %w", err)
 	}
 	return r.res, nil
 }
@@ -52,7 +52,7 @@ type requestRun struct {
 	firstFail, lastBad float64 // arrival times of failing attempts; NaN when none
 	cleanFrom          float64 // first empty instant after the last failure and the spike; NaN when none yet
 	lostFirst          float64
-	res                RequestResult
+	res                ModelResult
 }
 
 // Seed streams: one per source of randomness, so that changing one part of
@@ -92,8 +92,7 @@ func newRequestRun(cfg RequestConfig) *requestRun {
 	r.spikeStart, r.spikeEnd = cfg.SpikeStartS, cfg.SpikeEndS
 	r.firstFail, r.lastBad, r.cleanFrom = math.NaN(), math.NaN(), math.NaN()
 	r.tl = newRequestTimeline(cfg, r.horizon)
-	r.res = RequestResult{Seed: cfg.Seed, CollapsedAtS: math.NaN()}
-	r.res.SpikeStartS, r.res.SpikeEndS, r.res.T0S = cfg.SpikeStartS, cfg.SpikeEndS, math.NaN()
+	r.res = ModelResult{Seed: cfg.Seed, CollapsedAtS: math.NaN(), SpikeStartS: cfg.SpikeStartS, SpikeEndS: cfg.SpikeEndS, T0S: math.NaN()}
 	return r
 }
 
@@ -165,15 +164,17 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 	q := r.srv.pick()
 	if r.bound > 0 && r.srv.backlog(q, t)+r.perServerS > r.bound {
 		c.Refused++
-		row.RefusedPerS++
+		row.refused++
+		if first {
+			row.firstRefused++
+		}
 		r.bad(t, first)
 		r.failed(t, pending{at: t, started: started, prevDelay: prevDelay, attempt: attempt}, FailureRefused)
 		return
 	}
-	row.AdmittedPerS++
 	start := math.Max(t, r.srv.earliest(q))
-	if w := start - t; w > row.MaxWaitS {
-		row.MaxWaitS = w
+	if w := start - t; w > row.maxWait {
+		row.maxWait = w
 		if r.cfg.CollapseWaitS > 0 && w > r.cfg.CollapseWaitS && math.IsNaN(r.res.CollapsedAtS) {
 			r.res.CollapsedAtS = t
 			r.stopAt = t
@@ -190,7 +191,7 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 	if !late {
 		c.Succeeded++
 		if first {
-			row.GoodputPerS++
+			row.goodput++
 		}
 		if r.dec != nil {
 			r.dec.Succeeded(t)
@@ -198,7 +199,10 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 		return
 	}
 	c.TimedOut++
-	row.TimeoutsPerS++
+	row.timedOut++
+	if first {
+		row.firstTimedOut++
+	}
 	r.bad(t, first)
 	r.ring.push(pending{at: t + r.timeout, started: started, prevDelay: prevDelay, attempt: attempt})
 	if r.innerWhole > 0 || r.innerFrac > 0 {
@@ -273,5 +277,5 @@ func (r *requestRun) failed(t float64, p pending, kind FailureKind) {
 
 func (r *requestRun) giveUp(t float64) {
 	r.res.Counts.GaveUp++
-	r.tl.row(t).FailedRequestsPerS++
+	r.tl.row(t).gaveUp++
 }

@@ -14,7 +14,7 @@ const gridPods, gridPodRate = 4, 100.0
 
 // simulateGridRequests runs one grid point of the request model for a
 // seed, observing as long as the fluid model needed plus a margin.
-func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue QueueDiscipline, service ServiceTimeKind, seed uint64) RequestResult {
+func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue QueueDiscipline, service ServiceTimeKind, seed uint64) ModelResult {
 	t.Helper()
 	res, err := SimulateRequests(context.Background(), RequestConfig{
 		Stages:            SpikeSchedule(g.rho*gridCapacity, g.k, 20, g.spike, observe),
@@ -167,7 +167,7 @@ func TestRequestDefences(t *testing.T) {
 		Stages: SpikeSchedule(80, 5, 10, 10, 200), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
 		ServiceTime: ServiceExponential, Retry: CapRetries(2, 0.05), Seed: 3,
 	}
-	run := func(mod func(*RequestConfig)) RequestResult {
+	run := func(mod func(*RequestConfig)) ModelResult {
 		c := base
 		mod(&c)
 		res, err := SimulateRequests(context.Background(), c)
@@ -179,24 +179,24 @@ func TestRequestDefences(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		mod   func(*RequestConfig)
-		check func(RequestResult) bool
+		check func(ModelResult) bool
 		want  string
 	}{
 		// No defence: the trap holds.
-		{"none", func(*RequestConfig) {}, func(r RequestResult) bool {
+		{"none", func(*RequestConfig) {}, func(r ModelResult) bool {
 			return r.Verdict == VerdictTrapped && r.Counts.Abandoned > 0 && near(r.AmplificationFailed, 3, 0.02)
 		}, "trapped, debt served, A_fail = 3"},
 		// b = τ/2: refusals at the door, no timeouts, no debt, back within 2 s.
-		{"bound below timeout", func(c *RequestConfig) { c.AdmissionBoundS = 0.5 }, func(r RequestResult) bool {
+		{"bound below timeout", func(c *RequestConfig) { c.AdmissionBoundS = 0.5 }, func(r ModelResult) bool {
 			return r.Counts.TimedOut == 0 && r.Counts.Abandoned == 0 && r.Counts.Refused > 0 && r.Verdict == VerdictRecovered && r.RecoveryS < 2
 		}, "refusals only, recovered within 2 s"},
 		// b = 2τ: admitted work still outlives its client.
-		{"bound above timeout", func(c *RequestConfig) { c.AdmissionBoundS = 2 }, func(r RequestResult) bool {
+		{"bound above timeout", func(c *RequestConfig) { c.AdmissionBoundS = 2 }, func(r ModelResult) bool {
 			return r.Counts.Abandoned > 0 && r.Verdict != VerdictRecovered
 		}, "debt and no recovery"},
 		// Deadline propagation: late work is dropped unserved, so the
 		// queue drains at once after the spike.
-		{"deadline propagation", func(c *RequestConfig) { c.DeadlinePropagation = true }, func(r RequestResult) bool {
+		{"deadline propagation", func(c *RequestConfig) { c.DeadlinePropagation = true }, func(r ModelResult) bool {
 			return r.Counts.Dropped > 0 && r.Verdict == VerdictRecovered && r.RecoveryS < 10 &&
 				r.Counts.Abandoned < r.Counts.Dropped/2
 		}, "drops, recovered within 10 s, abandoned work only from attempts that started in time"},

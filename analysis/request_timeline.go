@@ -11,9 +11,9 @@ const maxAttemptColumns = 16
 // goodput at the attempt's arrival; service and abandoned work at their
 // completion; the wait w = backlog/C at each row's end. Rows are allocated
 // once for the whole horizon, so memory is bounded by its length. Counts
-// become per-second rates when the run finishes.
+// become timeline rows of per-second rates when the run finishes.
 type requestTimeline struct {
-	rows   []FluidSample
+	rows   []rowCounts
 	work   []float64 // [i]: hidden copies arriving in row i (A_fail's work adds them)
 	sample float64
 	inv    float64 // 1/sample
@@ -24,7 +24,8 @@ type requestTimeline struct {
 	nextRow      int     // the first row not flushed
 	nextBoundary float64 // its end
 	edges        []float64
-	edge         int // next stage edge
+	edge         int        // next stage edge
+	spike        [2]float64 // the spike's start and end, seconds
 	fail         *failWindow
 	peak         float64
 }
@@ -37,11 +38,11 @@ func newRequestTimeline(cfg RequestConfig, horizon float64) *requestTimeline {
 	} else if r >= 0 && r+1 < cols {
 		cols = r + 1
 	}
-	tl := &requestTimeline{rows: make([]FluidSample, n), work: make([]float64, n), sample: cfg.SampleS, inv: 1 / cfg.SampleS, cols: cols}
+	tl := &requestTimeline{rows: make([]rowCounts, n), work: make([]float64, n), sample: cfg.SampleS, inv: 1 / cfg.SampleS, cols: cols,
+		spike: [2]float64{cfg.SpikeStartS, cfg.SpikeEndS}}
 	slab := make([]float64, n*cols)
 	for i := range tl.rows {
-		tl.rows[i].TimeS = float64(i) * cfg.SampleS
-		tl.rows[i].AttemptsPerS = slab[i*cols : (i+1)*cols : (i+1)*cols]
+		tl.rows[i].attempts = slab[i*cols : (i+1)*cols : (i+1)*cols]
 	}
 	tl.nextBoundary = cfg.SampleS
 	t := 0.0
@@ -72,19 +73,16 @@ func (tl *requestTimeline) index(t float64) int {
 }
 
 // row returns the row of time t (the last row for later times).
-func (tl *requestTimeline) row(t float64) *FluidSample { return &tl.rows[tl.index(t)] }
+func (tl *requestTimeline) row(t float64) *rowCounts { return &tl.rows[tl.index(t)] }
 
 // arrival counts a client attempt arriving at t and returns its row.
-func (tl *requestTimeline) arrival(t float64, attempt int32) *FluidSample {
+func (tl *requestTimeline) arrival(t float64, attempt int32) *rowCounts {
 	row := &tl.rows[tl.index(t)]
 	col := int(attempt) - 1
 	if col >= tl.cols {
 		col = tl.cols - 1
 	}
-	row.AttemptsPerS[col]++
-	if attempt == 1 {
-		row.DemandPerS++
-	}
+	row.attempts[col]++
 	return row
 }
 
@@ -102,9 +100,9 @@ func (tl *requestTimeline) served(done float64, late bool) {
 		}
 		return
 	}
-	tl.rows[i].ServedPerS++
+	tl.rows[i].served++
 	if late {
-		tl.rows[i].AbandonedPerS++
+		tl.rows[i].abandoned++
 	}
 }
 
@@ -122,26 +120,26 @@ func (tl *requestTimeline) close(srv *servers, end float64) {
 		return
 	}
 	row := &tl.rows[i]
-	row.WaitS = srv.wait(end)
-	row.MaxWaitS = math.Max(row.MaxWaitS, row.WaitS)
-	tl.peak = math.Max(tl.peak, row.MaxWaitS)
+	row.wait = srv.wait(end)
+	row.maxWait = math.Max(row.maxWait, row.wait)
+	tl.peak = math.Max(tl.peak, row.maxWait)
 	for tl.edge < len(tl.edges) && tl.edges[tl.edge] <= end {
 		tl.fail.edge()
 		tl.edge++
 	}
 	attempts := 0.0
-	for _, a := range row.AttemptsPerS {
+	for _, a := range row.attempts {
 		attempts += a
 	}
-	failing := attempts > 0 && row.TimeoutsPerS+row.RefusedPerS >= attempts
-	tl.fail.add(attempts+tl.work[i], row.DemandPerS, failing)
+	failing := attempts > 0 && row.timedOut+row.refused >= attempts
+	tl.fail.add(attempts+tl.work[i], row.attempts[0], failing)
 }
 
 // finish closes the rows up to end, cuts the timeline there and turns
-// counts into rates. It returns the service completed within the run and
-// after it (admitted work still queued at end, exact when end falls on a
-// row boundary).
-func (tl *requestTimeline) finish(srv *servers, end float64) (served, abandoned, queued float64) {
+// counts into timeline rows of per-second rates. It returns the rows and
+// the service completed within the run and after it (admitted work still
+// queued at end, exact when end falls on a row boundary).
+func (tl *requestTimeline) finish(srv *servers, end float64) (rows []TimelineRow, served, abandoned, queued float64) {
 	for tl.nextBoundary <= end+1e-9 && tl.nextRow < len(tl.rows) {
 		tl.flush(srv)
 	}
@@ -152,26 +150,22 @@ func (tl *requestTimeline) finish(srv *servers, end float64) (served, abandoned,
 	queued = tl.lateServed
 	for i := range tl.rows {
 		if i < n {
-			served += tl.rows[i].ServedPerS
-			abandoned += tl.rows[i].AbandonedPerS
+			served += tl.rows[i].served
+			abandoned += tl.rows[i].abandoned
 		} else {
-			queued += tl.rows[i].ServedPerS
+			queued += tl.rows[i].served
 		}
+	}
+	rows = make([]TimelineRow, n)
+	slab := make([]float64, n*tl.cols)
+	for i := range rows {
+		t := float64(i) * tl.sample
+		span := math.Min(tl.sample, end-t)
+		if span <= 0 {
+			span = tl.sample
+		}
+		rows[i] = tl.rows[i].timelineRow(t, span, tl.spike[0], tl.spike[1], slab[i*tl.cols:(i+1)*tl.cols:(i+1)*tl.cols])
 	}
 	tl.rows = tl.rows[:n]
-	for i := range tl.rows {
-		s := &tl.rows[i]
-		span := math.Min(tl.sample, end-s.TimeS)
-		if span <= 0 {
-			continue
-		}
-		for _, p := range []*float64{&s.DemandPerS, &s.AdmittedPerS, &s.RefusedPerS, &s.TimeoutsPerS,
-			&s.RetriesDroppedPerS, &s.ServedPerS, &s.AbandonedPerS, &s.GoodputPerS, &s.FailedRequestsPerS} {
-			*p /= span
-		}
-		for j := range s.AttemptsPerS {
-			s.AttemptsPerS[j] /= span
-		}
-	}
-	return served, abandoned, queued
+	return rows, served, abandoned, queued
 }

@@ -275,7 +275,7 @@ func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
 }
 
 // readTimelineFile reads the timeline.csv a run wrote.
-func readTimelineFile(t *testing.T, dir string) []analysis.MeasuredSecond {
+func readTimelineFile(t *testing.T, dir string) []analysis.TimelineRow {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, report.TimelineFile))
 	if err != nil {

@@ -36,7 +36,7 @@ func (r *run) document() analysis.Document {
 	case verdict == "":
 		verdict, obs.VerdictReason = analysis.VerdictInconclusive, "no verdict was reached"
 	}
-	var totals analysis.MeasuredSecond
+	var totals analysis.TimelineRow
 	var lostFirst float64
 	for _, row := range r.rows {
 		totals.Timeouts += row.Timeouts
@@ -76,8 +76,8 @@ func (r *run) document() analysis.Document {
 		obs.WaitSourceReason = r.choice.reason
 	}
 	if math.IsNaN(r.spikeStart) {
-		doc.Verdict, doc.RecoveryS = verdict, nil
-		doc.Gate = analysis.EvaluateGate(r.inputs.Gate, verdict, math.NaN(), math.NaN(), math.NaN())
+		c := analysis.Conclude(r.inputs.Gate, analysis.Evidence{Verdict: verdict, RecoveryS: math.NaN(), ProjectedRecoveryS: math.NaN(), Amplification: math.NaN()})
+		doc.Verdict, doc.RecoveryS, doc.Gate = c.Verdict, nil, c.Gate
 		return doc
 	}
 	obs.SpikeStartS, obs.SpikeEndS = analysis.Num(r.spikeStart), analysis.Num(r.spikeEnd)
@@ -110,21 +110,19 @@ func (r *run) document() analysis.Document {
 		obs.OnTrap = &analysis.OnTrapResult{Action: r.s.OnTrap.Action, AtS: st.at - r.spikeEnd, RecoveryS: analysis.Num(st.recovered), Error: st.err}
 	}
 
+	// A run that found no recovery did not recover.
 	recovery := r.recoveryS
 	if math.IsNaN(recovery) {
 		recovery = math.Inf(1)
 	}
-	verdict = analysis.ApplyBudget(verdict, recovery, r.s.Gate.MaxRecovery.Seconds())
-	if verdict == analysis.VerdictMetastable && obs.ProjectedRecoveryS == nil && !math.IsInf(recovery, 0) {
-		obs.ProjectedRecoveryS = analysis.Num(recovery)
-	}
-	doc.Verdict = verdict
-	doc.RecoveryS = analysis.Num(r.recoveryS)
 	// The gate judges the amplification the service experienced, measured:
 	// when it could not be (no ingress query, no settled failed state,
 	// Prometheus gone), the criterion fails rather than pass on the
 	// scenario's belief.
-	doc.Gate = analysis.EvaluateGate(r.inputs.Gate, verdict, recovery, analysis.Value(obs.ProjectedRecoveryS), in.AFail.Value)
+	c := analysis.Conclude(r.inputs.Gate, analysis.Evidence{Verdict: verdict, RecoveryS: recovery,
+		ProjectedRecoveryS: analysis.Value(obs.ProjectedRecoveryS), Amplification: in.AFail.Value})
+	obs.ProjectedRecoveryS = analysis.Num(c.ProjectedRecoveryS)
+	doc.Verdict, doc.RecoveryS, doc.Gate = c.Verdict, analysis.Num(r.recoveryS), c.Gate
 	obs.Findings = findings(doc, r.rows, in, r.recoveryS, r.layerNote(in))
 	if gaps := r.mets.gaps(); len(gaps) > 0 {
 		obs.Findings = append(obs.Findings, "Prometheus returned no value for "+strings.Join(gaps, ", ")+": the estimates that use them are incomplete")

@@ -10,7 +10,7 @@ import (
 // findings puts what the run measured into plain words. Advice about the
 // scenario's layers is given only when A_fail's interval excludes the A
 // the scenario declares.
-func findings(doc analysis.Document, rows []analysis.MeasuredSecond, in analysis.Inference, recoveryS float64, layerNote string) []string {
+func findings(doc analysis.Document, rows []analysis.TimelineRow, in analysis.Inference, recoveryS float64, layerNote string) []string {
 	var out []string
 	o := doc.Observation
 	predicted := doc.Amplification.Predicted
@@ -55,7 +55,7 @@ func intervalText(iv analysis.Interval) string {
 
 // reached is the share of the driver's first attempts that the service
 // counted, over the seconds where both are known (1 when unknown).
-func reached(rows []analysis.MeasuredSecond) float64 {
+func reached(rows []analysis.TimelineRow) float64 {
 	var sent, seen float64
 	for _, r := range rows {
 		if !math.IsNaN(r.ServiceFirstPerS) {

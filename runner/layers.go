@@ -22,7 +22,7 @@ type givesUp struct {
 // clients' timeout (between 5 % and 95 % of it: a refusal at the door is
 // fast, a timeout at the client is τ_out), a layer in front of the service
 // gives up on it first. ok is false otherwise.
-func layerGivesUp(rows []analysis.MeasuredSecond, fromS, toS, timeoutS float64) (givesUp, bool) {
+func layerGivesUp(rows []analysis.TimelineRow, fromS, toS, timeoutS float64) (givesUp, bool) {
 	var failed, errs float64
 	var p10, p50, p90 []float64
 	for _, r := range rows {

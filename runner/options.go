@@ -74,7 +74,7 @@ type Status struct {
 // OutDir.
 type Result struct {
 	Document analysis.Document
-	Timeline []analysis.MeasuredSecond
+	Timeline []analysis.TimelineRow
 	OutDir   string
 	// Start is the wall-clock time at which the run's clock started: row
 	// TS of the timeline is TS seconds after it (zero if no second was measured).

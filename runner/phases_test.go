@@ -39,13 +39,13 @@ func TestObserveWaitsOneTimeoutBeforeJudgingRecovery(t *testing.T) {
 	// and those timeouts complete from 60 s on; until then every first
 	// attempt that completes succeeded.
 	for ts := 0.0; ts < 60; ts++ {
-		r.rows = append(r.rows, analysis.MeasuredSecond{TS: ts, Sent: 50, FirstOK: 50, FirstDone: 50, OK: 50})
+		r.rows = append(r.rows, analysis.TimelineRow{TS: ts, Sent: 50, FirstOK: 50, FirstDone: 50, OK: 50})
 	}
 	if r.observe(59) {
 		t.Fatalf("judged %s (%s) at 59 s, before the spike's timeouts could complete", r.verdict, r.reason)
 	}
 	for ts := 60.0; ts < 80; ts++ {
-		r.rows = append(r.rows, analysis.MeasuredSecond{TS: ts, Sent: 50, FirstDone: 50, Timeouts: 150, Retries: 100})
+		r.rows = append(r.rows, analysis.TimelineRow{TS: ts, Sent: 50, FirstDone: 50, Timeouts: 150, Retries: 100})
 	}
 	if r.observe(79) && r.verdict != analysis.VerdictTrapped {
 		t.Errorf("judged %s (%s) while every attempt times out", r.verdict, r.reason)
@@ -68,7 +68,7 @@ func TestBaselineFailing(t *testing.T) {
 	} {
 		r := unitRun(time.Second)
 		for ts := 0.0; ts < 10; ts++ {
-			r.rows = append(r.rows, analysis.MeasuredSecond{TS: ts, OK: tc.ok, Errors: tc.failures, Connect: tc.refuse})
+			r.rows = append(r.rows, analysis.TimelineRow{TS: ts, OK: tc.ok, Errors: tc.failures, Connect: tc.refuse})
 		}
 		why, refused := r.baselineFailing()
 		if (why != "") != tc.failing || refused != tc.refused {

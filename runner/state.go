@@ -24,7 +24,7 @@ type run struct {
 	mets   *metrics
 	tw     *report.TimelineWriter
 
-	rows  []analysis.MeasuredSecond
+	rows  []analysis.TimelineRow
 	start time.Time // wall time at which the driver's clock started
 
 	phase                string
@@ -229,7 +229,7 @@ func (r *run) phaseAt(t float64) string {
 
 // measuredSecond converts one of the driver's seconds and the service's
 // sample for it into a timeline row.
-func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.MeasuredSecond {
+func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow {
 	fo, ro, to := sec.FirstOutcomes, sec.RetryOutcomes, sec.TracerOutcomes
 	both := func(o loadgen.Outcome) float64 { return float64(fo[o] + ro[o]) }
 	var firstDone int64
@@ -242,7 +242,7 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.MeasuredSeco
 		}
 		return v
 	}
-	return analysis.MeasuredSecond{
+	return analysis.TimelineRow{
 		TS:                     float64(sec.Index),
 		Planned:                float64(sec.Planned),
 		Sent:                   float64(sec.Sent),

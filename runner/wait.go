@@ -27,7 +27,7 @@ func newWaitSources(delays, resolution map[string]float64, capacity float64) *wa
 
 // add takes the wait samples of a new row, and fills its BacklogWaitS.
 // spikeStart is NaN before the spike.
-func (ws *waitSources) add(row *analysis.MeasuredSecond, spikeStart float64) {
+func (ws *waitSources) add(row *analysis.TimelineRow, spikeStart float64) {
 	at := row.TS + 1
 	if s := ws.series[analysis.WaitFromService]; s != nil && !math.IsNaN(row.WaitS) {
 		s.T, s.W = append(s.T, at), append(s.W, row.WaitS)
@@ -138,7 +138,7 @@ func chosenReason(src string, skipped []string) string {
 // server errors at a nearly fixed latency, that a layer in front of the
 // service gives up on them first (so they cannot see the wait), with that
 // latency; "" otherwise.
-func tracerBlindness(rows []analysis.MeasuredSecond, fromS float64) string {
+func tracerBlindness(rows []analysis.TimelineRow, fromS float64) string {
 	var served, errs float64
 	var lat []float64
 	for _, r := range rows {

@@ -10,8 +10,8 @@ import (
 
 // row is one second of a failed state behind a proxy that answers 504
 // after 0.9 s: every first attempt failed with an error status.
-func proxyRow(ts float64) analysis.MeasuredSecond {
-	return analysis.MeasuredSecond{TS: ts, Sent: 50, FirstDone: 50, FirstErrors: 50,
+func proxyRow(ts float64) analysis.TimelineRow {
+	return analysis.TimelineRow{TS: ts, Sent: 50, FirstDone: 50, FirstErrors: 50,
 		ErrorLatencyP10S: 0.89, ErrorLatencyP50S: 0.9, ErrorLatencyP90S: 0.92,
 		TracerErrors: 4, TracerErrorLatencyP50S: 0.9, TracerWaitS: math.NaN(),
 		WaitS: math.NaN(), IngressPerS: 450, ServedPerS: 200}
@@ -25,16 +25,16 @@ func TestWaitSourceChoice(t *testing.T) {
 	res := map[string]float64{analysis.WaitFromService: 5, analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}
 	for _, tc := range []struct {
 		name   string
-		fill   func(*analysis.MeasuredSecond)
+		fill   func(*analysis.TimelineRow)
 		want   string
 		reason string
 	}{
-		{"gauge", func(m *analysis.MeasuredSecond) { m.WaitS = 40 + m.TS }, analysis.WaitFromService, "wait gauge"},
-		{"tracers served", func(m *analysis.MeasuredSecond) { m.TracerServed, m.TracerWaitS = 4, 2 }, analysis.WaitFromTracers, "tracers the service answered"},
-		{"tracers blind", func(*analysis.MeasuredSecond) {}, analysis.WaitFromBacklog, "gives up first"},
+		{"gauge", func(m *analysis.TimelineRow) { m.WaitS = 40 + m.TS }, analysis.WaitFromService, "wait gauge"},
+		{"tracers served", func(m *analysis.TimelineRow) { m.TracerServed, m.TracerWaitS = 4, 2 }, analysis.WaitFromTracers, "tracers the service answered"},
+		{"tracers blind", func(*analysis.TimelineRow) {}, analysis.WaitFromBacklog, "gives up first"},
 	} {
 		ws := newWaitSources(delays, res, 200)
-		var rows []analysis.MeasuredSecond
+		var rows []analysis.TimelineRow
 		for ts := 0.0; ts < 60; ts++ {
 			m := proxyRow(ts)
 			tc.fill(&m)
@@ -52,7 +52,7 @@ func TestWaitSourceChoice(t *testing.T) {
 func TestBacklogIntegral(t *testing.T) {
 	ws := newWaitSources(map[string]float64{analysis.WaitFromBacklog: 0}, map[string]float64{analysis.WaitFromBacklog: 1}, 200)
 	for ts, in := range []float64{100, 300, 300, 0, 0} {
-		m := analysis.MeasuredSecond{TS: float64(ts), IngressPerS: in, ServedPerS: 200, WaitS: math.NaN()}
+		m := analysis.TimelineRow{TS: float64(ts), IngressPerS: in, ServedPerS: 200, WaitS: math.NaN()}
 		ws.add(&m, 1)
 		want := []float64{math.NaN(), 0.5, 1, 0, 0}[ts]
 		if !(m.BacklogWaitS == want || math.IsNaN(want) && math.IsNaN(m.BacklogWaitS)) {
@@ -67,17 +67,17 @@ func TestBacklogIntegral(t *testing.T) {
 func TestLayerGivesUp(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		edit func(*analysis.MeasuredSecond)
+		edit func(*analysis.TimelineRow)
 		ok   bool
 	}{
-		{"proxy 504 after 0.9 s", func(*analysis.MeasuredSecond) {}, true},
-		{"timeouts at the client", func(m *analysis.MeasuredSecond) { m.FirstErrors, m.FirstTimeouts = 0, 50 }, false},
-		{"fast refusals at the door", func(m *analysis.MeasuredSecond) {
+		{"proxy 504 after 0.9 s", func(*analysis.TimelineRow) {}, true},
+		{"timeouts at the client", func(m *analysis.TimelineRow) { m.FirstErrors, m.FirstTimeouts = 0, 50 }, false},
+		{"fast refusals at the door", func(m *analysis.TimelineRow) {
 			m.ErrorLatencyP10S, m.ErrorLatencyP50S, m.ErrorLatencyP90S = 0.001, 0.001, 0.002
 		}, false},
-		{"scattered latencies", func(m *analysis.MeasuredSecond) { m.ErrorLatencyP10S, m.ErrorLatencyP90S = 0.2, 0.9 }, false},
+		{"scattered latencies", func(m *analysis.TimelineRow) { m.ErrorLatencyP10S, m.ErrorLatencyP90S = 0.2, 0.9 }, false},
 	} {
-		var rows []analysis.MeasuredSecond
+		var rows []analysis.TimelineRow
 		for ts := 0.0; ts < 20; ts++ {
 			m := proxyRow(ts)
 			tc.edit(&m)

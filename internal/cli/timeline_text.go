@@ -14,14 +14,14 @@ const maxTimelineRows = 30
 
 // printTimeline writes a compact table of the model's timeline and a
 // sparkline of the wait, so a terminal shows the shape of the run.
-func printTimeline(w io.Writer, tl []analysis.FluidSample) error {
+func printTimeline(w io.Writer, tl []analysis.TimelineRow) error {
 	if len(tl) == 0 {
 		return nil
 	}
 	per := roundStride((len(tl) + maxTimelineRows - 1) / maxTimelineRows)
 	sample := 1.0
 	if len(tl) > 1 {
-		sample = tl[1].TimeS - tl[0].TimeS
+		sample = tl[1].TS - tl[0].TS
 	}
 	t := &textWriter{w: w}
 	t.raw("\nTimeline (every %s)\n", analysis.FormatSeconds(float64(per)*sample))
@@ -30,17 +30,15 @@ func printTimeline(w io.Writer, tl []analysis.FluidSample) error {
 		rows := tl[i:min(i+per, len(tl))]
 		var first, retry, refused, served, abandoned, goodput float64
 		for _, s := range rows {
-			first += s.AttemptsPerS[0]
-			for _, r := range s.AttemptsPerS[1:] {
-				retry += r
-			}
-			refused += s.RefusedPerS
+			first += s.Sent
+			retry += s.Retries
+			refused += s.Rejected
 			served += s.ServedPerS
 			abandoned += s.AbandonedPerS
-			goodput += s.GoodputPerS
+			goodput += s.FirstOK
 		}
 		n := float64(len(rows))
-		t.raw("%9.0f %9.2f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", rows[0].TimeS, rows[len(rows)-1].WaitS,
+		t.raw("%9.0f %9.2f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", rows[0].TS, rows[len(rows)-1].WaitS,
 			first/n, retry/n, refused/n, served/n, abandoned/n, goodput/n)
 	}
 	t.raw("\nwait %s peak %s\n", sparkline(tl, 60), analysis.FormatSeconds(peakWait(tl)))
@@ -59,7 +57,7 @@ func roundStride(n int) int {
 	}
 }
 
-func peakWait(tl []analysis.FluidSample) float64 {
+func peakWait(tl []analysis.TimelineRow) float64 {
 	peak := 0.0
 	for _, s := range tl {
 		peak = math.Max(peak, s.MaxWaitS)
@@ -68,7 +66,7 @@ func peakWait(tl []analysis.FluidSample) float64 {
 }
 
 // sparkline draws the largest wait of each of width stretches of the run.
-func sparkline(tl []analysis.FluidSample, width int) string {
+func sparkline(tl []analysis.TimelineRow, width int) string {
 	const bars = "▁▂▃▄▅▆▇█"
 	levels := []rune(bars)
 	peak := peakWait(tl)

@@ -130,13 +130,13 @@ type chartPanel struct {
 
 // TimelineChart builds the chart of a run from its result document and
 // its timeline (timeline.csv). Without rows a simulate document's own
-// timeline is charted (FluidRows); with neither, the chart shows the phases
+// timeline is charted, the same rows; with neither, the chart shows the phases
 // and markers the document knows over empty panels. It fails when the
 // rows' times are unknown or go backwards (a corrupted timeline): the
 // lines would be drawn back and forth across the chart.
-func TimelineChart(doc analysis.Document, rows []analysis.MeasuredSecond) (*Chart, error) {
+func TimelineChart(doc analysis.Document, rows []analysis.TimelineRow) (*Chart, error) {
 	if len(rows) == 0 && len(doc.Timeline) > 0 {
-		rows = FluidRows(doc)
+		rows = doc.Timeline
 	}
 	for i, m := range rows {
 		if !finite(m.TS) || m.TS < 0 || (i > 0 && m.TS < rows[i-1].TS) {
@@ -147,11 +147,11 @@ func TimelineChart(doc analysis.Document, rows []analysis.MeasuredSecond) (*Char
 	ch := &Chart{Title: chartTitle(doc), classes: map[string]string{}}
 
 	rates := ch.newPanel(v, "attempts per second", 0.56)
-	ch.addSeries(rates, v, rows, SeriesSent, "offered first attempts", solid(colSent), func(m analysis.MeasuredSecond) float64 { return m.Sent })
-	ch.addSeries(rates, v, rows, SeriesAttempts, "all attempts (first + retries)", solid(colAttempts), func(m analysis.MeasuredSecond) float64 { return m.Attempts() })
-	ch.addSeries(rates, v, rows, SeriesOK, "answered ok", solid(colOK), func(m analysis.MeasuredSecond) float64 { return m.OK })
+	ch.addSeries(rates, v, rows, SeriesSent, "offered first attempts", solid(colSent), func(m analysis.TimelineRow) float64 { return m.Sent })
+	ch.addSeries(rates, v, rows, SeriesAttempts, "all attempts (first + retries)", solid(colAttempts), func(m analysis.TimelineRow) float64 { return m.Attempts() })
+	ch.addSeries(rates, v, rows, SeriesOK, "answered ok", solid(colOK), func(m analysis.TimelineRow) float64 { return m.OK })
 	ch.addFirstFailures(rates, v, rows)
-	ch.addSeries(rates, v, rows, SeriesIngress, "ingress at the service", dashed(colIngress), func(m analysis.MeasuredSecond) float64 { return m.IngressPerS })
+	ch.addSeries(rates, v, rows, SeriesIngress, "ingress at the service", dashed(colIngress), func(m analysis.TimelineRow) float64 { return m.IngressPerS })
 	for _, b := range v.bands {
 		if b.name != "" {
 			rates.legend.Add(b.name, b)
@@ -164,7 +164,7 @@ func TimelineChart(doc analysis.Document, rows []analysis.MeasuredSecond) (*Char
 		rates.plot.Add(note{"no timeline recorded"})
 	}
 
-	podsOf := func(m analysis.MeasuredSecond) float64 { return m.Pods }
+	podsOf := func(m analysis.TimelineRow) float64 { return m.Pods }
 	if anyKnown(rows, podsOf) {
 		pods := ch.newPanel(v, "pods", 0.14)
 		ch.addSeries(pods, v, rows, SeriesPods, "ready pods", solid(colPods), podsOf)
@@ -180,15 +180,15 @@ func TimelineChart(doc analysis.Document, rows []analysis.MeasuredSecond) (*Char
 // proxy's 504 before the client's timeout, a 503 or 429), connection
 // refused or reset. A timeline without the classes (written before they
 // were recorded) draws the failed first attempts as one series.
-func (ch *Chart) addFirstFailures(pn *chartPanel, v timelineView, rows []analysis.MeasuredSecond) {
+func (ch *Chart) addFirstFailures(pn *chartPanel, v timelineView, rows []analysis.TimelineRow) {
 	classes := []struct {
 		class, name string
 		style       draw.LineStyle
-		of          func(analysis.MeasuredSecond) float64
+		of          func(analysis.TimelineRow) float64
 	}{
-		{SeriesTimeouts, "first attempts timed out", solid(colTimeouts), func(m analysis.MeasuredSecond) float64 { return m.FirstTimeouts }},
-		{SeriesErrors, "first attempts answered with an error (5xx/429)", solid(colErrors), func(m analysis.MeasuredSecond) float64 { return m.FirstErrors }},
-		{SeriesConnect, "first attempts refused (connection)", wide(colConnect), func(m analysis.MeasuredSecond) float64 { return m.FirstConnect }},
+		{SeriesTimeouts, "first attempts timed out", solid(colTimeouts), func(m analysis.TimelineRow) float64 { return m.FirstTimeouts }},
+		{SeriesErrors, "first attempts answered with an error (5xx/429)", solid(colErrors), func(m analysis.TimelineRow) float64 { return m.FirstErrors }},
+		{SeriesConnect, "first attempts refused (connection)", wide(colConnect), func(m analysis.TimelineRow) float64 { return m.FirstConnect }},
 	}
 	drawn := false
 	for _, c := range classes {
@@ -196,7 +196,7 @@ func (ch *Chart) addFirstFailures(pn *chartPanel, v timelineView, rows []analysi
 	}
 	if !drawn {
 		ch.addSeries(pn, v, rows, SeriesFirstFailed, "first attempts failed (class not recorded)", solid(colFirstFailed),
-			func(m analysis.MeasuredSecond) float64 { return m.FirstFailed() })
+			func(m analysis.TimelineRow) float64 { return m.FirstFailed() })
 	}
 }
 
@@ -223,7 +223,7 @@ func (ch *Chart) newPanel(v timelineView, ylabel string, weight float64) *chartP
 
 // addSeries draws one column of the timeline when at least one of its
 // values is known, and reports whether it did.
-func (ch *Chart) addSeries(pn *chartPanel, v timelineView, rows []analysis.MeasuredSecond, class, name string, style draw.LineStyle, of func(analysis.MeasuredSecond) float64) bool {
+func (ch *Chart) addSeries(pn *chartPanel, v timelineView, rows []analysis.TimelineRow, class, name string, style draw.LineStyle, of func(analysis.TimelineRow) float64) bool {
 	s := &series{name: name, class: class, xs: v.x, ys: make([]float64, len(rows)), style: style}
 	for i, m := range rows {
 		s.ys[i] = of(m)
@@ -262,7 +262,7 @@ func (ch *Chart) registerColour(class string, col color.Color) {
 }
 
 // addMarkers draws the spike's start and end and the verdict on every panel.
-func (ch *Chart) addMarkers(doc analysis.Document, v timelineView, rows []analysis.MeasuredSecond) {
+func (ch *Chart) addMarkers(doc analysis.Document, v timelineView, rows []analysis.TimelineRow) {
 	label := text.Style{Color: colSpike, Font: font.From(fontRegular, 8), Handler: plot.DefaultTextHandler}
 	spike := draw.LineStyle{Color: colSpike, Width: 1, Dashes: []vg.Length{3, 2}}
 	var marks []vline

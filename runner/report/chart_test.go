@@ -108,7 +108,7 @@ func (s svgContent) longest(class string) int {
 	return n
 }
 
-func renderSVG(t *testing.T, doc analysis.Document, rows []analysis.MeasuredSecond) ([]byte, *Chart) {
+func renderSVG(t *testing.T, doc analysis.Document, rows []analysis.TimelineRow) ([]byte, *Chart) {
 	t.Helper()
 	ch, err := TimelineChart(doc, rows)
 	if err != nil {
@@ -198,36 +198,36 @@ func TestChartSeriesInSVG(t *testing.T) {
 func TestChartSeriesFollowTheData(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		change  func(*analysis.MeasuredSecond)
+		change  func(*analysis.TimelineRow)
 		present []string // series classes that must be drawn
 		absent  []string // series classes that must not
 		texts   []string // legend texts that must be there
 	}{
 		// No ingress query: the ingress line is left out, not drawn at zero.
-		{"no ingress", func(m *analysis.MeasuredSecond) { m.IngressPerS = math.NaN() },
+		{"no ingress", func(m *analysis.TimelineRow) { m.IngressPerS = math.NaN() },
 			[]string{SeriesSent, SeriesWait}, []string{SeriesIngress}, nil},
 		// The judged wait (the service's gauge) missing from the rows: the
 		// tracers' wait stands in, named as such.
-		{"tracer wait", func(m *analysis.MeasuredSecond) { m.TracerWaitS, m.WaitS = m.WaitS+0.01, math.NaN() },
+		{"tracer wait", func(m *analysis.TimelineRow) { m.TracerWaitS, m.WaitS = m.WaitS+0.01, math.NaN() },
 			[]string{SeriesWait}, nil, []string{"wait seen by tracers the service answered"}},
 		// Every failed first attempt answered with an error status (a
 		// proxy's 504 before the client's timeout): the errors series.
-		{"errors only", func(m *analysis.MeasuredSecond) {
+		{"errors only", func(m *analysis.TimelineRow) {
 			m.FirstTimeouts, m.FirstErrors, m.FirstConnect = 0, m.FirstFailed(), 0
 		},
 			[]string{SeriesErrors, SeriesTimeouts, SeriesConnect}, []string{SeriesFirstFailed},
 			[]string{"first attempts answered with an error (5xx/429)"}},
 		// Only the errors column known: the other classes are left out.
-		{"errors column only", func(m *analysis.MeasuredSecond) {
+		{"errors column only", func(m *analysis.TimelineRow) {
 			m.FirstTimeouts, m.FirstErrors, m.FirstConnect = math.NaN(), m.FirstFailed(), math.NaN()
 		}, []string{SeriesErrors}, []string{SeriesTimeouts, SeriesConnect, SeriesFirstFailed}, nil},
 		// A timeline written before the classes were recorded (the
 		// fixtures as they are): the failed first attempts as one series.
-		{"no classes", func(*analysis.MeasuredSecond) {},
+		{"no classes", func(*analysis.TimelineRow) {},
 			[]string{SeriesFirstFailed}, []string{SeriesTimeouts, SeriesErrors, SeriesConnect},
 			[]string{"first attempts failed (class not recorded)"}},
 		// Pods reported: a third panel.
-		{"pods", func(m *analysis.MeasuredSecond) { m.Pods = 2 + math.Floor(m.TS/30) },
+		{"pods", func(m *analysis.TimelineRow) { m.Pods = 2 + math.Floor(m.TS/30) },
 			[]string{SeriesPods}, nil, []string{"ready pods", "pods"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -293,13 +293,13 @@ func TestChartRefusesDisorderedRows(t *testing.T) {
 	doc, rows := loadFixture(t, "recovered")
 	for _, tc := range []struct {
 		name string
-		edit func([]analysis.MeasuredSecond)
+		edit func([]analysis.TimelineRow)
 	}{
-		{"backwards", func(r []analysis.MeasuredSecond) { r[10].TS = 3 }},        // a row out of order
-		{"unknown", func(r []analysis.MeasuredSecond) { r[10].TS = math.NaN() }}, // a row without a time
+		{"backwards", func(r []analysis.TimelineRow) { r[10].TS = 3 }},        // a row out of order
+		{"unknown", func(r []analysis.TimelineRow) { r[10].TS = math.NaN() }}, // a row without a time
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			bad := append([]analysis.MeasuredSecond(nil), rows...)
+			bad := append([]analysis.TimelineRow(nil), rows...)
 			tc.edit(bad)
 			if _, err := TimelineChart(doc, bad); err == nil || !strings.Contains(err.Error(), "row 11") {
 				t.Errorf("err = %v, want row 11 named", err)
@@ -392,7 +392,7 @@ func TestChartEscapesText(t *testing.T) {
 // When the verdict was reached, for each verdict.
 func TestVerdictMoment(t *testing.T) {
 	v := timelineView{width: 1, spikeStart: 20, spikeEnd: 30, xmax: 100}
-	rows := []analysis.MeasuredSecond{{TS: 59, Phase: "observe"}, {TS: 60, Phase: "on_trap"}}
+	rows := []analysis.TimelineRow{{TS: 59, Phase: "observe"}, {TS: 60, Phase: "on_trap"}}
 	for _, tc := range []struct {
 		name  string
 		doc   analysis.Document

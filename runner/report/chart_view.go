@@ -18,7 +18,7 @@ type timelineView struct {
 
 // newTimelineView places the rows on the time axis and finds the phases
 // and the spike.
-func newTimelineView(doc analysis.Document, rows []analysis.MeasuredSecond) timelineView {
+func newTimelineView(doc analysis.Document, rows []analysis.TimelineRow) timelineView {
 	v := timelineView{width: rowWidth(rows), spikeStart: math.NaN(), spikeEnd: math.NaN()}
 	v.x = make([]float64, len(rows))
 	for i, m := range rows {
@@ -60,7 +60,7 @@ func newTimelineView(doc analysis.Document, rows []analysis.MeasuredSecond) time
 
 // phaseBands are the runs of rows in the same phase; without rows, the
 // warmup, spike and observation around the known spike.
-func phaseBands(rows []analysis.MeasuredSecond, v timelineView) []band {
+func phaseBands(rows []analysis.TimelineRow, v timelineView) []band {
 	var out []band
 	for _, m := range rows {
 		if n := len(out); n > 0 && out[n-1].name == m.Phase {
@@ -99,7 +99,7 @@ func phaseBands(rows []analysis.MeasuredSecond, v timelineView) []band {
 // moment the run judged the service trapped or metastable (judged_s; for
 // older documents when on_trap started, else the end of the observation).
 // NaN when there is none.
-func verdictMoment(doc analysis.Document, v timelineView, rows []analysis.MeasuredSecond) (float64, string) {
+func verdictMoment(doc analysis.Document, v timelineView, rows []analysis.TimelineRow) (float64, string) {
 	switch doc.Verdict {
 	case analysis.VerdictRecovered:
 		if doc.RecoveryS == nil || !finite(v.spikeEnd) {
@@ -133,7 +133,7 @@ func verdictMoment(doc analysis.Document, v timelineView, rows []analysis.Measur
 
 // rowWidth is the seconds each row covers: the median step between rows,
 // one second when it cannot be told.
-func rowWidth(rows []analysis.MeasuredSecond) float64 {
+func rowWidth(rows []analysis.TimelineRow) float64 {
 	var d []float64
 	for i := 1; i < len(rows); i++ {
 		if s := rows[i].TS - rows[i-1].TS; s > 0 && finite(s) {
@@ -147,7 +147,7 @@ func rowWidth(rows []analysis.MeasuredSecond) float64 {
 	return d[len(d)/2]
 }
 
-func anyKnown(rows []analysis.MeasuredSecond, of func(analysis.MeasuredSecond) float64) bool {
+func anyKnown(rows []analysis.TimelineRow, of func(analysis.TimelineRow) float64) bool {
 	for _, m := range rows {
 		if finite(of(m)) {
 			return true
@@ -156,7 +156,7 @@ func anyKnown(rows []analysis.MeasuredSecond, of func(analysis.MeasuredSecond) f
 	return false
 }
 
-func hasPhase(rows []analysis.MeasuredSecond, phase string) bool {
+func hasPhase(rows []analysis.TimelineRow, phase string) bool {
 	for _, m := range rows {
 		if m.Phase == phase {
 			return true

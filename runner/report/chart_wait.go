@@ -17,25 +17,25 @@ import (
 type waitColumn struct {
 	source string // analysis.Observation.WaitSource's name for it; "" for a model's wait
 	label  string
-	of     func(analysis.MeasuredSecond) float64
+	of     func(analysis.TimelineRow) float64
 }
 
 // waitColumns are the timeline's wait signals, best first: the order a
 // document without a wait source (a model, an older run) falls back in.
 var waitColumns = []waitColumn{
-	{"service", "queue wait at the service (wait gauge)", func(m analysis.MeasuredSecond) float64 { return m.WaitS }},
-	{"tracers", "wait seen by tracers the service answered", func(m analysis.MeasuredSecond) float64 { return m.TracerWaitS }},
-	{"ingress-served", "backlog from ingress − served (lags by its rate windows)", func(m analysis.MeasuredSecond) float64 { return m.BacklogWaitS }},
+	{"service", "queue wait at the service (wait gauge)", func(m analysis.TimelineRow) float64 { return m.WaitS }},
+	{"tracers", "wait seen by tracers the service answered", func(m analysis.TimelineRow) float64 { return m.TracerWaitS }},
+	{"ingress-served", "backlog from ingress − served (lags by its rate windows)", func(m analysis.TimelineRow) float64 { return m.BacklogWaitS }},
 }
 
-// modelWait is a model's own wait (FluidRows puts it in WaitS).
-var modelWait = waitColumn{"", "queue wait in the model", func(m analysis.MeasuredSecond) float64 { return m.WaitS }}
+// modelWait is a model's own wait, the WaitS of its rows.
+var modelWait = waitColumn{"", "queue wait in the model", func(m analysis.TimelineRow) float64 { return m.WaitS }}
 
 // chartWait is the wait the chart draws and whether it is the one the
 // verdict judged (doc.Observation.WaitSource). A document that names no
 // source draws a model's wait, else the first column with data; so does
 // one whose judged column the rows do not have (an older timeline.csv).
-func chartWait(doc analysis.Document, rows []analysis.MeasuredSecond) (waitColumn, bool) {
+func chartWait(doc analysis.Document, rows []analysis.TimelineRow) (waitColumn, bool) {
 	if o := doc.Observation; o != nil && o.WaitSource != "" {
 		for _, c := range waitColumns {
 			if c.source == o.WaitSource && anyKnown(rows, c.of) {
@@ -90,7 +90,7 @@ func shorterPatience(doc analysis.Document) (float64, string) {
 // against the client timeout τ_out and, when shorter, the patience; and
 // when the judged wait settled after the spike. The wait before that moment
 // is drawn paler: it still carried the spike and was not judged.
-func (ch *Chart) addWaitPanel(doc analysis.Document, v timelineView, rows []analysis.MeasuredSecond) {
+func (ch *Chart) addWaitPanel(doc analysis.Document, v timelineView, rows []analysis.TimelineRow) {
 	pn := ch.newPanel(v, "wait (s)", 0.30)
 	w, judged := chartWait(doc, rows)
 	settled := math.NaN()
@@ -98,7 +98,7 @@ func (ch *Chart) addWaitPanel(doc analysis.Document, v timelineView, rows []anal
 		settled = waitSettledS(doc, v)
 	}
 	// settled is NaN without a settled moment: then no sample is before it.
-	late := func(m analysis.MeasuredSecond) float64 {
+	late := func(m analysis.TimelineRow) float64 {
 		if m.TS < settled {
 			return math.NaN()
 		}
@@ -136,7 +136,7 @@ func (ch *Chart) addLimit(pn *chartPanel, class, name string, y float64, style d
 // addEarlyWait draws the judged wait before it settled, paler, joined to
 // the rest at the first settled sample, and marks the settled moment
 // (spike end + the signal's delay) with a labelled vertical line.
-func (ch *Chart) addEarlyWait(pn *chartPanel, v timelineView, rows []analysis.MeasuredSecond, w waitColumn, settled float64) {
+func (ch *Chart) addEarlyWait(pn *chartPanel, v timelineView, rows []analysis.TimelineRow, w waitColumn, settled float64) {
 	early := &series{name: w.label, class: SeriesWait, xs: v.x, ys: make([]float64, len(rows)), style: solid(colWaitEarly)}
 	joined := false
 	for i, m := range rows {

@@ -16,10 +16,10 @@ import (
 // The wait the chart draws is the one the verdict judged; without a
 // source (a model, an older run) the first column with data.
 func TestChartWaitColumn(t *testing.T) {
-	row := func(wait, tracer, backlog float64) []analysis.MeasuredSecond {
-		m := nanSecond()
+	row := func(wait, tracer, backlog float64) []analysis.TimelineRow {
+		m := analysis.UnknownRow()
 		m.WaitS, m.TracerWaitS, m.BacklogWaitS = wait, tracer, backlog
-		return []analysis.MeasuredSecond{m}
+		return []analysis.TimelineRow{m}
 	}
 	nan := math.NaN()
 	run := func(source string) analysis.Document {
@@ -28,7 +28,7 @@ func TestChartWaitColumn(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		doc    analysis.Document
-		rows   []analysis.MeasuredSecond
+		rows   []analysis.TimelineRow
 		label  string
 		judged bool
 	}{

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 var fixtures = []string{"recovered", "trapped"}
 
 // loadFixture reads testdata/<name>/result.json and timeline.csv.
-func loadFixture(t *testing.T, name string) (analysis.Document, []analysis.MeasuredSecond) {
+func loadFixture(t *testing.T, name string) (analysis.Document, []analysis.TimelineRow) {
 	t.Helper()
 	dir := filepath.Join("testdata", name)
 	doc, err := ReadResult(filepath.Join(dir, ResultFile))
@@ -85,8 +85,8 @@ func simulateDoc(t *testing.T) analysis.Document {
 // were) lacks; their every failure was a timeout, so the split is made up:
 // of each second's failed first attempts, 60 % timed out, 30 % were
 // answered with an error status and the rest could not connect.
-func splitFirstFailures(rows []analysis.MeasuredSecond) []analysis.MeasuredSecond {
-	out := append([]analysis.MeasuredSecond(nil), rows...)
+func splitFirstFailures(rows []analysis.TimelineRow) []analysis.TimelineRow {
+	out := append([]analysis.TimelineRow(nil), rows...)
 	for i := range out {
 		f := out[i].FirstFailed()
 		out[i].FirstTimeouts = math.Round(0.6 * f)
@@ -102,7 +102,7 @@ func splitFirstFailures(rows []analysis.MeasuredSecond) []analysis.MeasuredSecon
 // every field the analysis added set (intervals, signals, patience, first
 // attempts by class). Its rows carry the backlog from the spike's start
 // on, 10 % above the service's gauge (which the rows keep).
-func ingressServedDoc(t *testing.T) (analysis.Document, []analysis.MeasuredSecond) {
+func ingressServedDoc(t *testing.T) (analysis.Document, []analysis.TimelineRow) {
 	t.Helper()
 	doc, rows := loadFixture(t, "trapped")
 	rows = splitFirstFailures(rows)

@@ -30,7 +30,7 @@ var htmlPage = template.Must(template.New("report").Parse(htmlSource))
 // trigger check and the files of the run. Text from the document is
 // escaped by html/template. A chart that cannot be drawn leaves a note in
 // its place.
-func WriteHTML(w io.Writer, doc analysis.Document, rows []analysis.MeasuredSecond) error {
+func WriteHTML(w io.Writer, doc analysis.Document, rows []analysis.TimelineRow) error {
 	var svg []byte
 	ch, err := TimelineChart(doc, rows)
 	if err == nil {

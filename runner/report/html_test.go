@@ -13,7 +13,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-func renderHTML(t *testing.T, doc analysis.Document, rows []analysis.MeasuredSecond) string {
+func renderHTML(t *testing.T, doc analysis.Document, rows []analysis.TimelineRow) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, doc, rows); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 
@@ -33,7 +32,7 @@ var ReportFiles = []string{SVGFile, PNGFile, HTMLFile, MarkdownFile, JUnitFile}
 // to a temporary file and renamed, so a reader never sees half a report.
 // A report that fails does not stop the others; the errors are joined.
 // rows may be empty (a simulate document's own timeline is used then).
-func WriteAll(dir string, doc analysis.Document, rows []analysis.MeasuredSecond) error {
+func WriteAll(dir string, doc analysis.Document, rows []analysis.TimelineRow) error {
 	var errs []error
 	var svg []byte
 	ch, chartErr := TimelineChart(doc, rows)
@@ -80,7 +79,7 @@ func RenderDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	var rows []analysis.MeasuredSecond
+	var rows []analysis.TimelineRow
 	var partial error
 	f, err := openInput(filepath.Join(dir, TimelineFile), TimelineFile, MaxTimelineBytes)
 	switch {
@@ -129,59 +128,4 @@ func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
-}
-
-// FluidRows turns a model's timeline (a simulate document's Timeline) into
-// timeline rows, so a model run is charted like a real one: rates per
-// second as the model has them (first attempts offered, retries, answered
-// in time, timed out, refused, ingress, served, abandoned) and the wait.
-// Phases follow the scenario: warmup, then the spike of spike_s, then
-// observe. What a model does not have (tracers, pods, latencies,
-// connection failures) is NaN.
-//
-// A model counts its failures per attempt, first or retry alike, and the
-// chart draws failed first attempts. Every attempt in the model's queue
-// waits alike, so a sample's failures are split in proportion to the
-// attempts it offered: FirstTimeouts is TimeoutsPerS and FirstErrors is
-// RefusedPerS (an admission bound answers 503, an error status), each
-// times the sample's share of first attempts among its attempts (an
-// approximation: the model does not record which attempts failed).
-// FirstConnect stays NaN: a model refuses no connection. Timeouts and
-// Rejected keep the attempt-level rates.
-func FluidRows(doc analysis.Document) []analysis.MeasuredSecond {
-	sc := doc.Scenario
-	rows := make([]analysis.MeasuredSecond, 0, len(doc.Timeline))
-	for _, s := range doc.Timeline {
-		m := nanSecond()
-		m.TS = s.TimeS
-		switch {
-		case s.TimeS < sc.WarmupS:
-			m.Phase = "warmup"
-		case s.TimeS < sc.WarmupS+sc.SpikeS:
-			m.Phase = "spike"
-		default:
-			m.Phase = "observe"
-		}
-		var attempts, retries float64
-		for j, a := range s.AttemptsPerS {
-			attempts += a
-			if j > 0 {
-				retries += a
-			}
-		}
-		m.Planned, m.Sent, m.Retries = s.DemandPerS, s.DemandPerS, retries
-		m.OK = math.Max(0, s.ServedPerS-s.AbandonedPerS)
-		m.FirstOK = s.GoodputPerS
-		m.Timeouts, m.Rejected, m.Errors = s.TimeoutsPerS, s.RefusedPerS, 0
-		first := 0.0
-		if attempts > 0 && len(s.AttemptsPerS) > 0 {
-			first = s.AttemptsPerS[0] / attempts
-		}
-		m.FirstTimeouts, m.FirstErrors = s.TimeoutsPerS*first, s.RefusedPerS*first
-		m.Failed = s.FailedRequestsPerS
-		m.IngressPerS, m.ServedPerS, m.AbandonedPerS = attempts, s.ServedPerS, s.AbandonedPerS
-		m.WaitS = s.WaitS
-		rows = append(rows, m)
-	}
-	return rows
 }

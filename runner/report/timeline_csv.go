@@ -15,14 +15,14 @@ import (
 // TimelineFile is the name of the per-second timeline in a run's folder.
 const TimelineFile = "timeline.csv"
 
-// timelineFields are the CSV columns, in the order of MeasuredSecond's
-// fields, named by their csv tags.
+// timelineFields are the CSV columns, in the order of TimelineRow's
+// fields, named by their csv tags (a field tagged csv:"-" is no column).
 var timelineFields = func() []reflect.StructField {
-	t := reflect.TypeFor[analysis.MeasuredSecond]()
+	t := reflect.TypeFor[analysis.TimelineRow]()
 	out := make([]reflect.StructField, 0, t.NumField())
 	for i := range t.NumField() {
-		if f := t.Field(i); f.Tag.Get("csv") != "" {
-			out = append(out, f)
+		if tag := t.Field(i).Tag.Get("csv"); tag != "" && tag != "-" {
+			out = append(out, t.Field(i))
 		}
 	}
 	return out
@@ -48,7 +48,7 @@ func NewTimelineWriter(w io.Writer) (*TimelineWriter, error) {
 }
 
 // Write appends one second. NaN values are written as empty fields.
-func (tw *TimelineWriter) Write(m analysis.MeasuredSecond) error {
+func (tw *TimelineWriter) Write(m analysis.TimelineRow) error {
 	v := reflect.ValueOf(m)
 	for i, f := range timelineFields {
 		fv := v.FieldByIndex(f.Index)
@@ -85,7 +85,7 @@ func (tw *TimelineWriter) flush() error {
 // by a crash (the last line without its newline, or with fewer fields) is
 // an error naming its line and row (row 1 is the first under the header),
 // returned with the rows before it.
-func ReadTimeline(r io.Reader) ([]analysis.MeasuredSecond, error) {
+func ReadTimeline(r io.Reader) ([]analysis.TimelineRow, error) {
 	tail := &tailReader{r: r}
 	cr := csv.NewReader(tail)
 	cr.FieldsPerRecord = -1
@@ -102,7 +102,7 @@ func ReadTimeline(r io.Reader) ([]analysis.MeasuredSecond, error) {
 			}
 		}
 	}
-	var rows []analysis.MeasuredSecond
+	var rows []analysis.TimelineRow
 	for row := 1; ; row++ {
 		line := row + 1
 		rec, err := cr.Read()
@@ -123,7 +123,7 @@ func ReadTimeline(r io.Reader) ([]analysis.MeasuredSecond, error) {
 		if len(rec) != len(header) {
 			return rows, fmt.Errorf("timeline: line %d (row %d): cut: %d fields, the header has %d", line, row, len(rec), len(header))
 		}
-		m := nanSecond()
+		m := analysis.UnknownRow()
 		v := reflect.ValueOf(&m).Elem()
 		for c, s := range rec {
 			if index[c] < 0 {
@@ -161,16 +161,4 @@ func (t *tailReader) Read(p []byte) (int, error) {
 		t.last = p[n-1]
 	}
 	return n, err
-}
-
-// nanSecond is a row whose every number is unknown.
-func nanSecond() analysis.MeasuredSecond {
-	var m analysis.MeasuredSecond
-	v := reflect.ValueOf(&m).Elem()
-	for _, f := range timelineFields {
-		if fv := v.FieldByIndex(f.Index); fv.Kind() == reflect.Float64 {
-			fv.SetFloat(math.NaN())
-		}
-	}
-	return m
 }

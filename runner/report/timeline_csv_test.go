@@ -17,7 +17,7 @@ func TestTimelineRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := []analysis.MeasuredSecond{
+	in := []analysis.TimelineRow{
 		{TS: 0, Phase: "warmup", Sent: 50, FirstOK: 50, FirstDone: 50, WaitS: math.NaN(), IngressPerS: 49.5},
 		{TS: 1, Phase: "spike", Sent: 250, Timeouts: 12, WaitS: 3.25, IngressPerS: math.NaN()},
 	}
