@@ -9,6 +9,7 @@ import (
 	"github.com/trigger-test/trigger/internal/queryshape"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Query is one of the scenario's Prometheus queries: its name in the
@@ -126,7 +127,7 @@ func EmbeddedInterval(p *scenarios.Prometheus) time.Duration {
 	if p.ScrapeInterval > 0 {
 		return p.ScrapeInterval
 	}
-	return scenarios.DefaultScrapeInterval
+	return vocab.DefaultScrapeInterval
 }
 
 // WaitDelays is, for each wait source the signals and tracers can give,

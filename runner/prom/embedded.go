@@ -16,12 +16,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/tsdb"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Defaults of EmbeddedConfig.
 const (
-	// DefaultScrapeInterval is the time between two scrapes of a target.
-	DefaultScrapeInterval = time.Second
+	// DefaultScrapeInterval is the time between two scrapes of a target:
+	// the scenario's default scrape_interval.
+	DefaultScrapeInterval = vocab.DefaultScrapeInterval
 	// DefaultListen is the loopback address the HTTP API listens on.
 	DefaultListen = "127.0.0.1:0"
 	// DefaultSampleLimit is the most samples one scrape may carry; a
