@@ -12,7 +12,10 @@ import (
 
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
 	"github.com/prometheus/common/model"
+	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Defaults of RemoteConfig.
@@ -67,7 +70,10 @@ type Remote struct {
 	transport *http.Transport
 	timeout   time.Duration
 	retries   int
-	base, max time.Duration
+	// backoff is the wait before each retry: exponential from
+	// RetryBackoff, capped at MaxBackoff, with equal jitter (a wait in
+	// [d/2, d] for the nominal d).
+	backoff loadgen.Backoff
 }
 
 var _ Querier = (*Remote)(nil)
@@ -110,8 +116,7 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 		transport: tr,
 		timeout:   cfg.Timeout,
 		retries:   cfg.Retries,
-		base:      cfg.RetryBackoff,
-		max:       cfg.MaxBackoff,
+		backoff:   loadgen.Backoff{Kind: vocab.BackoffExponential, Base: cfg.RetryBackoff, Max: cfg.MaxBackoff, Jitter: vocab.JitterEqual},
 	}
 	if r.timeout <= 0 {
 		r.timeout = DefaultTimeout
@@ -122,11 +127,11 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 	case r.retries < 0:
 		r.retries = 0
 	}
-	if r.base <= 0 {
-		r.base = DefaultRetryBackoff
+	if r.backoff.Base <= 0 {
+		r.backoff.Base = DefaultRetryBackoff
 	}
-	if r.max <= 0 {
-		r.max = DefaultMaxBackoff
+	if r.backoff.Max <= 0 {
+		r.backoff.Max = DefaultMaxBackoff
 	}
 	return r, nil
 }
@@ -218,7 +223,8 @@ func (r *Remote) do(ctx context.Context, call func(context.Context) (model.Value
 			}
 			return nil, c.err
 		}
-		wait := max(backoff(r.base, r.max, n, rand.Float64()), min(a.retryAfter, r.max))
+		jitter := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+		wait := max(r.backoff.Delay(n+1, 0, jitter), min(a.retryAfter, r.backoff.Max))
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

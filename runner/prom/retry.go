@@ -14,21 +14,6 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 )
 
-// backoff returns the wait before retry number n (0 for the first retry):
-// exponential, base·2^n capped at max, with "equal" jitter so that the
-// wait lies in [d/2, d] for that d. u is a uniform number in [0, 1).
-func backoff(base, max time.Duration, n int, u float64) time.Duration {
-	d := base
-	for i := 0; i < n && d < max; i++ {
-		d *= 2
-	}
-	if d > max {
-		d = max
-	}
-	half := d / 2
-	return half + time.Duration(u*float64(d-half))
-}
-
 // classified is the verdict on one failed attempt.
 type classified struct {
 	err       error // what to report if no retry follows

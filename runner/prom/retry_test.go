@@ -13,34 +13,20 @@ import (
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
-	"pgregory.net/rapid"
 )
 
-// The wait before retry n lies in [d/2, d] for d = base·2^n capped at max,
-// and the cap holds whatever n.
-func TestBackoffBounds(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		base := time.Duration(rapid.Int64Range(1, int64(time.Second)).Draw(t, "base"))
-		maxD := time.Duration(rapid.Int64Range(int64(base), int64(time.Minute)).Draw(t, "max"))
-		n := rapid.IntRange(0, 100).Draw(t, "n")
-		u := rapid.Float64Range(0, 0.999999).Draw(t, "u")
-		d := base
-		for i := 0; i < n && d < maxD; i++ {
-			d *= 2
-		}
-		d = min(d, maxD)
-		got := backoff(base, maxD, n, u)
-		if got < d/2 || got > d {
-			t.Fatalf("backoff(%v, %v, %d, %v) = %v, want in [%v, %v]", base, maxD, n, u, got, d/2, d)
-		}
-	})
-}
-
-// Without jitter (u = 0 gives the lower half) the waits double.
-func TestBackoffDoubles(t *testing.T) {
-	for n, want := range []time.Duration{50, 100, 200, 400, 500, 500} {
-		if got := backoff(100*time.Millisecond, time.Second, n, 0); got != want*time.Millisecond {
-			t.Errorf("retry %d: %v, want %v", n, got, want*time.Millisecond)
+// A remote server's retries wait as loadgen's exponential backoff with
+// equal jitter: in [d/2, d] for d = base·2^n capped at max (n = 0 for the
+// first retry), doubling until the cap.
+func TestRemoteBackoff(t *testing.T) {
+	r, err := NewRemote(RemoteConfig{Address: "http://127.0.0.1:9", RetryBackoff: 100 * time.Millisecond, MaxBackoff: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, d := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
+		d *= time.Millisecond
+		if lo, hi := r.backoff.Bounds(n+1, 0); lo != d/2 || hi != d {
+			t.Errorf("retry %d: waits in [%v, %v], want [%v, %v]", n+1, lo, hi, d/2, d)
 		}
 	}
 }
