@@ -231,22 +231,9 @@ func (a *apiServer) query(r *http.Request, respond func(any, annotations.Annotat
 	if err != nil {
 		return badParam("time", err)
 	}
-	opts, e := a.queryOpts(r)
-	if e != nil {
-		return e
-	}
-	ctx, release, e := a.queryContext(r)
-	if e != nil {
-		return e
-	}
-	defer release()
-	qs := r.FormValue("query")
-	qry, err := a.engine.NewInstantQuery(ctx, a.db, opts, qs, ts)
-	if err != nil {
-		return constructionError(err)
-	}
-	defer qry.Close()
-	return a.exec(ctx, qry, qs, respond)
+	return a.run(r, respond, func(ctx context.Context, opts promql.QueryOpts, qs string) (promql.Query, error) {
+		return a.engine.NewInstantQuery(ctx, a.db, opts, qs, ts)
+	})
 }
 
 // queryRange serves /api/v1/query_range: query, start, end, step, timeout.
@@ -272,6 +259,14 @@ func (a *apiServer) queryRange(r *http.Request, respond func(any, annotations.An
 	if end.Sub(start)/step > maxPointsPerSeries {
 		return &apiError{errBadData, errors.New("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)")}
 	}
+	return a.run(r, respond, func(ctx context.Context, opts promql.QueryOpts, qs string) (promql.Query, error) {
+		return a.engine.NewRangeQuery(ctx, a.db, opts, qs, start, end, step)
+	})
+}
+
+// run builds the query of parameter query with newQuery, under the request's
+// lookback_delta and timeout and an evaluation slot, and executes it.
+func (a *apiServer) run(r *http.Request, respond func(any, annotations.Annotations, string), newQuery func(context.Context, promql.QueryOpts, string) (promql.Query, error)) *apiError {
 	opts, e := a.queryOpts(r)
 	if e != nil {
 		return e
@@ -282,7 +277,7 @@ func (a *apiServer) queryRange(r *http.Request, respond func(any, annotations.An
 	}
 	defer release()
 	qs := r.FormValue("query")
-	qry, err := a.engine.NewRangeQuery(ctx, a.db, opts, qs, start, end, step)
+	qry, err := newQuery(ctx, opts, qs)
 	if err != nil {
 		return constructionError(err)
 	}
