@@ -334,25 +334,29 @@ func engineError(err error) *apiError {
 	return &apiError{errExec, err}
 }
 
-// selection reads start, end and match[] for the metadata endpoints.
-func (a *apiServer) selection(r *http.Request, requireMatch bool) (mint, maxt int64, sets [][]*labels.Matcher, e *apiError) {
+// selection reads start, end and match[] for the metadata endpoints and
+// opens a querier over that time range; the caller closes it.
+func (a *apiServer) selection(r *http.Request, requireMatch bool) (q storage.Querier, mint, maxt int64, sets [][]*labels.Matcher, e *apiError) {
 	var err error
 	if mint, err = msOr(r.FormValue("start"), minTimeMs); err != nil {
-		return 0, 0, nil, badParam("start", err)
+		return nil, 0, 0, nil, badParam("start", err)
 	}
 	if maxt, err = msOr(r.FormValue("end"), maxTimeMs); err != nil {
-		return 0, 0, nil, badParam("end", err)
+		return nil, 0, 0, nil, badParam("end", err)
 	}
 	matches := r.Form["match[]"]
 	if requireMatch && len(matches) == 0 {
-		return 0, 0, nil, &apiError{errBadData, errors.New("no match[] parameter provided")}
+		return nil, 0, 0, nil, &apiError{errBadData, errors.New("no match[] parameter provided")}
 	}
 	if len(matches) > 0 {
 		if sets, err = a.parser.ParseMetricSelectors(matches); err != nil {
-			return 0, 0, nil, badParam("match[]", err)
+			return nil, 0, 0, nil, badParam("match[]", err)
 		}
 	}
-	return mint, maxt, sets, nil
+	if q, err = a.db.Querier(mint, maxt); err != nil {
+		return nil, 0, 0, nil, engineError(err)
+	}
+	return q, mint, maxt, sets, nil
 }
 
 // labelNames serves /api/v1/labels: start, end, match[].
@@ -376,13 +380,9 @@ func (a *apiServer) labelValues(r *http.Request, respond func(any, annotations.A
 // labelQuery runs get once per matcher set (once with none when no
 // match[] is given) and answers the sorted union.
 func (a *apiServer) labelQuery(r *http.Request, get func(context.Context, storage.Querier, []*labels.Matcher) ([]string, annotations.Annotations, error), respond func(any, annotations.Annotations, string)) *apiError {
-	mint, maxt, sets, e := a.selection(r, false)
+	q, _, _, sets, e := a.selection(r, false)
 	if e != nil {
 		return e
-	}
-	q, err := a.db.Querier(mint, maxt)
-	if err != nil {
-		return engineError(err)
 	}
 	defer q.Close()
 	if len(sets) == 0 {
@@ -409,13 +409,9 @@ func (a *apiServer) labelQuery(r *http.Request, get func(context.Context, storag
 
 // series serves /api/v1/series: match[] (required), start, end.
 func (a *apiServer) series(r *http.Request, respond func(any, annotations.Annotations, string)) *apiError {
-	mint, maxt, sets, e := a.selection(r, true)
+	q, mint, maxt, sets, e := a.selection(r, true)
 	if e != nil {
 		return e
-	}
-	q, err := a.db.Querier(mint, maxt)
-	if err != nil {
-		return engineError(err)
 	}
 	defer q.Close()
 	hints := &storage.SelectHints{Start: mint, End: maxt, Func: "series"}
