@@ -185,15 +185,21 @@ func (d *Driver) tracers(ctx context.Context, schedDone <-chan struct{}) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	// sleep waits for wait, false when the schedule ends or ctx is done first.
+	sleep := func(wait time.Duration) bool {
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+			return true
+		case <-schedDone:
+		case <-ctx.Done():
+		}
+		return false
+	}
 	for n := int64(0); ; n++ {
 		planned := time.Duration(n) * gap
 		if wait := planned - d.now(); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-schedDone:
-				return
-			case <-ctx.Done():
+			if !sleep(wait) {
 				return
 			}
 		} else if d.now()-planned > d.cfg.MaxLag {
@@ -210,12 +216,7 @@ func (d *Driver) tracers(ctx context.Context, schedDone <-chan struct{}) {
 			// At or past the schedule's end: no tracer, but a replan may
 			// still extend the schedule, so look again a gap later.
 			n--
-			timer.Reset(gap)
-			select {
-			case <-timer.C:
-			case <-schedDone:
-				return
-			case <-ctx.Done():
+			if !sleep(gap) {
 				return
 			}
 			continue

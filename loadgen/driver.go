@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -149,23 +150,15 @@ func NewDriver(cfg Config) (*Driver, error) {
 	if cfg.MaxInFlight < 0 || cfg.MaxLag < 0 {
 		return nil, errors.New("loadgen: negative max in flight or max lag")
 	}
-	if cfg.MaxInFlight == 0 {
-		cfg.MaxInFlight = DefaultMaxInFlight
-	}
-	if cfg.MaxLag == 0 {
-		cfg.MaxLag = DefaultMaxLag
-	}
+	cfg.MaxInFlight = cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight)
+	cfg.MaxLag = cmp.Or(cfg.MaxLag, DefaultMaxLag)
 	if t := cfg.Tracers; t != nil {
 		tc := *t
 		if tc.Rate < 0 || tc.Timeout < 0 {
 			return nil, errors.New("loadgen: negative tracer rate or timeout")
 		}
-		if tc.Rate == 0 {
-			tc.Rate = DefaultTracerRate
-		}
-		if tc.Timeout == 0 {
-			tc.Timeout = DefaultTracerTimeout
-		}
+		tc.Rate = cmp.Or(tc.Rate, DefaultTracerRate)
+		tc.Timeout = cmp.Or(tc.Timeout, DefaultTracerTimeout)
 		if tc.Rate > MaxTracerRate || math.IsNaN(tc.Rate) {
 			return nil, fmt.Errorf("loadgen: tracer rate %g/s above the most allowed (%g/s)", tc.Rate, MaxTracerRate)
 		}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/trigger-test/trigger/internal/testwait"
 )
 
 // seen records what a test server received.
@@ -469,7 +471,7 @@ func TestDriverCancel(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
-	waitFor(t, 10*time.Second, "a retry queued or 20 first attempts timed out", func() bool {
+	testwait.For(t, 10*time.Second, 10*time.Millisecond, "a retry queued or 20 first attempts timed out", func() bool {
 		tot := d.Totals()
 		return tot.Retries > 0 || tot.FirstOutcomes[OutcomeTimeout] >= 20
 	})
@@ -505,9 +507,9 @@ func TestDriverReplan(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
-	waitFor(t, 10*time.Second, "10 first attempts sent", func() bool { return d.Totals().Sent >= 10 })
+	testwait.For(t, 10*time.Second, 10*time.Millisecond, "10 first attempts sent", func() bool { return d.Totals().Sent >= 10 })
 	d.Replan([]Stage{Constant(100*time.Millisecond, 0)})
-	if err := receive(t, done, 20*time.Second, "Run to return after the replan to zero"); err != nil {
+	if err := testwait.Receive(t, done, 20*time.Second, "Run to return after the replan to zero"); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	tot := checkAccounting(t, d)

@@ -173,14 +173,20 @@ func TestRetrierBudgetNeverExceeded(t *testing.T) {
 	})
 }
 
+// drawBackoff draws a backoff of any kind and jitter, base up to 1 s and
+// max up to 30 s (0: the default).
+func drawBackoff(t *rapid.T) Backoff {
+	return Backoff{
+		Kind:   BackoffKind(rapid.IntRange(0, 2).Draw(t, "kind")),
+		Base:   time.Duration(rapid.Int64Range(0, int64(time.Second)).Draw(t, "base")),
+		Max:    time.Duration(rapid.Int64Range(0, int64(30*time.Second)).Draw(t, "max")),
+		Jitter: Jitter(rapid.IntRange(0, 3).Draw(t, "jitter")),
+	}
+}
+
 func TestBackoffBounds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		b := Backoff{
-			Kind:   BackoffKind(rapid.IntRange(0, 2).Draw(t, "kind")),
-			Base:   time.Duration(rapid.Int64Range(0, int64(time.Second)).Draw(t, "base")),
-			Max:    time.Duration(rapid.Int64Range(0, int64(30*time.Second)).Draw(t, "max")),
-			Jitter: Jitter(rapid.IntRange(0, 3).Draw(t, "jitter")),
-		}
+		b := drawBackoff(t)
 		n := rapid.IntRange(1, 80).Draw(t, "retry")
 		prev := time.Duration(rapid.Int64Range(0, int64(10*time.Second)).Draw(t, "prev"))
 		// The nominal delay, from the definitions.
@@ -237,12 +243,7 @@ func TestBackoffDefaultMax(t *testing.T) {
 
 func TestRetryAfterWins(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		b := Backoff{
-			Kind:   BackoffKind(rapid.IntRange(0, 2).Draw(t, "kind")),
-			Base:   time.Duration(rapid.Int64Range(0, int64(time.Second)).Draw(t, "base")),
-			Max:    time.Duration(rapid.Int64Range(0, int64(30*time.Second)).Draw(t, "max")),
-			Jitter: Jitter(rapid.IntRange(0, 3).Draw(t, "jitter")),
-		}
+		b := drawBackoff(t)
 		ra := time.Duration(rapid.Int64Range(1, int64(time.Minute)).Draw(t, "retry_after"))
 		o := rapid.SampledFrom([]Outcome{Outcome429, Outcome503, Outcome5xx, OutcomeTimeout}).Draw(t, "outcome")
 		honour := rapid.Bool().Draw(t, "honour")

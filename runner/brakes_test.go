@@ -134,6 +134,21 @@ func TestSecondInterruptWritesWithoutWaiting(t *testing.T) {
 	}
 }
 
+// wantMetricsMissing checks a run whose Prometheus died: it ends
+// inconclusive for missing metrics (err), and its result in dir has no
+// verdict and a failed gate.
+func wantMetricsMissing(t *testing.T, err error, dir string) {
+	t.Helper()
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindInconclusive || !errors.Is(err, ErrMetricsMissing) {
+		t.Fatalf("err = %v, want inconclusive for missing metrics", err)
+	}
+	doc := readResult(t, dir)
+	if doc.Verdict != analysis.VerdictInconclusive || doc.Gate.Passed {
+		t.Errorf("verdict %s, gate passed %v; want inconclusive and failed", doc.Verdict, doc.Gate.Passed)
+	}
+}
+
 // Prometheus dies during the run: no verdict rests on the missing data,
 // and the amplification criterion does not pass on the scenario's belief.
 func TestDeadPrometheusMakesTheRunInconclusive(t *testing.T) {
@@ -144,14 +159,7 @@ func TestDeadPrometheusMakesTheRunInconclusive(t *testing.T) {
 	after(tg, 1000*time.Millisecond, func() { fp.SetMode("dead") })
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
-	var re *Error
-	if !errors.As(err, &re) || re.Kind != KindInconclusive || !errors.Is(err, ErrMetricsMissing) {
-		t.Fatalf("err = %v, want inconclusive for missing metrics", err)
-	}
-	doc := readResult(t, dir)
-	if doc.Verdict != analysis.VerdictInconclusive || doc.Gate.Passed {
-		t.Errorf("verdict %s, gate passed %v; want inconclusive and failed", doc.Verdict, doc.Gate.Passed)
-	}
+	wantMetricsMissing(t, err, dir)
 }
 
 // A stop condition that starts returning a series stops the load within a

@@ -138,6 +138,18 @@ func (e e2eScenario) parse(t *testing.T) *scenarios.Scenario {
 	return s
 }
 
+// runSystemA runs e against a fresh specimen of System A (two pods of
+// 100/s), failing t on a run error.
+func runSystemA(t *testing.T, e e2eScenario) *Result {
+	t.Helper()
+	e.url, _ = startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
+	res, err := runE2E(t, context.Background(), e.parse(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // runE2E runs a scenario and logs its timeline on failure.
 func runE2E(t *testing.T, ctx context.Context, s *scenarios.Scenario) (*Result, error) {
 	t.Helper()

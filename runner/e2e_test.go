@@ -31,12 +31,7 @@ func skipShort(t *testing.T) {
 // then.
 func TestE2ETrappedStopsEarly(t *testing.T) {
 	skipShort(t)
-	url, _ := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
-	s := e2eScenario{url: url, capacity: 200, baseline: 80, k: 5, retries: 2, timeout: "1s", spike: "10s"}.parse(t)
-	res, err := runE2E(t, context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runSystemA(t, e2eScenario{capacity: 200, baseline: 80, k: 5, retries: 2, timeout: "1s", spike: "10s"})
 	d := res.Document
 	if d.Verdict != analysis.VerdictTrapped || d.Gate.Passed {
 		t.Fatalf("verdict %s, gate passed %v; want trapped and a failed gate", d.Verdict, d.Gate.Passed)
@@ -58,12 +53,7 @@ func TestE2ETrappedStopsEarly(t *testing.T) {
 // and ρ.
 func TestE2ERecovers(t *testing.T) {
 	skipShort(t)
-	url, _ := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
-	s := e2eScenario{url: url, capacity: 200, baseline: 50, k: 5, retries: 2}.parse(t)
-	res, err := runE2E(t, context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runSystemA(t, e2eScenario{capacity: 200, baseline: 50, k: 5, retries: 2})
 	d := res.Document
 	if d.Verdict != analysis.VerdictRecovered || d.RecoveryS == nil || !d.Gate.Passed {
 		t.Fatalf("verdict %s recovery %v gate %v", d.Verdict, d.RecoveryS, d.Gate.Failures)
@@ -127,16 +117,11 @@ func TestE2EAdmissionBoundRecovers(t *testing.T) {
 // verdict was judged on drains, and the run times the way back.
 func TestE2EOnTrapDropTimesTheDrain(t *testing.T) {
 	skipShort(t)
-	url, _ := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
-	s := e2eScenario{url: url, capacity: 200, baseline: 80, k: 5, retries: 2, timeout: "1s", spike: "6s",
+	res := runSystemA(t, e2eScenario{capacity: 200, baseline: 80, k: 5, retries: 2, timeout: "1s", spike: "6s",
 		extra: `on_trap {
   action  = "drop"
   observe = "60s"
-}`}.parse(t)
-	res, err := runE2E(t, context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+}`})
 	d := res.Document
 	ot := d.Observation.OnTrap
 	if d.Verdict != analysis.VerdictTrapped || ot == nil || ot.RecoveryS == nil {
@@ -148,12 +133,7 @@ func TestE2EOnTrapDropTimesTheDrain(t *testing.T) {
 // A spike too small to trigger: no-trigger, which the CLI maps to exit 3.
 func TestE2ENoTrigger(t *testing.T) {
 	skipShort(t)
-	url, _ := startSpecimen(t, specimen.Config{Pods: 2, PodRate: 100})
-	s := e2eScenario{url: url, capacity: 200, baseline: 50, k: 3, retries: 2}.parse(t)
-	res, err := runE2E(t, context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runSystemA(t, e2eScenario{capacity: 200, baseline: 50, k: 3, retries: 2})
 	if d := res.Document; d.Verdict != analysis.VerdictNoTrigger || d.Gate.Passed {
 		t.Errorf("verdict %s gate %v, want no-trigger and not passed", d.Verdict, d.Gate.Passed)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/internal/testwait"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -90,7 +91,7 @@ func TestOnTrapCommandStopsItsProcessGroup(t *testing.T) {
 	r.startOnTrap(0)
 	t.Cleanup(r.onTrap.cancel) // should the test stop early: kills the group
 	var pids []int
-	waitFor(t, 10*time.Second, "the shell to start its children and write their pids", func() bool {
+	testwait.For(t, 10*time.Second, 10*time.Millisecond, "the shell to start its children and write their pids", func() bool {
 		b, _ := os.ReadFile(pidFile)
 		if !strings.HasSuffix(string(b), "\n") {
 			return false
@@ -126,7 +127,7 @@ func TestOnTrapCommandStopsItsProcessGroup(t *testing.T) {
 		t.Errorf("a command the run stopped itself is reported as failed: %s", r.onTrap.err)
 	}
 	for _, pid := range pids {
-		waitFor(t, 10*time.Second, fmt.Sprintf("process %d of the on_trap command (pids %v) to be gone", pid, pids),
+		testwait.For(t, 10*time.Second, 10*time.Millisecond, fmt.Sprintf("process %d of the on_trap command (pids %v) to be gone", pid, pids),
 			func() bool { return processGone(pid) })
 	}
 	r.stopOnTrap() // a second stop is harmless

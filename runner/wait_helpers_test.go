@@ -6,18 +6,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
-	"testing"
-	"time"
-
-	"github.com/trigger-test/trigger/internal/testwait"
 )
-
-// waitFor polls cond every 10 ms until it holds, or fails the test after
-// timeout saying what it waited for (testwait.For).
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	testwait.For(t, timeout, 10*time.Millisecond, what, cond)
-}
 
 // processGone reports whether process pid has ended: signal 0 finds no such
 // process, or (where /proc says so) it is a zombie, dead and only waiting

@@ -170,12 +170,7 @@ func (d *decoder) decodePrometheus(blk *hcl.Block) *Prometheus {
 		Wait:           b.str("wait", ""),
 		Pods:           b.str("pods", ""),
 	}
-	if ab := b.one("auth", false, ""); ab != nil {
-		p.Auth = d.decodeAuth(ab, "prometheus.auth")
-	}
-	if tb := b.one("tls", false, ""); tb != nil {
-		p.TLS = d.decodeTLS(tb, "prometheus.tls")
-	}
+	p.Auth, p.TLS = d.decodeAccess(b, "prometheus")
 	return p
 }
 

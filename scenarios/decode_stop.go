@@ -21,33 +21,32 @@ func (d *decoder) decodeStopWhen(i int, blk *hcl.Block) StopCondition {
 		Timeout: b.duration("timeout", DefaultStopTimeout),
 	}
 	b.require("query", `the PromQL expression any sample of which stops the run, e.g. query = "slo:burn_rate:ratio_1h > 10".`)
-	if ab := b.one("auth", false, ""); ab != nil {
-		c.Auth = d.decodeAuth(ab, path+".auth")
-	}
-	if tb := b.one("tls", false, ""); tb != nil {
-		c.TLS = d.decodeTLS(tb, path+".tls")
-	}
+	c.Auth, c.TLS = d.decodeAccess(b, path)
 	return c
 }
 
-// decodeAuth decodes an auth block (of prometheus or stop_when) at path.
-func (d *decoder) decodeAuth(blk *hcl.Block, path string) *PrometheusAuth {
-	a := d.open("auth", path, blk.Body, blk.DefRange, authSchema)
-	return &PrometheusAuth{
-		BearerTokenEnv: a.str("bearer_token_env", ""),
-		UsernameEnv:    a.str("username_env", ""),
-		PasswordEnv:    a.str("password_env", ""),
+// decodeAccess decodes the optional auth and tls blocks of b (a prometheus
+// or stop_when block at path).
+func (d *decoder) decodeAccess(b *body, path string) (*PrometheusAuth, *PrometheusTLS) {
+	var auth *PrometheusAuth
+	var tls *PrometheusTLS
+	if blk := b.one("auth", false, ""); blk != nil {
+		a := d.open("auth", path+".auth", blk.Body, blk.DefRange, authSchema)
+		auth = &PrometheusAuth{
+			BearerTokenEnv: a.str("bearer_token_env", ""),
+			UsernameEnv:    a.str("username_env", ""),
+			PasswordEnv:    a.str("password_env", ""),
+		}
 	}
-}
-
-// decodeTLS decodes a tls block (of prometheus or stop_when) at path.
-func (d *decoder) decodeTLS(blk *hcl.Block, path string) *PrometheusTLS {
-	t := d.open("tls", path, blk.Body, blk.DefRange, tlsSchema)
-	return &PrometheusTLS{
-		CAFile:             t.str("ca_file", ""),
-		CertFile:           t.str("cert_file", ""),
-		KeyFile:            t.str("key_file", ""),
-		ServerName:         t.str("server_name", ""),
-		InsecureSkipVerify: t.boolean("insecure_skip_verify", false),
+	if blk := b.one("tls", false, ""); blk != nil {
+		t := d.open("tls", path+".tls", blk.Body, blk.DefRange, tlsSchema)
+		tls = &PrometheusTLS{
+			CAFile:             t.str("ca_file", ""),
+			CertFile:           t.str("cert_file", ""),
+			KeyFile:            t.str("key_file", ""),
+			ServerName:         t.str("server_name", ""),
+			InsecureSkipVerify: t.boolean("insecure_skip_verify", false),
+		}
 	}
+	return auth, tls
 }

@@ -89,16 +89,7 @@ func TestShippedScenarios(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			s, err := Load(tt.file, nil)
-			if err != nil {
-				var e *Error
-				if errors.As(err, &e) {
-					var b strings.Builder
-					_ = e.Render(&b, 100, false)
-					t.Fatalf("Load: %v\n%s", err, b.String())
-				}
-				t.Fatalf("Load: %v", err)
-			}
+			s := mustLoad(t, tt.file)
 			if s.Warnings != nil {
 				t.Errorf("warnings: %v", s.Warnings)
 			}
@@ -119,6 +110,23 @@ func TestShippedScenarios(t *testing.T) {
 	}
 }
 
+// mustLoad loads the scenario at path, failing t with the rendered
+// diagnostics when it does not load.
+func mustLoad(t *testing.T, path string) *Scenario {
+	t.Helper()
+	s, err := Load(path, nil)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			var b strings.Builder
+			_ = e.Render(&b, 100, false)
+			t.Fatalf("Load: %v\n%s", err, b.String())
+		}
+		t.Fatalf("Load: %v", err)
+	}
+	return s
+}
+
 // TestExamples: the scenarios shipped in examples/ stay valid, without
 // warnings.
 func TestExamples(t *testing.T) {
@@ -128,16 +136,7 @@ func TestExamples(t *testing.T) {
 	}
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			s, err := Load(p, nil)
-			if err != nil {
-				var e *Error
-				if errors.As(err, &e) {
-					var b strings.Builder
-					_ = e.Render(&b, 100, false)
-					t.Fatalf("Load: %v\n%s", err, b.String())
-				}
-				t.Fatal(err)
-			}
+			s := mustLoad(t, p)
 			if s.Warnings != nil {
 				t.Errorf("warnings: %v", s.Warnings)
 			}

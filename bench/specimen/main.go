@@ -123,51 +123,30 @@ func run(ctx context.Context, o options) error {
 	)
 	start := time.Now()
 	loadCtx, stopProbes := context.WithCancel(ctx)
-	wg.Add(2)
-	go func() { // probes: /healthz then /metrics, every probeEvery
-		defer wg.Done()
-		t := time.NewTicker(o.probeEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-loadCtx.Done():
-				return
-			case <-t.C:
-			}
-			h := timedGet(ctx, probeClient, base+"/healthz", nil)
-			var body []byte
-			m := timedGet(ctx, probeClient, base+"/metrics", &body)
-			h.at, m.at = time.Since(start), time.Since(start)
+	every(loadCtx, &wg, o.probeEvery, func() { // probes: /healthz then /metrics
+		h := timedGet(ctx, probeClient, base+"/healthz", nil)
+		var body []byte
+		m := timedGet(ctx, probeClient, base+"/metrics", &body)
+		h.at, m.at = time.Since(start), time.Since(start)
+		mu.Lock()
+		health, mets = append(health, h), append(mets, m)
+		if v, ok := metricValue(body, "specimen_queue_depth"); ok {
+			depths = append(depths, v)
+		}
+		mu.Unlock()
+	})
+	every(loadCtx, &wg, 250*time.Millisecond, func() { // resident memory of the specimen
+		if r, err := readRSS(cmd.Process.Pid); err == nil {
 			mu.Lock()
-			health, mets = append(health, h), append(mets, m)
-			if v, ok := metricValue(body, "specimen_queue_depth"); ok {
-				depths = append(depths, v)
+			if r > rssMax {
+				rssMax, rssAt = r, int64(time.Since(start)/time.Second)
+			}
+			if fifth := o.duration / 5; time.Since(start) >= time.Duration(len(rssSeries)+1)*fifth {
+				rssSeries = append(rssSeries, r)
 			}
 			mu.Unlock()
 		}
-	}()
-	go func() { // resident memory of the specimen, every 250 ms
-		defer wg.Done()
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-loadCtx.Done():
-				return
-			case <-t.C:
-			}
-			if r, err := readRSS(cmd.Process.Pid); err == nil {
-				mu.Lock()
-				if r > rssMax {
-					rssMax, rssAt = r, int64(time.Since(start)/time.Second)
-				}
-				if fifth := o.duration / 5; time.Since(start) >= time.Duration(len(rssSeries)+1)*fifth {
-					rssSeries = append(rssSeries, r)
-				}
-				mu.Unlock()
-			}
-		}
-	}()
+	})
 	runErr := d.Run(ctx)
 	elapsed := time.Since(start)
 	cpu1, _ := readCPU(cmd.Process.Pid)
@@ -199,6 +178,24 @@ func waitHealthy(ctx context.Context, c *http.Client, base string) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return errors.New("specimen did not become healthy")
+}
+
+// every calls f every period, in a goroutine counted in wg, until ctx is done.
+func every(ctx context.Context, wg *sync.WaitGroup, period time.Duration, f func()) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			f()
+		}
+	}()
 }
 
 // timedGet GETs url and times it to the end of the body.

@@ -44,28 +44,40 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
+// shipped is each shipped scenario with the exit code and verdict that
+// the plan and both models give it.
+var shipped = []struct {
+	name    string
+	code    int
+	verdict analysis.Verdict
+}{
+	{"recovers", ExitPassed, analysis.VerdictRecovered},         // A·ρ = 0.75
+	{"trapped", ExitGateFailed, analysis.VerdictTrapped},        // A·ρ = 1.2
+	{"no-trigger", ExitInconclusive, analysis.VerdictNoTrigger}, // k·ρ = 0.75
+	{"gateway-budget", ExitPassed, analysis.VerdictRecovered},   // hidden gateway ×3 behind a budget
+}
+
+// decode decodes the JSON document a command printed, failing t with the
+// command's exit code and output when it is none.
+func decode[T any](t *testing.T, code int, stdout, stderr string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("exit %d: not a JSON document: %v\nstdout:\n%s\nstderr:\n%s", code, err, stdout, stderr)
+	}
+	return v
+}
+
 // Each shipped scenario: plan exits as the gate would, and the --json
 // document is pinned.
 func TestPlanShippedScenarios(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		code    int
-		verdict analysis.Verdict
-	}{
-		{"recovers", ExitPassed, analysis.VerdictRecovered},
-		{"trapped", ExitGateFailed, analysis.VerdictTrapped},
-		{"no-trigger", ExitInconclusive, analysis.VerdictNoTrigger},
-		{"gateway-budget", ExitPassed, analysis.VerdictRecovered},
-	} {
+	for _, tc := range shipped {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, "plan", "--json", "scenarios/"+tc.name+".hcl")
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
-			var doc analysis.Document
-			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-				t.Fatalf("not a result document: %v\n%s", err, stdout)
-			}
+			doc := decode[analysis.Document](t, code, stdout, stderr)
 			if doc.Kind != "plan" || doc.Verdict != tc.verdict {
 				t.Errorf("kind %q verdict %q, want plan and %q", doc.Kind, doc.Verdict, tc.verdict)
 			}
@@ -141,10 +153,7 @@ func TestUsageErrors(t *testing.T) {
 // --var overrides reach the model: a larger baseline traps the gateway scenario.
 func TestPlanVariables(t *testing.T) {
 	code, stdout, stderr := run(t, "plan", "--json", "--var", "baseline=70", "scenarios/gateway-budget.hcl")
-	var doc analysis.Document
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("exit %d: %v\n%s", code, err, stderr)
-	}
+	doc := decode[analysis.Document](t, code, stdout, stderr)
 	if doc.Scenario.DemandPerS != 70 || doc.Verdict != analysis.VerdictTrapped || code != ExitGateFailed {
 		t.Errorf("λ = %v verdict %s exit %d; want 70, trapped (A·ρ = 1.26), exit 1", doc.Scenario.DemandPerS, doc.Verdict, code)
 	}
@@ -153,21 +162,10 @@ func TestPlanVariables(t *testing.T) {
 // simulate runs the fluid model: verdicts agree with the plan, the JSON
 // carries the timeline, and the text shows one.
 func TestSimulateFluid(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		code    int
-		verdict analysis.Verdict
-	}{
-		{"recovers", ExitPassed, analysis.VerdictRecovered},
-		{"trapped", ExitGateFailed, analysis.VerdictTrapped},
-		{"no-trigger", ExitInconclusive, analysis.VerdictNoTrigger},
-	} {
+	for _, tc := range shipped {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, _ := run(t, "simulate", "--json", "scenarios/"+tc.name+".hcl")
-			var doc analysis.Document
-			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-				t.Fatal(err)
-			}
+			code, stdout, stderr := run(t, "simulate", "--json", "scenarios/"+tc.name+".hcl")
+			doc := decode[analysis.Document](t, code, stdout, stderr)
 			if code != tc.code || doc.Verdict != tc.verdict || doc.Model != "fluid" || len(doc.Timeline) < 100 || doc.Observation == nil {
 				t.Errorf("exit %d verdict %s model %q timeline %d; want exit %d, %s", code, doc.Verdict, doc.Model, len(doc.Timeline), tc.code, tc.verdict)
 			}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -21,22 +20,10 @@ func runSub(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // agree with the fluid model on the shipped scenarios, exit codes follow
 // the gate, and the JSON document names the model and carries a timeline.
 func TestSimulateRequest(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		code    int
-		verdict analysis.Verdict
-	}{
-		{"recovers", ExitPassed, analysis.VerdictRecovered},         // A·ρ = 0.75
-		{"trapped", ExitGateFailed, analysis.VerdictTrapped},        // A·ρ = 1.2
-		{"no-trigger", ExitInconclusive, analysis.VerdictNoTrigger}, // k·ρ = 0.75
-		{"gateway-budget", ExitPassed, analysis.VerdictRecovered},   // hidden gateway ×3 behind a budget
-	} {
+	for _, tc := range shipped {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, "simulate", "--model", "request", "--json", "scenarios/"+tc.name+".hcl")
-			var doc analysis.Document
-			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-				t.Fatalf("exit %d: %v\n%s", code, err, stderr)
-			}
+			doc := decode[analysis.Document](t, code, stdout, stderr)
 			if code != tc.code || doc.Verdict != tc.verdict || doc.Model != "request" || doc.Observation == nil ||
 				doc.Observation.Source != "request" || len(doc.Timeline) < 100 || doc.Runs != nil {
 				t.Errorf("exit %d verdict %s model %q timeline %d; want exit %d, %s", code, doc.Verdict, doc.Model, len(doc.Timeline), tc.code, tc.verdict)
@@ -57,11 +44,8 @@ func TestSimulateRequestSeed(t *testing.T) {
 
 // --runs N: the document shows the median run and the spread of all N.
 func TestSimulateRequestRuns(t *testing.T) {
-	code, stdout, _ := runSub(t, "simulate", "--model", "request", "--json", "--runs", "5", "--seed", "3", "scenarios/recovers.hcl")
-	var doc analysis.Document
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatal(err)
-	}
+	code, stdout, stderr := runSub(t, "simulate", "--model", "request", "--json", "--runs", "5", "--seed", "3", "scenarios/recovers.hcl")
+	doc := decode[analysis.Document](t, code, stdout, stderr)
 	sp := doc.Runs
 	if code != ExitPassed || sp == nil || sp.Runs != 5 || sp.FirstSeed != 3 || sp.Verdicts[analysis.VerdictRecovered] != 5 ||
 		sp.RecoveryMedianS == nil || doc.RecoveryS == nil || *doc.RecoveryS != *sp.RecoveryMedianS {
@@ -89,10 +73,7 @@ func TestSimulateRequestText(t *testing.T) {
 // with θ and R taken from a scenario; the text is pinned.
 func TestSimulateTipping(t *testing.T) {
 	code, stdout, stderr := runSub(t, "simulate", "--tipping", "--theta", "5", "--runs", "8", "--json")
-	var res analysis.TippingResult
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-		t.Fatalf("exit %d: %v\n%s", code, err, stderr)
-	}
+	res := decode[analysis.TippingResult](t, code, stdout, stderr)
 	lc, _ := analysis.CollapseCeiling(1, 5)
 	if code != ExitPassed || res.Theta != 5 || res.Attempts != 0 || res.Runs != 8 || res.LambdaC != lc || len(res.Points) != 16 ||
 		res.Tipping50 == nil || *res.Tipping50 > lc {
@@ -105,11 +86,8 @@ func TestSimulateTipping(t *testing.T) {
 	}
 
 	// recovers.hcl: θ = C·τ_out = 200·1, R = 2 + 1 = 3.
-	_, stdout, _ = runSub(t, "simulate", "--tipping", "--json", "--runs", "2", "--loads", "0.5,1.2", "scenarios/recovers.hcl")
-	res = analysis.TippingResult{}
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-		t.Fatal(err)
-	}
+	code, stdout, stderr = runSub(t, "simulate", "--tipping", "--json", "--runs", "2", "--loads", "0.5,1.2", "scenarios/recovers.hcl")
+	res = decode[analysis.TippingResult](t, code, stdout, stderr)
 	if res.Theta != 200 || res.Attempts != 3 || len(res.Points) != 2 || res.Points[0].Collapsed != 0 || res.Points[1].Collapsed != 2 {
 		t.Errorf("from recovers.hcl: %+v", res)
 	}

@@ -231,22 +231,9 @@ func (a *apiServer) query(r *http.Request, respond func(any, annotations.Annotat
 	if err != nil {
 		return badParam("time", err)
 	}
-	opts, e := a.queryOpts(r)
-	if e != nil {
-		return e
-	}
-	ctx, release, e := a.queryContext(r)
-	if e != nil {
-		return e
-	}
-	defer release()
-	qs := r.FormValue("query")
-	qry, err := a.engine.NewInstantQuery(ctx, a.db, opts, qs, ts)
-	if err != nil {
-		return constructionError(err)
-	}
-	defer qry.Close()
-	return a.exec(ctx, qry, qs, respond)
+	return a.run(r, respond, func(ctx context.Context, opts promql.QueryOpts, qs string) (promql.Query, error) {
+		return a.engine.NewInstantQuery(ctx, a.db, opts, qs, ts)
+	})
 }
 
 // queryRange serves /api/v1/query_range: query, start, end, step, timeout.
@@ -272,6 +259,14 @@ func (a *apiServer) queryRange(r *http.Request, respond func(any, annotations.An
 	if end.Sub(start)/step > maxPointsPerSeries {
 		return &apiError{errBadData, errors.New("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)")}
 	}
+	return a.run(r, respond, func(ctx context.Context, opts promql.QueryOpts, qs string) (promql.Query, error) {
+		return a.engine.NewRangeQuery(ctx, a.db, opts, qs, start, end, step)
+	})
+}
+
+// run builds the query of parameter query with newQuery, under the request's
+// lookback_delta and timeout and an evaluation slot, and executes it.
+func (a *apiServer) run(r *http.Request, respond func(any, annotations.Annotations, string), newQuery func(context.Context, promql.QueryOpts, string) (promql.Query, error)) *apiError {
 	opts, e := a.queryOpts(r)
 	if e != nil {
 		return e
@@ -282,7 +277,7 @@ func (a *apiServer) queryRange(r *http.Request, respond func(any, annotations.An
 	}
 	defer release()
 	qs := r.FormValue("query")
-	qry, err := a.engine.NewRangeQuery(ctx, a.db, opts, qs, start, end, step)
+	qry, err := newQuery(ctx, opts, qs)
 	if err != nil {
 		return constructionError(err)
 	}
@@ -339,25 +334,29 @@ func engineError(err error) *apiError {
 	return &apiError{errExec, err}
 }
 
-// selection reads start, end and match[] for the metadata endpoints.
-func (a *apiServer) selection(r *http.Request, requireMatch bool) (mint, maxt int64, sets [][]*labels.Matcher, e *apiError) {
+// selection reads start, end and match[] for the metadata endpoints and
+// opens a querier over that time range; the caller closes it.
+func (a *apiServer) selection(r *http.Request, requireMatch bool) (q storage.Querier, mint, maxt int64, sets [][]*labels.Matcher, e *apiError) {
 	var err error
 	if mint, err = msOr(r.FormValue("start"), minTimeMs); err != nil {
-		return 0, 0, nil, badParam("start", err)
+		return nil, 0, 0, nil, badParam("start", err)
 	}
 	if maxt, err = msOr(r.FormValue("end"), maxTimeMs); err != nil {
-		return 0, 0, nil, badParam("end", err)
+		return nil, 0, 0, nil, badParam("end", err)
 	}
 	matches := r.Form["match[]"]
 	if requireMatch && len(matches) == 0 {
-		return 0, 0, nil, &apiError{errBadData, errors.New("no match[] parameter provided")}
+		return nil, 0, 0, nil, &apiError{errBadData, errors.New("no match[] parameter provided")}
 	}
 	if len(matches) > 0 {
 		if sets, err = a.parser.ParseMetricSelectors(matches); err != nil {
-			return 0, 0, nil, badParam("match[]", err)
+			return nil, 0, 0, nil, badParam("match[]", err)
 		}
 	}
-	return mint, maxt, sets, nil
+	if q, err = a.db.Querier(mint, maxt); err != nil {
+		return nil, 0, 0, nil, engineError(err)
+	}
+	return q, mint, maxt, sets, nil
 }
 
 // labelNames serves /api/v1/labels: start, end, match[].
@@ -381,13 +380,9 @@ func (a *apiServer) labelValues(r *http.Request, respond func(any, annotations.A
 // labelQuery runs get once per matcher set (once with none when no
 // match[] is given) and answers the sorted union.
 func (a *apiServer) labelQuery(r *http.Request, get func(context.Context, storage.Querier, []*labels.Matcher) ([]string, annotations.Annotations, error), respond func(any, annotations.Annotations, string)) *apiError {
-	mint, maxt, sets, e := a.selection(r, false)
+	q, _, _, sets, e := a.selection(r, false)
 	if e != nil {
 		return e
-	}
-	q, err := a.db.Querier(mint, maxt)
-	if err != nil {
-		return engineError(err)
 	}
 	defer q.Close()
 	if len(sets) == 0 {
@@ -414,13 +409,9 @@ func (a *apiServer) labelQuery(r *http.Request, get func(context.Context, storag
 
 // series serves /api/v1/series: match[] (required), start, end.
 func (a *apiServer) series(r *http.Request, respond func(any, annotations.Annotations, string)) *apiError {
-	mint, maxt, sets, e := a.selection(r, true)
+	q, mint, maxt, sets, e := a.selection(r, true)
 	if e != nil {
 		return e
-	}
-	q, err := a.db.Querier(mint, maxt)
-	if err != nil {
-		return engineError(err)
 	}
 	defer q.Close()
 	hints := &storage.SelectHints{Start: mint, End: maxt, Func: "series"}

@@ -1,6 +1,7 @@
 package specimen
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -210,68 +211,28 @@ func DefaultConfig() Config {
 
 // applyDefaults fills zero fields with their documented defaults.
 func (c *Config) applyDefaults() {
-	if c.Pods == 0 {
-		c.Pods = 1
-	}
-	if c.PodRate == 0 {
-		c.PodRate = 100
-	}
-	if c.Balancer == "" {
-		c.Balancer = RoundRobin
-	}
-	if c.MaxQueue == 0 {
-		c.MaxQueue = 100_000
-	}
-	if c.RetryAfter == 0 {
-		c.RetryAfter = time.Second
-	}
-	if c.CoDelTarget == 0 {
-		c.CoDelTarget = 5 * time.Millisecond
-	}
-	if c.CoDelInterval == 0 {
-		c.CoDelInterval = 100 * time.Millisecond
-	}
-	if c.LimitStatus == 0 {
-		c.LimitStatus = 503
-	}
+	c.Pods = cmp.Or(c.Pods, 1)
+	c.PodRate = cmp.Or(c.PodRate, 100)
+	c.Balancer = cmp.Or(c.Balancer, RoundRobin)
+	c.MaxQueue = cmp.Or(c.MaxQueue, 100_000)
+	c.RetryAfter = cmp.Or(c.RetryAfter, time.Second)
+	c.CoDelTarget = cmp.Or(c.CoDelTarget, 5*time.Millisecond)
+	c.CoDelInterval = cmp.Or(c.CoDelInterval, 100*time.Millisecond)
+	c.LimitStatus = cmp.Or(c.LimitStatus, 503)
 	g := &c.Gateway
-	if g.TryTimeout == 0 {
-		g.TryTimeout = 300 * time.Millisecond
-	}
-	if g.MaxInFlight == 0 {
-		g.MaxInFlight = 50_000
-	}
+	g.TryTimeout = cmp.Or(g.TryTimeout, 300*time.Millisecond)
+	g.MaxInFlight = cmp.Or(g.MaxInFlight, 50_000)
 	a := &c.Autoscaler
-	if a.Signal == "" {
-		a.Signal = SignalCPU
-	}
-	if a.Target == 0 {
-		a.Target = 0.5
-	}
-	if a.SyncPeriod == 0 {
-		a.SyncPeriod = time.Second
-	}
-	if a.MetricWindow == 0 {
-		a.MetricWindow = 5 * time.Second
-	}
-	if a.Tolerance == 0 {
-		a.Tolerance = 0.1
-	}
-	if a.ScaleUpFactor == 0 {
-		a.ScaleUpFactor = 2
-	}
-	if a.DeadTime == 0 {
-		a.DeadTime = 5 * time.Second
-	}
-	if a.DownscaleStabilization == 0 {
-		a.DownscaleStabilization = 30 * time.Second
-	}
-	if a.MinReplicas == 0 {
-		a.MinReplicas = c.Pods
-	}
-	if a.MaxReplicas == 0 {
-		a.MaxReplicas = 10 * c.Pods
-	}
+	a.Signal = cmp.Or(a.Signal, SignalCPU)
+	a.Target = cmp.Or(a.Target, 0.5)
+	a.SyncPeriod = cmp.Or(a.SyncPeriod, time.Second)
+	a.MetricWindow = cmp.Or(a.MetricWindow, 5*time.Second)
+	a.Tolerance = cmp.Or(a.Tolerance, 0.1)
+	a.ScaleUpFactor = cmp.Or(a.ScaleUpFactor, 2)
+	a.DeadTime = cmp.Or(a.DeadTime, 5*time.Second)
+	a.DownscaleStabilization = cmp.Or(a.DownscaleStabilization, 30*time.Second)
+	a.MinReplicas = cmp.Or(a.MinReplicas, c.Pods)
+	a.MaxReplicas = cmp.Or(a.MaxReplicas, 10*c.Pods)
 }
 
 // ErrConfig is wrapped by every validation error of New.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trigger-test/trigger/internal/testwait"
 )
 
 // startLoopback serves cfg on 127.0.0.1 and returns its base URL.
@@ -26,7 +28,7 @@ func startLoopback(t *testing.T, cfg Config) (*Server, string) {
 	go func() { done <- s.Serve(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := receive(t, done, 30*time.Second, "Serve to return after its context ended"); err != nil {
+		if err := testwait.Receive(t, done, 30*time.Second, "Serve to return after its context ended"); err != nil {
 			t.Errorf("serve: %v", err)
 		}
 	})
@@ -104,7 +106,7 @@ func TestHTTPAdmissionRefusal(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	waitFor(t, 10*time.Second, "the first request inside", func() bool { return s.Stats().Ingress() > 0 })
+	testwait.For(t, 10*time.Second, time.Millisecond, "the first request inside", func() bool { return s.Stats().Ingress() > 0 })
 	resp, body := get(t, base+"/work", nil)
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "2" || resp.Header.Get(HeaderReason) != "admission" || body != "admission\n" {
 		t.Fatalf("refusal %d %v %q", resp.StatusCode, resp.Header, body)

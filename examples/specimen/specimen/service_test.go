@@ -4,6 +4,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/trigger-test/trigger/internal/testwait"
 )
 
 // newTestServer starts a specimen inside the current synctest bubble and
@@ -256,7 +258,7 @@ func TestOvershootDoesNotAccumulate(t *testing.T) {
 		}
 		items = append(items, it)
 	}
-	receive(t, items[99].done, 10*time.Second, "the last of 100 requests of 2 ms to be served")
+	testwait.Receive(t, items[99].done, 10*time.Second, "the last of 100 requests of 2 ms to be served")
 	// On the virtual clock the last one ended exactly 100 service times
 	// after the first began, however late each timer fired.
 	p := (*s.svc.readyList.Load())[0]
