@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 const driverScenario = `
@@ -69,7 +69,7 @@ func TestNewFromScenario(t *testing.T) {
 		d.Request.Header.Get("X-Test") != "yes" {
 		t.Errorf("request %+v", d.Request)
 	}
-	if d.Timeout != 800*time.Millisecond || d.Arrivals != loadgen.Uniform || d.MaxInFlight != 300 ||
+	if d.Timeout != 800*time.Millisecond || d.Arrivals != vocab.Uniform || d.MaxInFlight != 300 ||
 		d.Tracers == nil || d.Tracers.Rate != 5 {
 		t.Errorf("driver %+v", d)
 	}
@@ -77,7 +77,7 @@ func TestNewFromScenario(t *testing.T) {
 		Horizon(s) != 150*time.Second {
 		t.Errorf("stages %+v, horizon %v", d.Stages, Horizon(s))
 	}
-	if d.Retry.MaxRetries != 2 || !d.Retry.On.Has(loadgen.Outcome503) || d.Retry.Backoff.Kind != loadgen.BackoffExponential ||
+	if d.Retry.MaxRetries != 2 || !d.Retry.On.Has(vocab.Outcome503) || d.Retry.Backoff.Kind != vocab.BackoffExponential ||
 		test.Retry.MaxRetries != d.Retry.MaxRetries {
 		t.Errorf("retry %+v", d.Retry)
 	}

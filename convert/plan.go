@@ -7,13 +7,14 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // clientLayer is the clients' own retry layer as the model sees it in the
 // failed state, where every attempt times out.
 func clientLayer(s *scenarios.Scenario, p loadgen.RetryPolicy) analysis.RetryLayer {
 	l := analysis.RetryLayer{Name: "client", MaxRetries: p.MaxRetries}
-	if !p.On.Has(loadgen.OutcomeTimeout) {
+	if !p.On.Has(vocab.OutcomeTimeout) {
 		// Clients that do not retry a timeout bring one attempt per request
 		// to a service whose every attempt times out.
 		l.MaxRetries = 0

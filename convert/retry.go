@@ -43,7 +43,7 @@ func retryPolicy(c scenarios.Client) (loadgen.RetryPolicy, error) {
 // policy: the middle of the jitter bounds, the previous mean standing in
 // for the previous delay (decorrelated jitter). Empty when there is none.
 func meanBackoffs(p loadgen.RetryPolicy) []float64 {
-	if p.Backoff.Kind == loadgen.BackoffNone || p.MaxRetries == 0 {
+	if p.Backoff.Kind == vocab.BackoffNone || p.MaxRetries == 0 {
 		return nil
 	}
 	out := make([]float64, p.MaxRetries)

@@ -92,7 +92,7 @@ func retrySettleS(s *scenarios.Scenario, p loadgen.RetryPolicy) float64 {
 	if p.Budget != nil {
 		w := p.BudgetWindow
 		if w <= 0 {
-			w = loadgen.DefaultBudgetWindow
+			w = vocab.DefaultBudgetWindow
 		}
 		settle += w.Seconds()
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // simRetry makes loadgen's Retrier the request-level model's retry
@@ -36,9 +37,9 @@ func (s simRetry) FirstAttempt(nowS float64) { s.r.FirstAttempt(seconds(nowS)) }
 func (s simRetry) Succeeded(nowS float64)    { s.r.Succeeded(seconds(nowS)) }
 
 func (s simRetry) Failed(nowS float64, f analysis.RetryFailure) (bool, float64) {
-	outcome := loadgen.OutcomeTimeout
+	outcome := vocab.OutcomeTimeout
 	if f.Kind == analysis.FailureRefused {
-		outcome = loadgen.Outcome503
+		outcome = vocab.Outcome503
 	}
 	d := s.r.Failed(seconds(nowS), loadgen.Failure{
 		Attempt:   f.Attempt,

@@ -8,6 +8,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -19,7 +20,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 	timeout := analysis.RetryFailure{Kind: analysis.FailureTimeout}
 	refused := analysis.RetryFailure{Kind: analysis.FailureRefused}
 	at := func(f analysis.RetryFailure, attempt int) analysis.RetryFailure { f.Attempt = attempt; return f }
-	exp := loadgen.Backoff{Kind: loadgen.BackoffExponential, Base: 100 * time.Millisecond, Max: time.Second, Jitter: loadgen.JitterFull}
+	exp := loadgen.Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull}
 	for _, tc := range []struct {
 		name   string
 		policy loadgen.RetryPolicy
@@ -30,7 +31,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 		hi    []float64
 	}{
 		// A cap of 2: attempts 1 and 2 are retried, attempt 3 is not.
-		{"cap", loadgen.RetryPolicy{MaxRetries: 2, On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout)},
+		{"cap", loadgen.RetryPolicy{MaxRetries: 2, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)},
 			func(d analysis.RetryDecider) (int, []float64) {
 				n := 0
 				for a := 1; a <= 3; a++ {
@@ -41,20 +42,20 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 				return n, nil
 			}, 2, nil, nil},
 		// Only timeouts retried: a refusal (503) is not.
-		{"class", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout)},
+		{"class", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)},
 			func(d analysis.RetryDecider) (int, []float64) {
 				ok, _ := d.Failed(1, at(refused, 1))
 				return map[bool]int{true: 1}[ok], nil
 			}, 0, nil, nil},
 		// 503 in the classes: the refusal is retried.
-		{"refusal retried", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(loadgen.Outcome503)},
+		{"refusal retried", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.Outcome503)},
 			func(d analysis.RetryDecider) (int, []float64) {
 				ok, _ := d.Failed(1, at(refused, 1))
 				return map[bool]int{true: 1}[ok], nil
 			}, 1, nil, nil},
 		// A budget of 0.2 over 100 first attempts in the window grants 20
 		// of 100 retries.
-		{"budget", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout), Budget: ptr(0.2)},
+		{"budget", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(0.2)},
 			func(d analysis.RetryDecider) (int, []float64) {
 				for i := range 100 {
 					d.FirstAttempt(float64(i) * 0.01)
@@ -68,7 +69,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 				return n, nil
 			}, 20, nil, nil},
 		// A token bucket of 30 tokens and 10 per timeout retry: three retries.
-		{"token bucket", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout),
+		{"token bucket", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout),
 			TokenBucket: &loadgen.TokenBucket{Capacity: 30, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1}},
 			func(d analysis.RetryDecider) (int, []float64) {
 				n := 0
@@ -81,7 +82,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 			}, 3, nil, nil},
 		// An overall deadline of 2 s: a failure 1.5 s after the request
 		// started still retries, one at 2.5 s does not.
-		{"deadline", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout), Deadline: 2 * time.Second},
+		{"deadline", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Deadline: 2 * time.Second},
 			func(d analysis.RetryDecider) (int, []float64) {
 				n := 0
 				for _, now := range []float64{1.5, 2.5} {
@@ -93,7 +94,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 			}, 1, nil, nil},
 		// Exponential backoff with full jitter: retry n waits within
 		// [0, min(0.1·2^(n−1), 1)] seconds.
-		{"backoff bounds", loadgen.RetryPolicy{MaxRetries: 6, On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout), Backoff: exp},
+		{"backoff bounds", loadgen.RetryPolicy{MaxRetries: 6, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Backoff: exp},
 			func(d analysis.RetryDecider) (int, []float64) {
 				n, delays := 0, []float64{}
 				for a := 1; a <= 6; a++ {
@@ -131,8 +132,8 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 
 // The same policy decides the same way for a seed, differently for another.
 func TestSimRetryJitterSeeded(t *testing.T) {
-	m := SimRetry(loadgen.RetryPolicy{MaxRetries: 3, On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout),
-		Backoff: loadgen.Backoff{Kind: loadgen.BackoffConstant, Base: time.Second, Jitter: loadgen.JitterFull}})
+	m := SimRetry(loadgen.RetryPolicy{MaxRetries: 3, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout),
+		Backoff: loadgen.Backoff{Kind: vocab.BackoffConstant, Base: time.Second, Jitter: vocab.JitterFull}})
 	f := analysis.RetryFailure{Attempt: 1, Kind: analysis.FailureTimeout}
 	_, a := m.New(7).Failed(1, f)
 	_, b := m.New(7).Failed(1, f)
@@ -219,7 +220,7 @@ func TestRequestModelWithLoadgenBudget(t *testing.T) {
 			Pods:        4,
 			PodRatePerS: 100,
 			TimeoutS:    1,
-			Retry:       SimRetry(loadgen.RetryPolicy{MaxRetries: 3, On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout), Budget: ptr(beta)}),
+			Retry:       SimRetry(loadgen.RetryPolicy{MaxRetries: 3, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(beta)}),
 			Seed:        1,
 		})
 		if err != nil {
@@ -243,7 +244,7 @@ func BenchmarkRequestSimLoadgenRetry(b *testing.B) {
 		PodRatePerS: 100,
 		ServiceTime: analysis.ServiceExponential,
 		TimeoutS:    1,
-		Retry:       SimRetry(loadgen.RetryPolicy{MaxRetries: 2, On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout)}),
+		Retry:       SimRetry(loadgen.RetryPolicy{MaxRetries: 2, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)}),
 		Seed:        1,
 	}
 	b.ReportAllocs()

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // maxDrain is how much of a response body an attempt reads; the rest is
@@ -49,7 +51,7 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 		d.met.attempts[k][o].Inc()
 		d.met.duration[k].Observe(took.Seconds())
 
-		if o == OutcomeOK {
+		if o == vocab.OutcomeOK {
 			d.retrier.Succeeded(end)
 			d.rec.done(end, lr.cohort, lr.attempt, o, took, true, true)
 			d.met.requests[0].Inc()
@@ -132,18 +134,18 @@ func (d *Driver) trace(ctx context.Context, n uint64) {
 // read to its end (0 when none was). The attempt's timeout is timeout, or
 // less when the overall deadline of the logical request is closer;
 // X-Deadline-Ms carries it.
-func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration, attemptHdr string) (Outcome, time.Duration, int) {
+func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration, attemptHdr string) (vocab.Outcome, time.Duration, int) {
 	if dl := d.cfg.Retry.Deadline; dl > 0 && lr.attempt > 0 {
 		timeout = min(timeout, lr.started+dl-now)
 	}
 	if timeout <= 0 {
-		return OutcomeTimeout, 0, 0
+		return vocab.OutcomeTimeout, 0, 0
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := d.newRequest(actx, lr, timeout, attemptHdr)
 	if err != nil {
-		return OutcomeOther, 0, 0
+		return vocab.OutcomeOther, 0, 0
 	}
 	resp, err := d.rt.RoundTrip(req)
 	if err != nil {
@@ -151,7 +153,7 @@ func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration,
 	}
 	o := ClassifyStatus(resp.StatusCode, d.cfg.OKStatus)
 	var ra time.Duration
-	if o == Outcome429 || o == Outcome503 {
+	if o == vocab.Outcome429 || o == vocab.Outcome503 {
 		ra = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))

@@ -7,66 +7,32 @@ import (
 	"github.com/trigger-test/trigger/vocab"
 )
 
-// BackoffKind is how the delay before a retry grows with the retry number;
-// the names and the parser are vocab's.
-type BackoffKind = vocab.BackoffKind
-
-const (
-	// BackoffNone retries immediately.
-	BackoffNone = vocab.BackoffNone
-	// BackoffConstant waits Base before every retry.
-	BackoffConstant = vocab.BackoffConstant
-	// BackoffExponential waits Base·2^(n−1) before retry n, capped at Max.
-	BackoffExponential = vocab.BackoffExponential
-)
-
-// Jitter is how a backoff delay is randomised (the AWS Architecture Blog's
-// "Exponential Backoff And Jitter" variants); the names and the parser are
-// vocab's.
-type Jitter = vocab.Jitter
-
-const (
-	// JitterNone uses the backoff delay d as is.
-	JitterNone = vocab.JitterNone
-	// JitterFull draws uniformly in [0, d].
-	JitterFull = vocab.JitterFull
-	// JitterEqual draws uniformly in [d/2, d].
-	JitterEqual = vocab.JitterEqual
-	// JitterDecorrelated draws uniformly in [Base, 3·prev] (prev = the previous
-	// delay, Base for the first retry), capped at Max (DefaultBackoffMax if 0).
-	JitterDecorrelated = vocab.JitterDecorrelated
-)
-
 // Backoff is the delay before a retry. Backoff and jitter delay retries
 // without removing any: they do not change the amplification A
 // (docs/model.md, "Retry debt and amplification").
 type Backoff struct {
-	Kind   BackoffKind
+	Kind   vocab.BackoffKind
 	Base   time.Duration // constant delay, or the first exponential delay
-	Max    time.Duration // cap on the delay (exponential and decorrelated); 0 = DefaultBackoffMax (10 s)
-	Jitter Jitter
+	Max    time.Duration // cap on the delay (exponential and decorrelated); 0 = vocab.DefaultBackoffMax (10 s)
+	Jitter vocab.Jitter
 }
 
-// DefaultBackoffMax caps exponential and decorrelated delays when
-// Backoff.Max is 0: 10 s, the scenario's default of client.retry.backoff.max.
-const DefaultBackoffMax = vocab.DefaultBackoffMax
-
-// cap returns the delay cap: Max, or DefaultBackoffMax when Max is 0.
+// cap returns the delay cap: Max, or vocab.DefaultBackoffMax when Max is 0.
 func (b Backoff) cap() time.Duration {
 	if b.Max > 0 {
 		return b.Max
 	}
-	return DefaultBackoffMax
+	return vocab.DefaultBackoffMax
 }
 
 // Nominal returns the delay before retry n (1 = the first retry) before
-// jitter: 0, Base, or Base·2^(n−1) capped at Max (DefaultBackoffMax when
+// jitter: 0, Base, or Base·2^(n−1) capped at Max (vocab.DefaultBackoffMax when
 // Max is 0).
 func (b Backoff) Nominal(n int) time.Duration {
 	switch b.Kind {
-	case BackoffConstant:
+	case vocab.BackoffConstant:
 		return b.Base
-	case BackoffExponential:
+	case vocab.BackoffExponential:
 		c := b.cap()
 		d := b.Base
 		for i := 1; i < n && d < c; i++ {
@@ -83,16 +49,16 @@ func (b Backoff) Nominal(n int) time.Duration {
 // Bounds returns the interval [lo, hi] that Delay draws from for retry n
 // (1 = first) after a previous delay prev.
 func (b Backoff) Bounds(n int, prev time.Duration) (lo, hi time.Duration) {
-	if b.Kind == BackoffNone {
+	if b.Kind == vocab.BackoffNone {
 		return 0, 0
 	}
 	d := b.Nominal(n)
 	switch b.Jitter {
-	case JitterFull:
+	case vocab.JitterFull:
 		return 0, d
-	case JitterEqual:
+	case vocab.JitterEqual:
 		return d / 2, d
-	case JitterDecorrelated:
+	case vocab.JitterDecorrelated:
 		if prev < b.Base {
 			prev = b.Base
 		}
@@ -112,7 +78,7 @@ func (b Backoff) Bounds(n int, prev time.Duration) (lo, hi time.Duration) {
 // prev, uniformly within Bounds. rng may be nil only for JitterNone.
 func (b Backoff) Delay(n int, prev time.Duration, rng *rand.Rand) time.Duration {
 	lo, hi := b.Bounds(n, prev)
-	if hi <= lo || b.Jitter == JitterNone {
+	if hi <= lo || b.Jitter == vocab.JitterNone {
 		return hi
 	}
 	return lo + time.Duration(rng.Int64N(int64(hi-lo)+1))

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // fakeRT is an in-memory transport for tests in a synctest bubble: respond
@@ -75,7 +77,7 @@ func TestClockScheduleExact(t *testing.T) {
 			return status(200)
 		})
 		stages := []Stage{Constant(2*time.Second, 100), Constant(2*time.Second, 1000), Ramp(2*time.Second, 1000, 0)}
-		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: stages, Arrivals: Uniform,
+		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: stages, Arrivals: vocab.Uniform,
 			Timeout: time.Second, Transport: rt, Tracers: &Tracers{Rate: 4, Timeout: time.Second}})
 		tot := checkAccounting(t, d)
 		tl := d.Timeline()
@@ -92,7 +94,7 @@ func TestClockScheduleExact(t *testing.T) {
 			t.Errorf("lag %+v, totals %+v", tot.Lag, tot.Second)
 		}
 		// Tracers: 4 per second for the 6 s of the schedule, each waited 30 ms.
-		if tot.TracerSent != 24 || tot.TracerOutcomes[OutcomeOK] != 24 || tot.TracerWait.Max < 0.029 || tot.TracerWait.Max > 0.031 {
+		if tot.TracerSent != 24 || tot.TracerOutcomes[vocab.OutcomeOK] != 24 || tot.TracerWait.Max < 0.029 || tot.TracerWait.Max > 0.031 {
 			t.Errorf("tracers sent %d, outcomes %v, wait %+v", tot.TracerSent, tot.TracerOutcomes, tot.TracerWait)
 		}
 		// In flight at the end of second 2 (1000/s, 30 ms each): 30 ± 1 (the
@@ -112,9 +114,9 @@ func TestClockRetryTimes(t *testing.T) {
 			return status(500)
 		})
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(time.Second, 1)},
-			Arrivals: Uniform, Timeout: 300 * time.Millisecond, Transport: rt,
-			Retry: RetryPolicy{MaxRetries: 5, On: NewOutcomeSet(Outcome5xx), Deadline: 900 * time.Millisecond,
-				Backoff: Backoff{Kind: BackoffExponential, Base: 100 * time.Millisecond, Max: time.Second}}})
+			Arrivals: vocab.Uniform, Timeout: 300 * time.Millisecond, Transport: rt,
+			Retry: RetryPolicy{MaxRetries: 5, On: NewOutcomeSet(vocab.Outcome5xx), Deadline: 900 * time.Millisecond,
+				Backoff: Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: time.Second}}})
 		tot := checkAccounting(t, d)
 		if len(rt.log) != 1 {
 			t.Fatalf("%d logical requests, want 1", len(rt.log))
@@ -143,10 +145,10 @@ func TestClockTimeoutRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := newFakeRT(hang)
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(2*time.Second, 50)},
-			Arrivals: Uniform, Timeout: time.Second, Transport: rt,
-			Retry: RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(OutcomeTimeout)}})
+			Arrivals: vocab.Uniform, Timeout: time.Second, Transport: rt,
+			Retry: RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.OutcomeTimeout)}})
 		tot := checkAccounting(t, d)
-		if tot.Sent != 100 || tot.Retries != 300 || tot.RetryOutcomes[OutcomeTimeout] != 300 || tot.Failed != 100 {
+		if tot.Sent != 100 || tot.Retries != 300 || tot.RetryOutcomes[vocab.OutcomeTimeout] != 300 || tot.Failed != 100 {
 			t.Errorf("totals %+v", tot.Second)
 		}
 		if el := d.Elapsed(); el != 5980*time.Millisecond {
@@ -167,7 +169,7 @@ func TestClockReplan(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := newFakeRT(func(r *http.Request) (*http.Response, error) { return status(200) })
 		d := newBubbleDriver(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(time.Minute, 100)},
-			Arrivals: Uniform, Timeout: time.Second, Transport: rt})
+			Arrivals: vocab.Uniform, Timeout: time.Second, Transport: rt})
 		done := make(chan error)
 		go func() { done <- d.Run(context.Background()) }()
 		time.Sleep(1505 * time.Millisecond)
@@ -199,7 +201,7 @@ func TestClockDropBeyondMaxLag(t *testing.T) {
 		d.started.Store(true)
 		time.Sleep(time.Second)
 		ctx := context.Background()
-		none := NewSchedule(nil, Uniform, 0)                   // no other arrival to skip
+		none := NewSchedule(nil, vocab.Uniform, 0)             // no other arrival to skip
 		d.first(ctx, 850*time.Millisecond, none, 0, time.Hour) // 150 ms late: dropped
 		d.first(ctx, 950*time.Millisecond, none, 0, time.Hour) // 50 ms late: sent
 		d.attempts.Wait()
@@ -221,7 +223,7 @@ func TestClockZeroRateIsAPause(t *testing.T) {
 		rt := newFakeRT(func(r *http.Request) (*http.Response, error) { return status(200) })
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"},
 			Stages:   []Stage{Constant(time.Second, 10), Constant(3*time.Second, 0)},
-			Arrivals: Uniform, Timeout: time.Second, Transport: rt, Tracers: &Tracers{Rate: 2, Timeout: time.Second}})
+			Arrivals: vocab.Uniform, Timeout: time.Second, Transport: rt, Tracers: &Tracers{Rate: 2, Timeout: time.Second}})
 		tot := checkAccounting(t, d)
 		if el := d.Elapsed(); el != 4*time.Second {
 			t.Errorf("run ended at %v, want 4s (the end of the zero-rate stage)", el)

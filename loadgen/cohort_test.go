@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // failFirst answers a first attempt 500 and a retry 200, after 10 ms.
@@ -36,27 +38,27 @@ func TestCohortsAmplification(t *testing.T) {
 	}{
 		// Every attempt fails, R = 2: three attempts per request, none succeeds.
 		{"every attempt fails, R = 2", after(10*time.Millisecond, 500), time.Second,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(Outcome5xx)}, 3, false, false},
+			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.Outcome5xx)}, 3, false, false},
 		// The same with timeouts and a backoff: a request spans 1.8 s, its
 		// retries are sent in the next seconds but count in its cohort.
 		{"retries in later seconds", hang, 400 * time.Millisecond,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(OutcomeTimeout), Backoff: Backoff{Kind: BackoffConstant, Base: 300 * time.Millisecond}},
+			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.OutcomeTimeout), Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 300 * time.Millisecond}},
 			3, false, true},
 		// Every attempt succeeds: one attempt per request.
 		{"every attempt succeeds", after(10*time.Millisecond, 200), time.Second,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(Outcome5xx)}, 1, true, false},
+			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.Outcome5xx)}, 1, true, false},
 		// A 4xx is an answer, not retried unless listed.
 		{"4xx not retried", after(10*time.Millisecond, 404), time.Second,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(Outcome5xx, OutcomeOther)}, 1, false, false},
+			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.Outcome5xx, vocab.OutcomeOther)}, 1, false, false},
 		// The first attempt fails, its retry succeeds: two attempts, success.
 		{"retry succeeds", failFirst, time.Second,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(Outcome5xx)}, 2, true, false},
+			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.Outcome5xx)}, 2, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(3*time.Second, 20)},
-					Arrivals: Uniform, Timeout: tc.timeout, Transport: newFakeRT(tc.respond), Retry: tc.retry})
+					Arrivals: vocab.Uniform, Timeout: tc.timeout, Transport: newFakeRT(tc.respond), Retry: tc.retry})
 				checkAccounting(t, d)
 				cs, tl := d.Cohorts(0), d.Timeline()
 				if len(cs) < 3 {
@@ -106,13 +108,13 @@ func TestCohortsOpen(t *testing.T) {
 		// First attempts fail at once, retries wait 2 s and succeed: open
 		// while waiting, ended once the retries are answered (by 2.92 s).
 		{"retries waiting for their backoff", failFirst,
-			RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(Outcome5xx), Backoff: Backoff{Kind: BackoffConstant, Base: 2 * time.Second}}, 0,
+			RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome5xx), Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 2 * time.Second}}, 0,
 			[]check{{1500 * time.Millisecond, Cohort{First: 10, Attempts: 10, Open: 10}},
 				{2515 * time.Millisecond, Cohort{First: 10, Attempts: 16, Succeeded: 5, Open: 5}}},
 			Cohort{First: 10, Attempts: 20, Succeeded: 10}},
 		// Cancelling the run ends the requests whose retries wait.
 		{"run cancelled", failFirst,
-			RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(Outcome5xx), Backoff: Backoff{Kind: BackoffConstant, Base: 2 * time.Second}},
+			RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome5xx), Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 2 * time.Second}},
 			1500 * time.Millisecond,
 			[]check{{1200 * time.Millisecond, Cohort{First: 10, Attempts: 10, Open: 10}}},
 			Cohort{First: 10, Attempts: 10}},
@@ -121,7 +123,7 @@ func TestCohortsOpen(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				d := newBubbleDriver(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(time.Second, 10)},
-					Arrivals: Uniform, Timeout: 5 * time.Second, Transport: newFakeRT(tc.respond), Retry: tc.retry})
+					Arrivals: vocab.Uniform, Timeout: 5 * time.Second, Transport: newFakeRT(tc.respond), Retry: tc.retry})
 				if cs := d.Cohorts(0); cs != nil {
 					t.Errorf("cohorts before the run: %+v", cs)
 				}

@@ -30,17 +30,14 @@ type Request struct {
 // long timeout and no retries, tagged X-Attempt: 0, whose latency measures
 // the queue wait even while every normal attempt times out.
 type Tracers struct {
-	Rate    float64       // probes per second, evenly spaced; 0 means DefaultTracerRate; at most MaxTracerRate
-	Timeout time.Duration // probe patience; 0 means DefaultTracerTimeout
+	Rate    float64       // probes per second, evenly spaced; 0 means vocab.DefaultTracerRate; at most MaxTracerRate
+	Timeout time.Duration // probe patience; 0 means vocab.DefaultTracerTimeout
 }
 
 // Defaults of Config and Tracers; those a scenario also fills in are
 // vocab's.
 const (
-	DefaultMaxInFlight   = vocab.DefaultMaxInFlight         // Config.MaxInFlight, concurrent attempts (20000)
-	DefaultMaxLag        = time.Second                      // Config.MaxLag
-	DefaultTracerRate    = float64(vocab.DefaultTracerRate) // Tracers.Rate, probes per second (2)
-	DefaultTracerTimeout = vocab.DefaultTracerTimeout       // Tracers.Timeout (60 s)
+	DefaultMaxLag = time.Second // Config.MaxLag
 	// MaxTracerRate is the highest Tracers.Rate NewDriver accepts, probes
 	// per second (100): tracers are probes, not load, and each one waits up
 	// to its long timeout holding a slot.
@@ -50,16 +47,16 @@ const (
 // Config configures a Driver.
 type Config struct {
 	Request  Request
-	Stages   []Stage  // first-attempt rate schedule
-	Arrivals Arrivals // Poisson or Uniform
-	Seed     uint64   // seeds the schedule and the jitter
+	Stages   []Stage        // first-attempt rate schedule
+	Arrivals vocab.Arrivals // Poisson or Uniform
+	Seed     uint64         // seeds the schedule and the jitter
 	Timeout  time.Duration
 	Retry    RetryPolicy
 	// MaxInFlight bounds concurrent attempts and tracers together (each
 	// holds a connection: a file descriptor); a first attempt or retry due
 	// while it is reached is refused and counted, a tracer is not sent and
 	// counted (Second.TracerRefused). It also bounds the retries waiting
-	// for their backoff. 0 means DefaultMaxInFlight. NewDriver lowers it
+	// for their backoff. 0 means vocab.DefaultMaxInFlight. NewDriver lowers it
 	// to what the open-file limit allows (see Bounds, Driver.MaxInFlight).
 	MaxInFlight int
 	Tracers     *Tracers // nil = no tracers
@@ -150,15 +147,15 @@ func NewDriver(cfg Config) (*Driver, error) {
 	if cfg.MaxInFlight < 0 || cfg.MaxLag < 0 {
 		return nil, errors.New("loadgen: negative max in flight or max lag")
 	}
-	cfg.MaxInFlight = cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight)
+	cfg.MaxInFlight = cmp.Or(cfg.MaxInFlight, vocab.DefaultMaxInFlight)
 	cfg.MaxLag = cmp.Or(cfg.MaxLag, DefaultMaxLag)
 	if t := cfg.Tracers; t != nil {
 		tc := *t
 		if tc.Rate < 0 || tc.Timeout < 0 {
 			return nil, errors.New("loadgen: negative tracer rate or timeout")
 		}
-		tc.Rate = cmp.Or(tc.Rate, DefaultTracerRate)
-		tc.Timeout = cmp.Or(tc.Timeout, DefaultTracerTimeout)
+		tc.Rate = cmp.Or(tc.Rate, float64(vocab.DefaultTracerRate))
+		tc.Timeout = cmp.Or(tc.Timeout, vocab.DefaultTracerTimeout)
 		if tc.Rate > MaxTracerRate || math.IsNaN(tc.Rate) {
 			return nil, fmt.Errorf("loadgen: tracer rate %g/s above the most allowed (%g/s)", tc.Rate, MaxTracerRate)
 		}

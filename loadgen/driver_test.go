@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/trigger-test/trigger/internal/testwait"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // seen records what a test server received.
@@ -156,7 +157,7 @@ func checkAccounting(t *testing.T, d *Driver) Totals {
 		sum.Failed += s.Failed
 		sum.TracerSent += s.TracerSent
 		sum.TracerRefused += s.TracerRefused
-		for o := range NumOutcomes {
+		for o := range vocab.NumOutcomes {
 			sum.FirstOutcomes[o] += s.FirstOutcomes[o]
 			sum.RetryOutcomes[o] += s.RetryOutcomes[o]
 		}
@@ -217,13 +218,13 @@ func TestDriverNeverAnswers(t *testing.T) {
 	d := runDriver(t, Config{
 		Request:  Request{URL: srv.URL + "/work", Header: http.Header{"X-Test": {"trigger"}}},
 		Stages:   []Stage{Constant(time.Second, 40)},
-		Arrivals: Uniform,
+		Arrivals: vocab.Uniform,
 		Timeout:  200 * time.Millisecond,
-		Retry:    RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(OutcomeTimeout)},
+		Retry:    RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.OutcomeTimeout)},
 	})
 	tot := checkAccounting(t, d)
-	if tot.Sent != 40 || tot.Retries != 80 || tot.FirstOutcomes[OutcomeTimeout] != 40 ||
-		tot.RetryOutcomes[OutcomeTimeout] != 80 || tot.Failed != 40 || tot.Succeeded != 0 {
+	if tot.Sent != 40 || tot.Retries != 80 || tot.FirstOutcomes[vocab.OutcomeTimeout] != 40 ||
+		tot.RetryOutcomes[vocab.OutcomeTimeout] != 80 || tot.Failed != 40 || tot.Succeeded != 0 {
 		t.Errorf("totals %+v", tot.Second)
 	}
 	if tot.AttemptsByNumber[1] != 40 || tot.AttemptsByNumber[2] != 40 || tot.AttemptsByNumber[3] != 40 {
@@ -275,14 +276,14 @@ func TestDriverRetryAfter(t *testing.T) {
 	d := runDriver(t, Config{
 		Request:  Request{URL: srv.URL},
 		Stages:   []Stage{Constant(500*time.Millisecond, 40)},
-		Arrivals: Poisson,
+		Arrivals: vocab.Poisson,
 		Seed:     3,
 		Timeout:  time.Second,
-		Retry: RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(Outcome503), RetryAfter: true,
-			Backoff: Backoff{Kind: BackoffConstant, Base: 10 * time.Millisecond}},
+		Retry: RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.Outcome503), RetryAfter: true,
+			Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 10 * time.Millisecond}},
 	})
 	tot := checkAccounting(t, d)
-	if tot.Sent == 0 || tot.FirstOutcomes[Outcome503] != tot.Sent || tot.RetryOutcomes[OutcomeOK] != tot.Sent ||
+	if tot.Sent == 0 || tot.FirstOutcomes[vocab.Outcome503] != tot.Sent || tot.RetryOutcomes[vocab.OutcomeOK] != tot.Sent ||
 		tot.Succeeded != tot.Sent || tot.Failed != 0 {
 		t.Errorf("totals %+v", tot.Second)
 	}
@@ -308,12 +309,12 @@ func TestDriverAlways503(t *testing.T) {
 	})
 	d := runDriver(t, Config{
 		Request: Request{URL: srv.URL, Method: "POST", Body: []byte(`{"x":1}`)},
-		Stages:  []Stage{Constant(time.Second, 30)}, Arrivals: Uniform,
+		Stages:  []Stage{Constant(time.Second, 30)}, Arrivals: vocab.Uniform,
 		Timeout: time.Second,
-		Retry:   RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(Outcome503, Outcome5xx)},
+		Retry:   RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome503, vocab.Outcome5xx)},
 	})
 	tot := checkAccounting(t, d)
-	if tot.Sent != 30 || tot.Retries != 30 || tot.FirstOutcomes[Outcome503] != 30 || tot.RetryOutcomes[Outcome503] != 30 || tot.Failed != 30 {
+	if tot.Sent != 30 || tot.Retries != 30 || tot.FirstOutcomes[vocab.Outcome503] != 30 || tot.RetryOutcomes[vocab.Outcome503] != 30 || tot.Failed != 30 {
 		t.Errorf("totals %+v", tot.Second)
 	}
 }
@@ -331,11 +332,11 @@ func TestDriverFast(t *testing.T) {
 		Stages:  []Stage{Constant(time.Second, 100), Ramp(time.Second, 100, 300)},
 		Seed:    9,
 		Timeout: time.Second,
-		Retry:   RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(OutcomeTimeout, Outcome5xx)},
+		Retry:   RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx)},
 		Tracers: &Tracers{Rate: 10, Timeout: time.Second},
 	})
 	tot := checkAccounting(t, d)
-	if tot.Sent == 0 || tot.Succeeded != tot.Sent || tot.Retries != 0 || tot.FirstOutcomes[OutcomeOK] != tot.Sent {
+	if tot.Sent == 0 || tot.Succeeded != tot.Sent || tot.Retries != 0 || tot.FirstOutcomes[vocab.OutcomeOK] != tot.Sent {
 		t.Errorf("totals %+v", tot.Second)
 	}
 	if tot.Dropped != 0 || tot.Refused != 0 {
@@ -344,7 +345,7 @@ func TestDriverFast(t *testing.T) {
 	if c := s.conns.Load(); c*2 > tot.Sent {
 		t.Errorf("%d connections for %d attempts: keep-alive not reused", c, tot.Sent)
 	}
-	if tot.TracerSent == 0 || tot.TracerOutcomes[OutcomeOK]+tot.TracerOutcomes[OutcomeOther] != tot.TracerSent || tot.TracerWait.Count == 0 {
+	if tot.TracerSent == 0 || tot.TracerOutcomes[vocab.OutcomeOK]+tot.TracerOutcomes[vocab.OutcomeOther] != tot.TracerSent || tot.TracerWait.Count == 0 {
 		t.Errorf("tracers: sent %d, outcomes %v, wait %+v", tot.TracerSent, tot.TracerOutcomes, tot.TracerWait)
 	}
 	s.mu.Lock()
@@ -367,12 +368,12 @@ func TestDriverConnectError(t *testing.T) {
 	l.Close()
 	d := runDriver(t, Config{
 		Request: Request{URL: "http://" + addr + "/"},
-		Stages:  []Stage{Constant(time.Second, 20)}, Arrivals: Uniform,
+		Stages:  []Stage{Constant(time.Second, 20)}, Arrivals: vocab.Uniform,
 		Timeout: time.Second,
-		Retry:   RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(OutcomeConnect)},
+		Retry:   RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.OutcomeConnect)},
 	})
 	tot := checkAccounting(t, d)
-	if tot.Sent != 20 || tot.FirstOutcomes[OutcomeConnect] != 20 || tot.RetryOutcomes[OutcomeConnect] != 20 {
+	if tot.Sent != 20 || tot.FirstOutcomes[vocab.OutcomeConnect] != 20 || tot.RetryOutcomes[vocab.OutcomeConnect] != 20 {
 		t.Errorf("totals %+v", tot.Second)
 	}
 }
@@ -394,10 +395,10 @@ func TestDriverMaxInFlight(t *testing.T) {
 	d := runDriver(t, Config{
 		Transport: ct,
 		Request:   Request{URL: srv.URL},
-		Stages:    []Stage{Constant(time.Second, 100)}, Arrivals: Uniform,
+		Stages:    []Stage{Constant(time.Second, 100)}, Arrivals: vocab.Uniform,
 		Timeout:     500 * time.Millisecond,
 		MaxInFlight: 10,
-		Retry:       RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(OutcomeTimeout)},
+		Retry:       RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.OutcomeTimeout)},
 	})
 	tot := checkAccounting(t, d)
 	if p := ct.peak.Load(); p > 10 || p < 1 {
@@ -422,9 +423,9 @@ func TestDriverDeadline(t *testing.T) {
 	})
 	d := runDriver(t, Config{
 		Request: Request{URL: srv.URL},
-		Stages:  []Stage{Constant(500*time.Millisecond, 20)}, Arrivals: Uniform,
+		Stages:  []Stage{Constant(500*time.Millisecond, 20)}, Arrivals: vocab.Uniform,
 		Timeout: 200 * time.Millisecond,
-		Retry:   RetryPolicy{MaxRetries: 10, On: NewOutcomeSet(OutcomeTimeout), Deadline: 500 * time.Millisecond},
+		Retry:   RetryPolicy{MaxRetries: 10, On: NewOutcomeSet(vocab.OutcomeTimeout), Deadline: 500 * time.Millisecond},
 	})
 	tot := checkAccounting(t, d)
 	if tot.Failed != tot.Sent {
@@ -460,8 +461,8 @@ func TestDriverCancel(t *testing.T) {
 		Request:   Request{URL: srv.URL},
 		Stages:    []Stage{Constant(20*time.Second, 50)},
 		Timeout:   150 * time.Millisecond,
-		Retry: RetryPolicy{MaxRetries: 5, On: NewOutcomeSet(OutcomeTimeout),
-			Backoff: Backoff{Kind: BackoffConstant, Base: 5 * time.Second}},
+		Retry: RetryPolicy{MaxRetries: 5, On: NewOutcomeSet(vocab.OutcomeTimeout),
+			Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 5 * time.Second}},
 		Tracers: &Tracers{Rate: 5},
 	})
 	if err != nil {
@@ -473,7 +474,7 @@ func TestDriverCancel(t *testing.T) {
 	go func() { done <- d.Run(ctx) }()
 	testwait.For(t, 10*time.Second, 10*time.Millisecond, "a retry queued or 20 first attempts timed out", func() bool {
 		tot := d.Totals()
-		return tot.Retries > 0 || tot.FirstOutcomes[OutcomeTimeout] >= 20
+		return tot.Retries > 0 || tot.FirstOutcomes[vocab.OutcomeTimeout] >= 20
 	})
 	cancel()
 	select {
@@ -485,7 +486,7 @@ func TestDriverCancel(t *testing.T) {
 		t.Fatal("Run did not return after cancel")
 	}
 	tot := checkAccounting(t, d)
-	if tot.Sent == 0 || tot.FirstOutcomes[OutcomeOther] == 0 || tot.Failed != tot.Sent || d.rq.len() != 0 {
+	if tot.Sent == 0 || tot.FirstOutcomes[vocab.OutcomeOther] == 0 || tot.Failed != tot.Sent || d.rq.len() != 0 {
 		t.Errorf("totals %+v", tot.Second)
 	}
 }
@@ -497,7 +498,7 @@ func TestDriverReplan(t *testing.T) {
 	srv := server(t, s, func(w http.ResponseWriter, r *http.Request) { s.note(r) })
 	d, err := NewDriver(Config{
 		Request: Request{URL: srv.URL},
-		Stages:  []Stage{Constant(60*time.Second, 50)}, Arrivals: Uniform,
+		Stages:  []Stage{Constant(60*time.Second, 50)}, Arrivals: vocab.Uniform,
 		Timeout: time.Second,
 	})
 	if err != nil {
@@ -581,7 +582,7 @@ func TestDriverRegisterer(t *testing.T) {
 	srv := server(t, s, func(w http.ResponseWriter, r *http.Request) { s.note(r) })
 	reg := prometheus.NewRegistry()
 	cfg := Config{Request: Request{URL: srv.URL}, Stages: []Stage{Constant(200*time.Millisecond, 50)},
-		Arrivals: Uniform, Timeout: time.Second, Registerer: reg}
+		Arrivals: vocab.Uniform, Timeout: time.Second, Registerer: reg}
 	d := runDriver(t, cfg)
 	tot := checkAccounting(t, d)
 	mfs, err := reg.Gather()

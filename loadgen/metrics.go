@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // kind is the label value of an attempt's kind.
@@ -26,7 +28,7 @@ var kindNames = [numKinds]string{"first", "retry", "tracer"}
 type metrics struct {
 	reg      *prometheus.Registry
 	planned  prometheus.Counter
-	attempts [numKinds][NumOutcomes]prometheus.Counter
+	attempts [numKinds][vocab.NumOutcomes]prometheus.Counter
 	sent     [numKinds]prometheus.Counter
 	requests [2]prometheus.Counter // succeeded, failed
 	dropped  prometheus.Counter
@@ -82,7 +84,7 @@ func newMetrics(inFlight, pending func() float64, extra prometheus.Registerer) (
 	for k := range numKinds {
 		m.sent[k] = sent.WithLabelValues(kindNames[k])
 		m.duration[k] = duration.WithLabelValues(kindNames[k])
-		for o := range NumOutcomes {
+		for o := range vocab.NumOutcomes {
 			m.attempts[k][o] = attempts.WithLabelValues(kindNames[k], o.String())
 		}
 	}

@@ -14,47 +14,14 @@ import (
 	"github.com/trigger-test/trigger/vocab"
 )
 
-// Outcome is the class of one attempt's result; the names and the parser
-// are vocab's.
-type Outcome = vocab.Outcome
-
-const (
-	// OutcomeOK is a response with a status that counts as success:
-	// 200–299, or the statuses listed in Config.OKStatus.
-	OutcomeOK = vocab.OutcomeOK
-	// OutcomeTimeout is an attempt the client gave up on (its per-attempt
-	// timeout or the overall deadline expired before the whole response arrived).
-	OutcomeTimeout = vocab.OutcomeTimeout
-	// OutcomeConnect is a failure to connect or a connection that failed
-	// before any response: refused, reset, closed without a response.
-	OutcomeConnect = vocab.OutcomeConnect
-	// Outcome5xx is a 5xx response other than 503.
-	Outcome5xx = vocab.Outcome5xx
-	// Outcome429 is a 429 Too Many Requests response.
-	Outcome429 = vocab.Outcome429
-	// Outcome503 is a 503 Service Unavailable response.
-	Outcome503 = vocab.Outcome503
-	// Outcome4xx is a 4xx response other than 429: the service answered, with
-	// a client error (told apart from OutcomeOther, a broken exchange).
-	Outcome4xx = vocab.Outcome4xx
-	// OutcomeOther is anything else: malformed responses, attempts cancelled
-	// because the run ended, requests that could not be built, and
-	// responses with a status below 400 that is not a success (not in
-	// Config.OKStatus: a redirect, which is never followed, or a 2xx the
-	// clients do not accept).
-	OutcomeOther = vocab.OutcomeOther
-	// NumOutcomes is the number of outcome classes (array sizes).
-	NumOutcomes = vocab.NumOutcomes
-)
-
 // OutcomeSet is a set of outcome classes (a bit per Outcome).
 type OutcomeSet uint16
 
 // NewOutcomeSet returns the set of the given outcomes.
-func NewOutcomeSet(os ...Outcome) OutcomeSet {
+func NewOutcomeSet(os ...vocab.Outcome) OutcomeSet {
 	var s OutcomeSet
 	for _, o := range os {
-		if o < NumOutcomes {
+		if o < vocab.NumOutcomes {
 			s |= 1 << o
 		}
 	}
@@ -75,12 +42,12 @@ func ParseOutcomeSet(names []string) (OutcomeSet, error) {
 }
 
 // Has reports whether o is in the set.
-func (s OutcomeSet) Has(o Outcome) bool { return o < NumOutcomes && s&(1<<o) != 0 }
+func (s OutcomeSet) Has(o vocab.Outcome) bool { return o < vocab.NumOutcomes && s&(1<<o) != 0 }
 
 // String lists the set's outcomes, comma-separated.
 func (s OutcomeSet) String() string {
 	var parts []string
-	for o := Outcome(0); o < NumOutcomes; o++ {
+	for o := vocab.Outcome(0); o < vocab.NumOutcomes; o++ {
 		if s.Has(o) {
 			parts = append(parts, o.String())
 		}
@@ -91,20 +58,20 @@ func (s OutcomeSet) String() string {
 // ClassifyStatus returns the outcome of an HTTP status code when ok lists
 // the statuses that are a success (empty: 200–299). A listed status is
 // OutcomeOK whatever it is; an unlisted one below 400 is OutcomeOther.
-func ClassifyStatus(code int, ok []int) Outcome {
+func ClassifyStatus(code int, ok []int) vocab.Outcome {
 	switch {
 	case len(ok) == 0 && code >= 200 && code <= 299, slices.Contains(ok, code):
-		return OutcomeOK
+		return vocab.OutcomeOK
 	case code == http.StatusTooManyRequests:
-		return Outcome429
+		return vocab.Outcome429
 	case code == http.StatusServiceUnavailable:
-		return Outcome503
+		return vocab.Outcome503
 	case code >= 500:
-		return Outcome5xx
+		return vocab.Outcome5xx
 	case code >= 400:
-		return Outcome4xx
+		return vocab.Outcome4xx
 	}
-	return OutcomeOther
+	return vocab.OutcomeOther
 }
 
 // answeredStatus reports whether a response read whole with status code
@@ -118,30 +85,30 @@ func answeredStatus(code int) bool {
 
 // serverError reports whether the attempt was answered with a status ≥ 500
 // (Outcome5xx, Outcome503).
-func serverError(o Outcome) bool { return o == Outcome5xx || o == Outcome503 }
+func serverError(o vocab.Outcome) bool { return o == vocab.Outcome5xx || o == vocab.Outcome503 }
 
 // ClassifyError returns the outcome of an error returned by a round trip or
 // by reading the response body. attemptCtx is the attempt's context: when its
 // deadline has passed the attempt is a timeout whatever error surfaced first.
-func ClassifyError(attemptCtx context.Context, err error) Outcome {
+func ClassifyError(attemptCtx context.Context, err error) vocab.Outcome {
 	if errors.Is(attemptCtx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
-		return OutcomeTimeout
+		return vocab.OutcomeTimeout
 	}
 	if errors.Is(err, context.Canceled) {
-		return OutcomeOther
+		return vocab.OutcomeOther
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return OutcomeTimeout
+		return vocab.OutcomeTimeout
 	}
 	var oe *net.OpError
 	if errors.As(err, &oe) && oe.Op == "dial" {
-		return OutcomeConnect
+		return vocab.OutcomeConnect
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EADDRNOTAVAIL) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return OutcomeConnect
+		return vocab.OutcomeConnect
 	}
-	return OutcomeOther
+	return vocab.OutcomeOther
 }

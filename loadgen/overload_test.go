@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // A spike far beyond what one process can send (50 million first attempts
@@ -16,14 +18,14 @@ import (
 func TestDriverRateBeyondReach(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		arrivals Arrivals
+		arrivals vocab.Arrivals
 		// minPlanned is the fewest arrivals second 2 may plan: exactly 10
 		// when uniform; a Poisson count of mean 10 is below 1 with
 		// probability 5e-5 (below 5 with 3 %, too often for a test).
 		minPlanned int64
 	}{
-		{"uniform", Uniform, 9},
-		{"poisson", Poisson, 1},
+		{"uniform", vocab.Uniform, 9},
+		{"poisson", vocab.Poisson, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSeen()
@@ -69,7 +71,7 @@ func TestClockTracersHoldSlots(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ct := &countingRT{rt: newFakeRT(hang)}
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(2*time.Second, 20)},
-			Arrivals: Uniform, Timeout: time.Second, Transport: ct, MaxInFlight: 5,
+			Arrivals: vocab.Uniform, Timeout: time.Second, Transport: ct, MaxInFlight: 5,
 			Tracers: &Tracers{Rate: 20, Timeout: 10 * time.Second}})
 		tot := checkAccounting(t, d)
 		if p := ct.peak.Load(); p > 5 {
@@ -102,11 +104,11 @@ func TestDriverNeverFollowsRedirects(t *testing.T) {
 		name    string
 		netHTTP bool  // net/http's Transport instead of the lean one
 		ok      []int // Config.OKStatus
-		want    Outcome
+		want    vocab.Outcome
 	}{
-		{"lean", false, nil, OutcomeOther},
-		{"net/http", true, nil, OutcomeOther},
-		{"302 listed as ok", false, []int{200, 302}, OutcomeOK},
+		{"lean", false, nil, vocab.OutcomeOther},
+		{"net/http", true, nil, vocab.OutcomeOther},
+		{"302 listed as ok", false, []int{200, 302}, vocab.OutcomeOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			elsewhere := newSeen()
@@ -123,13 +125,13 @@ func TestDriverNeverFollowsRedirects(t *testing.T) {
 				rt = nt
 			}
 			d := runDriver(t, Config{Request: Request{URL: srv.URL}, Stages: []Stage{Constant(500*time.Millisecond, 20)},
-				Arrivals: Uniform, Timeout: time.Second, Transport: rt, OKStatus: tc.ok,
-				Retry: RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(OutcomeOther)}})
+				Arrivals: vocab.Uniform, Timeout: time.Second, Transport: rt, OKStatus: tc.ok,
+				Retry: RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.OutcomeOther)}})
 			tot := checkAccounting(t, d)
 			if tot.Sent != 10 || tot.FirstOutcomes[tc.want] != 10 {
 				t.Errorf("sent %d, first outcomes %v; want 10 %v", tot.Sent, tot.FirstOutcomes, tc.want)
 			}
-			if wantOK := tc.want == OutcomeOK; (tot.Succeeded == tot.Sent) != wantOK {
+			if wantOK := tc.want == vocab.OutcomeOK; (tot.Succeeded == tot.Sent) != wantOK {
 				t.Errorf("succeeded %d of %d", tot.Succeeded, tot.Sent)
 			}
 			elsewhere.mu.Lock()

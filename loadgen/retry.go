@@ -28,7 +28,7 @@ type RetryPolicy struct {
 	// Budget is β: retries ≤ β × first attempts over BudgetWindow
 	// (A = 1 + β); nil = none.
 	Budget       *float64
-	BudgetWindow time.Duration // sliding window of the budget; 0 = DefaultBudgetWindow (10 s)
+	BudgetWindow time.Duration // sliding window of the budget; 0 = vocab.DefaultBudgetWindow (10 s)
 	TokenBucket  *TokenBucket  // nil = none
 	Backoff      Backoff
 	RetryAfter   bool // honour Retry-After on 429/503 (wins over backoff)
@@ -43,11 +43,6 @@ type RetryPolicy struct {
 // RetryPolicy.RetryAfterMax is 0.
 const DefaultRetryAfterMax = time.Minute
 
-// DefaultBudgetWindow is the budget window used when
-// RetryPolicy.BudgetWindow is 0: 10 s, the scenario's default of
-// client.retry.budget_window.
-const DefaultBudgetWindow = vocab.DefaultBudgetWindow
-
 // budgetBuckets is the number of buckets the budget window is cut into; see
 // Retrier for why the bucketing can only make the budget stricter.
 const budgetBuckets = 100
@@ -59,7 +54,7 @@ const MinRetryRemaining = time.Millisecond
 // Failure describes a failed attempt of a logical request.
 type Failure struct {
 	Attempt    int           // 1 = first attempt
-	Outcome    Outcome       // class of the failure
+	Outcome    vocab.Outcome // class of the failure
 	RetryAfter time.Duration // from the response; 0 = none
 	Started    time.Duration // when the logical request started (for Deadline)
 	PrevDelay  time.Duration // the previous backoff delay (decorrelated jitter)
@@ -110,7 +105,7 @@ func NewRetrier(p RetryPolicy, rng *rand.Rand) *Retrier {
 		rng = rand.New(rand.NewPCG(1, 2))
 	}
 	if p.BudgetWindow <= 0 {
-		p.BudgetWindow = DefaultBudgetWindow
+		p.BudgetWindow = vocab.DefaultBudgetWindow
 	}
 	r := &Retrier{p: p, rng: rng}
 	r.width = p.BudgetWindow / budgetBuckets
@@ -135,7 +130,7 @@ func (p RetryPolicy) Validate() error {
 		return fmt.Errorf("loadgen: retry: negative budget window or deadline")
 	case p.Backoff.Base < 0 || p.Backoff.Max < 0:
 		return fmt.Errorf("loadgen: retry: negative backoff")
-	case p.Backoff.Kind > BackoffExponential || p.Backoff.Jitter > JitterDecorrelated:
+	case p.Backoff.Kind > vocab.BackoffExponential || p.Backoff.Jitter > vocab.JitterDecorrelated:
 		return fmt.Errorf("loadgen: retry: unknown backoff kind or jitter")
 	}
 	if tb := p.TokenBucket; tb != nil && (tb.Capacity < 0 || tb.RetryCost < 0 || tb.TimeoutCost < 0 || tb.SuccessRefund < 0) {
@@ -211,7 +206,7 @@ func (r *Retrier) Failed(now time.Duration, f Failure) Decision {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var delay time.Duration
-	if p.RetryAfter && f.RetryAfter > 0 && (f.Outcome == Outcome429 || f.Outcome == Outcome503) {
+	if p.RetryAfter && f.RetryAfter > 0 && (f.Outcome == vocab.Outcome429 || f.Outcome == vocab.Outcome503) {
 		limit := p.RetryAfterMax
 		if limit <= 0 {
 			limit = DefaultRetryAfterMax
@@ -240,7 +235,7 @@ func (r *Retrier) Failed(now time.Duration, f Failure) Decision {
 	var cost float64
 	if tb := p.TokenBucket; tb != nil {
 		cost = tb.RetryCost
-		if f.Outcome == OutcomeTimeout {
+		if f.Outcome == vocab.OutcomeTimeout {
 			cost = tb.TimeoutCost
 		}
 		if r.tokens < cost {

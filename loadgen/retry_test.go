@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -37,7 +39,7 @@ func (h *eventHeap) Pop() any {
 // constant rate for dur, every attempt fails with outcome after timeout, and
 // retries are sent after the decided delay. It returns first attempts and
 // all attempts, and checks the trailing-window budget at every grant.
-func simulateAllFail(t interface{ Fatalf(string, ...any) }, p RetryPolicy, rate float64, dur, timeout time.Duration, outcome Outcome) (firsts, attempts int) {
+func simulateAllFail(t interface{ Fatalf(string, ...any) }, p RetryPolicy, rate float64, dur, timeout time.Duration, outcome vocab.Outcome) (firsts, attempts int) {
 	r := NewRetrier(p, rand.New(rand.NewPCG(3, 4)))
 	var h eventHeap
 	var firstTimes, retryTimes []time.Duration
@@ -92,9 +94,9 @@ func TestRetrierAmplificationCap(t *testing.T) {
 	// Every attempt fails: attempts per first attempt is exactly R + 1
 	// (docs/model.md, "Retry debt and amplification"), whatever the backoff.
 	for _, R := range []int{0, 1, 2, 5} {
-		for _, b := range []Backoff{{}, {Kind: BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: JitterFull}} {
-			p := RetryPolicy{MaxRetries: R, On: NewOutcomeSet(OutcomeTimeout), Backoff: b}
-			f, a := simulateAllFail(t, p, 100, 100*time.Second, time.Second, OutcomeTimeout)
+		for _, b := range []Backoff{{}, {Kind: vocab.BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull}} {
+			p := RetryPolicy{MaxRetries: R, On: NewOutcomeSet(vocab.OutcomeTimeout), Backoff: b}
+			f, a := simulateAllFail(t, p, 100, 100*time.Second, time.Second, vocab.OutcomeTimeout)
 			if a != (R+1)*f {
 				t.Errorf("R=%d backoff=%v: %d attempts for %d first attempts, want %d", R, b.Kind, a, f, (R+1)*f)
 			}
@@ -108,9 +110,9 @@ func TestRetrierAmplificationBudget(t *testing.T) {
 	// budget β gives A = 1 + β), and the budget holds at every grant
 	// (checked inside the simulation).
 	for _, beta := range []float64{0.1, 0.2, 0.5, 1} {
-		for _, b := range []Backoff{{}, {Kind: BackoffConstant, Base: 200 * time.Millisecond, Jitter: JitterEqual}} {
-			p := RetryPolicy{MaxRetries: 100, On: NewOutcomeSet(OutcomeTimeout), Budget: ptr(beta), BudgetWindow: 10 * time.Second, Backoff: b}
-			f, a := simulateAllFail(t, p, 50, 1000*time.Second, time.Second, OutcomeTimeout)
+		for _, b := range []Backoff{{}, {Kind: vocab.BackoffConstant, Base: 200 * time.Millisecond, Jitter: vocab.JitterEqual}} {
+			p := RetryPolicy{MaxRetries: 100, On: NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(beta), BudgetWindow: 10 * time.Second, Backoff: b}
+			f, a := simulateAllFail(t, p, 50, 1000*time.Second, time.Second, vocab.OutcomeTimeout)
 			got := float64(a) / float64(f)
 			if math.Abs(got-(1+beta)) > 0.01*(1+beta) {
 				t.Errorf("β=%v backoff=%v: %.4f attempts per first attempt, want %.4f ± 1 %%", beta, b.Kind, got, 1+beta)
@@ -123,20 +125,20 @@ func TestRetrierTokenBucket(t *testing.T) {
 	// With every attempt timing out and nothing refunding, the bucket allows
 	// exactly ⌊Capacity / TimeoutCost⌋ retries over the whole run.
 	tb := &TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1}
-	p := RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(OutcomeTimeout, Outcome5xx), TokenBucket: tb}
-	f, a := simulateAllFail(t, p, 100, 60*time.Second, time.Second, OutcomeTimeout)
+	p := RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx), TokenBucket: tb}
+	f, a := simulateAllFail(t, p, 100, 60*time.Second, time.Second, vocab.OutcomeTimeout)
 	if got := a - f; got != 50 {
 		t.Errorf("%d retries, want 50", got)
 	}
 	// Errors cost RetryCost: 100 retries.
-	f, a = simulateAllFail(t, p, 100, 60*time.Second, time.Second, Outcome5xx)
+	f, a = simulateAllFail(t, p, 100, 60*time.Second, time.Second, vocab.Outcome5xx)
 	if got := a - f; got != 100 {
 		t.Errorf("%d retries after 5xx, want 100", got)
 	}
 	// Successes refund up to the capacity, never beyond.
 	r := NewRetrier(p, nil)
 	for i := 0; i < 3; i++ {
-		if d := r.Failed(0, Failure{Attempt: 1, Outcome: OutcomeTimeout}); !d.Retry {
+		if d := r.Failed(0, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}); !d.Retry {
 			t.Fatalf("retry %d refused: %s", i, d.Reason)
 		}
 	}
@@ -152,7 +154,7 @@ func TestRetrierBudgetNeverExceeded(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		beta := rapid.Float64Range(0, 2).Draw(t, "beta")
 		w := time.Duration(rapid.IntRange(1, 5000).Draw(t, "window_ms")) * time.Millisecond
-		r := NewRetrier(RetryPolicy{MaxRetries: 1000, On: NewOutcomeSet(OutcomeTimeout), Budget: &beta, BudgetWindow: w}, nil)
+		r := NewRetrier(RetryPolicy{MaxRetries: 1000, On: NewOutcomeSet(vocab.OutcomeTimeout), Budget: &beta, BudgetWindow: w}, nil)
 		var firsts, retries []time.Duration
 		now := time.Duration(0)
 		n := rapid.IntRange(1, 400).Draw(t, "events")
@@ -163,7 +165,7 @@ func TestRetrierBudgetNeverExceeded(t *testing.T) {
 				firsts = append(firsts, now)
 				continue
 			}
-			if d := r.Failed(now, Failure{Attempt: 1, Outcome: OutcomeTimeout}); d.Retry {
+			if d := r.Failed(now, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}); d.Retry {
 				retries = append(retries, now)
 				checkBudget(t, beta, w, firsts, retries)
 			} else if d.Reason != "budget" {
@@ -177,10 +179,10 @@ func TestRetrierBudgetNeverExceeded(t *testing.T) {
 // max up to 30 s (0: the default).
 func drawBackoff(t *rapid.T) Backoff {
 	return Backoff{
-		Kind:   BackoffKind(rapid.IntRange(0, 2).Draw(t, "kind")),
+		Kind:   vocab.BackoffKind(rapid.IntRange(0, 2).Draw(t, "kind")),
 		Base:   time.Duration(rapid.Int64Range(0, int64(time.Second)).Draw(t, "base")),
 		Max:    time.Duration(rapid.Int64Range(0, int64(30*time.Second)).Draw(t, "max")),
-		Jitter: Jitter(rapid.IntRange(0, 3).Draw(t, "jitter")),
+		Jitter: vocab.Jitter(rapid.IntRange(0, 3).Draw(t, "jitter")),
 	}
 }
 
@@ -192,26 +194,26 @@ func TestBackoffBounds(t *testing.T) {
 		// The nominal delay, from the definitions.
 		cap := b.Max
 		if cap == 0 {
-			cap = DefaultBackoffMax
+			cap = vocab.DefaultBackoffMax
 		}
 		var d time.Duration
 		switch b.Kind {
-		case BackoffConstant:
+		case vocab.BackoffConstant:
 			d = b.Base
-		case BackoffExponential:
+		case vocab.BackoffExponential:
 			d = time.Duration(min(float64(b.Base)*math.Pow(2, float64(n-1)), float64(cap)))
 		}
 		var lo, hi time.Duration
 		switch {
-		case b.Kind == BackoffNone:
+		case b.Kind == vocab.BackoffNone:
 			lo, hi = 0, 0
-		case b.Jitter == JitterNone:
+		case b.Jitter == vocab.JitterNone:
 			lo, hi = d, d
-		case b.Jitter == JitterFull:
+		case b.Jitter == vocab.JitterFull:
 			lo, hi = 0, d
-		case b.Jitter == JitterEqual:
+		case b.Jitter == vocab.JitterEqual:
 			lo, hi = d/2, d
-		case b.Jitter == JitterDecorrelated:
+		case b.Jitter == vocab.JitterDecorrelated:
 			hi = min(3*max(prev, b.Base), cap)
 			lo = min(b.Base, hi)
 		}
@@ -228,14 +230,14 @@ func TestBackoffBounds(t *testing.T) {
 // A zero Max caps exponential and decorrelated delays at the scenario's
 // documented default of client.retry.backoff.max, 10 s.
 func TestBackoffDefaultMax(t *testing.T) {
-	if DefaultBackoffMax != 10*time.Second {
-		t.Fatalf("DefaultBackoffMax = %v, want the documented 10s", DefaultBackoffMax)
+	if vocab.DefaultBackoffMax != 10*time.Second {
+		t.Fatalf("DefaultBackoffMax = %v, want the documented 10s", vocab.DefaultBackoffMax)
 	}
-	exp := Backoff{Kind: BackoffExponential, Base: time.Second}
+	exp := Backoff{Kind: vocab.BackoffExponential, Base: time.Second}
 	if got := exp.Nominal(30); got != 10*time.Second {
 		t.Errorf("exponential Nominal(30) with Max 0 = %v, want 10s", got)
 	}
-	dec := Backoff{Kind: BackoffExponential, Base: time.Second, Jitter: JitterDecorrelated}
+	dec := Backoff{Kind: vocab.BackoffExponential, Base: time.Second, Jitter: vocab.JitterDecorrelated}
 	if _, hi := dec.Bounds(5, time.Minute); hi != 10*time.Second {
 		t.Errorf("decorrelated upper bound with Max 0 = %v, want 10s", hi)
 	}
@@ -245,14 +247,14 @@ func TestRetryAfterWins(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		b := drawBackoff(t)
 		ra := time.Duration(rapid.Int64Range(1, int64(time.Minute)).Draw(t, "retry_after"))
-		o := rapid.SampledFrom([]Outcome{Outcome429, Outcome503, Outcome5xx, OutcomeTimeout}).Draw(t, "outcome")
+		o := rapid.SampledFrom([]vocab.Outcome{vocab.Outcome429, vocab.Outcome503, vocab.Outcome5xx, vocab.OutcomeTimeout}).Draw(t, "outcome")
 		honour := rapid.Bool().Draw(t, "honour")
-		r := NewRetrier(RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(Outcome429, Outcome503, Outcome5xx, OutcomeTimeout), Backoff: b, RetryAfter: honour}, nil)
+		r := NewRetrier(RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.Outcome429, vocab.Outcome503, vocab.Outcome5xx, vocab.OutcomeTimeout), Backoff: b, RetryAfter: honour}, nil)
 		d := r.Failed(0, Failure{Attempt: 1, Outcome: o, RetryAfter: ra})
 		if !d.Retry {
 			t.Fatalf("refused: %s", d.Reason)
 		}
-		uses := honour && (o == Outcome429 || o == Outcome503)
+		uses := honour && (o == vocab.Outcome429 || o == vocab.Outcome503)
 		if uses && d.Delay != ra {
 			t.Fatalf("%v with Retry-After %v: delay %v", o, ra, d.Delay)
 		}
@@ -265,13 +267,13 @@ func TestRetryAfterWins(t *testing.T) {
 func TestRetryNeverOutlivesDeadline(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		deadline := time.Duration(rapid.Int64Range(int64(time.Millisecond), int64(10*time.Second)).Draw(t, "deadline"))
-		p := RetryPolicy{MaxRetries: 10, On: NewOutcomeSet(Outcome503, OutcomeTimeout), RetryAfter: true, Deadline: deadline,
-			Backoff: Backoff{Kind: BackoffExponential, Base: 100 * time.Millisecond, Max: 5 * time.Second, Jitter: JitterFull}}
+		p := RetryPolicy{MaxRetries: 10, On: NewOutcomeSet(vocab.Outcome503, vocab.OutcomeTimeout), RetryAfter: true, Deadline: deadline,
+			Backoff: Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: 5 * time.Second, Jitter: vocab.JitterFull}}
 		r := NewRetrier(p, nil)
 		started := time.Duration(rapid.Int64Range(0, int64(time.Hour)).Draw(t, "started"))
 		now := started + time.Duration(rapid.Int64Range(0, int64(12*time.Second)).Draw(t, "elapsed"))
 		ra := time.Duration(rapid.Int64Range(0, int64(5*time.Second)).Draw(t, "retry_after"))
-		d := r.Failed(now, Failure{Attempt: rapid.IntRange(1, 10).Draw(t, "attempt"), Outcome: Outcome503, RetryAfter: ra, Started: started})
+		d := r.Failed(now, Failure{Attempt: rapid.IntRange(1, 10).Draw(t, "attempt"), Outcome: vocab.Outcome503, RetryAfter: ra, Started: started})
 		if d.Retry && now+d.Delay+MinRetryRemaining > started+deadline {
 			t.Fatalf("retry at %v outlives the deadline %v", now+d.Delay, started+deadline)
 		}
@@ -282,7 +284,7 @@ func TestRetryNeverOutlivesDeadline(t *testing.T) {
 }
 
 func TestRetrierReasons(t *testing.T) {
-	on := NewOutcomeSet(OutcomeTimeout, Outcome5xx)
+	on := NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx)
 	tests := []struct {
 		name string
 		p    RetryPolicy
@@ -290,19 +292,19 @@ func TestRetrierReasons(t *testing.T) {
 		want string
 	}{
 		// A class not in On is never retried.
-		{"class", RetryPolicy{MaxRetries: 2, On: on}, Failure{Attempt: 1, Outcome: Outcome429}, "class"},
+		{"class", RetryPolicy{MaxRetries: 2, On: on}, Failure{Attempt: 1, Outcome: vocab.Outcome429}, "class"},
 		// Attempt R+1 failing is the end: R retries were sent.
-		{"cap", RetryPolicy{MaxRetries: 2, On: on}, Failure{Attempt: 3, Outcome: OutcomeTimeout}, "cap"},
+		{"cap", RetryPolicy{MaxRetries: 2, On: on}, Failure{Attempt: 3, Outcome: vocab.OutcomeTimeout}, "cap"},
 		// R = 0 never retries.
-		{"no retries", RetryPolicy{On: on}, Failure{Attempt: 1, Outcome: OutcomeTimeout}, "cap"},
+		{"no retries", RetryPolicy{On: on}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "cap"},
 		// Attempt R may still retry.
-		{"last retry", RetryPolicy{MaxRetries: 2, On: on}, Failure{Attempt: 2, Outcome: Outcome5xx}, "retry"},
+		{"last retry", RetryPolicy{MaxRetries: 2, On: on}, Failure{Attempt: 2, Outcome: vocab.Outcome5xx}, "retry"},
 		// A budget with no first attempts in the window refuses.
-		{"budget", RetryPolicy{MaxRetries: 2, On: on, Budget: ptr(0.5)}, Failure{Attempt: 1, Outcome: OutcomeTimeout}, "budget"},
+		{"budget", RetryPolicy{MaxRetries: 2, On: on, Budget: ptr(0.5)}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "budget"},
 		// An empty token bucket refuses.
-		{"tokens", RetryPolicy{MaxRetries: 2, On: on, TokenBucket: &TokenBucket{Capacity: 4, TimeoutCost: 5}}, Failure{Attempt: 1, Outcome: OutcomeTimeout}, "tokens"},
+		{"tokens", RetryPolicy{MaxRetries: 2, On: on, TokenBucket: &TokenBucket{Capacity: 4, TimeoutCost: 5}}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "tokens"},
 		// A backoff that ends past the deadline refuses.
-		{"deadline", RetryPolicy{MaxRetries: 2, On: on, Deadline: time.Second, Backoff: Backoff{Kind: BackoffConstant, Base: 2 * time.Second}}, Failure{Attempt: 1, Outcome: OutcomeTimeout}, "deadline"},
+		{"deadline", RetryPolicy{MaxRetries: 2, On: on, Deadline: time.Second, Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 2 * time.Second}}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "deadline"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -316,7 +318,7 @@ func TestRetrierReasons(t *testing.T) {
 
 func TestParseOutcomeSet(t *testing.T) {
 	s, err := ParseOutcomeSet([]string{"timeout", "503"})
-	if err != nil || !s.Has(OutcomeTimeout) || !s.Has(Outcome503) || s.Has(OutcomeOK) || s.String() != "timeout,503" {
+	if err != nil || !s.Has(vocab.OutcomeTimeout) || !s.Has(vocab.Outcome503) || s.Has(vocab.OutcomeOK) || s.String() != "timeout,503" {
 		t.Errorf("ParseOutcomeSet = %v (%v), %v", s, uint16(s), err)
 	}
 	if _, err := ParseOutcomeSet([]string{"timeout", "teapot"}); err == nil {
@@ -327,19 +329,19 @@ func TestParseOutcomeSet(t *testing.T) {
 func TestClassifyStatus(t *testing.T) {
 	tests := []struct {
 		code int
-		want Outcome
+		want vocab.Outcome
 	}{
-		{200, OutcomeOK},    // success
-		{204, OutcomeOK},    // success without a body
-		{304, OutcomeOther}, // not a success by default: only 2xx is
-		{302, OutcomeOther}, // a redirect, never followed
-		{400, Outcome4xx},   // client error: the service answered
-		{404, Outcome4xx},   // client error
-		{499, Outcome4xx},   // the last 4xx
-		{429, Outcome429},   // rate limited, its own class
-		{500, Outcome5xx},   // server error
-		{503, Outcome503},   // unavailable, its own class
-		{504, Outcome5xx},   // gateway timeout is a 5xx
+		{200, vocab.OutcomeOK},    // success
+		{204, vocab.OutcomeOK},    // success without a body
+		{304, vocab.OutcomeOther}, // not a success by default: only 2xx is
+		{302, vocab.OutcomeOther}, // a redirect, never followed
+		{400, vocab.Outcome4xx},   // client error: the service answered
+		{404, vocab.Outcome4xx},   // client error
+		{499, vocab.Outcome4xx},   // the last 4xx
+		{429, vocab.Outcome429},   // rate limited, its own class
+		{500, vocab.Outcome5xx},   // server error
+		{503, vocab.Outcome503},   // unavailable, its own class
+		{504, vocab.Outcome5xx},   // gateway timeout is a 5xx
 	}
 	for _, tc := range tests {
 		if got := ClassifyStatus(tc.code, nil); got != tc.want {
@@ -352,17 +354,17 @@ func TestClassifyStatusOK(t *testing.T) {
 	tests := []struct {
 		code int
 		ok   []int
-		want Outcome
+		want vocab.Outcome
 	}{
-		{200, []int{200}, OutcomeOK},         // listed
-		{204, []int{200}, OutcomeOther},      // a 2xx the clients do not accept
-		{302, []int{200, 302}, OutcomeOK},    // a redirect the clients take as an answer
-		{301, []int{200, 302}, OutcomeOther}, // another redirect
-		{404, []int{200, 404}, OutcomeOK},    // a probe of a missing page
-		{400, []int{200, 404}, Outcome4xx},   // an unlisted 4xx keeps its class
-		{503, []int{200}, Outcome503},        // an unlisted 5xx keeps its class
-		{299, nil, OutcomeOK},                // the default: 200–299
-		{199, nil, OutcomeOther},             // informational: not a success
+		{200, []int{200}, vocab.OutcomeOK},         // listed
+		{204, []int{200}, vocab.OutcomeOther},      // a 2xx the clients do not accept
+		{302, []int{200, 302}, vocab.OutcomeOK},    // a redirect the clients take as an answer
+		{301, []int{200, 302}, vocab.OutcomeOther}, // another redirect
+		{404, []int{200, 404}, vocab.OutcomeOK},    // a probe of a missing page
+		{400, []int{200, 404}, vocab.Outcome4xx},   // an unlisted 4xx keeps its class
+		{503, []int{200}, vocab.Outcome503},        // an unlisted 5xx keeps its class
+		{299, nil, vocab.OutcomeOK},                // the default: 200–299
+		{199, nil, vocab.OutcomeOther},             // informational: not a success
 	}
 	for _, tc := range tests {
 		if got := ClassifyStatus(tc.code, tc.ok); got != tc.want {
@@ -372,15 +374,15 @@ func TestClassifyStatusOK(t *testing.T) {
 }
 
 func BenchmarkRetrierFailed(b *testing.B) {
-	p := RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(OutcomeTimeout), Budget: ptr(0.2),
+	p := RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(0.2),
 		TokenBucket: &TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1},
-		Backoff:     Backoff{Kind: BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: JitterFull}}
+		Backoff:     Backoff{Kind: vocab.BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull}}
 	r := NewRetrier(p, nil)
 	now := time.Duration(0)
 	for b.Loop() {
 		now += 100 * time.Microsecond
 		r.FirstAttempt(now)
-		r.Failed(now, Failure{Attempt: 1, Outcome: OutcomeTimeout, PrevDelay: 50 * time.Millisecond})
+		r.Failed(now, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout, PrevDelay: 50 * time.Millisecond})
 		r.Succeeded(now)
 	}
 }
@@ -394,8 +396,8 @@ func TestRetryAfterCapped(t *testing.T) {
 		{0, DefaultRetryAfterMax},
 		{5 * time.Second, 5 * time.Second},
 	} {
-		r := NewRetrier(RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(Outcome503), RetryAfter: true, RetryAfterMax: tc.max}, nil)
-		d := r.Failed(0, Failure{Attempt: 1, Outcome: Outcome503, RetryAfter: 24 * time.Hour})
+		r := NewRetrier(RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome503), RetryAfter: true, RetryAfterMax: tc.max}, nil)
+		d := r.Failed(0, Failure{Attempt: 1, Outcome: vocab.Outcome503, RetryAfter: 24 * time.Hour})
 		if !d.Retry || d.Delay != tc.want {
 			t.Errorf("RetryAfterMax %v: %+v, want a retry after %v", tc.max, d, tc.want)
 		}

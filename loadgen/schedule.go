@@ -28,19 +28,6 @@ func Ramp(d time.Duration, from, to float64) Stage {
 	return Stage{Duration: d, From: from, To: to}
 }
 
-// Arrivals is the arrival process of first attempts within the rate
-// schedule; the names and the parser are vocab's.
-type Arrivals = vocab.Arrivals
-
-const (
-	// Poisson arrivals: a (non-homogeneous) Poisson process whose intensity is
-	// the stage rate; inter-arrival times are exponential at a constant rate.
-	Poisson = vocab.Poisson
-	// Uniform arrivals: evenly spaced in the cumulative rate, the n-th first
-	// attempt planned exactly where the expected count reaches n−1.
-	Uniform = vocab.Uniform
-)
-
 // MaxRate is the highest stage rate, first attempts per second, that
 // ValidateStages accepts: a thousand times what one process can send
 // (about 10⁶ a second), so any spike a scenario can mean is accepted and
@@ -79,7 +66,7 @@ func ValidateStages(stages []Stage) error {
 // A Schedule is not safe for concurrent use.
 type Schedule struct {
 	stages   []Stage
-	arrivals Arrivals
+	arrivals vocab.Arrivals
 	rng      *rand.Rand
 
 	i      int           // current stage
@@ -90,13 +77,13 @@ type Schedule struct {
 
 // NewSchedule returns the schedule of the given stages. Negative rates are
 // treated as zero (NewDriver rejects them); seed fixes the Poisson draws.
-func NewSchedule(stages []Stage, arrivals Arrivals, seed uint64) *Schedule {
+func NewSchedule(stages []Stage, arrivals vocab.Arrivals, seed uint64) *Schedule {
 	s := &Schedule{
 		stages:   append([]Stage(nil), stages...),
 		arrivals: arrivals,
 		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 	}
-	if arrivals == Poisson {
+	if arrivals == vocab.Poisson {
 		s.target = s.rng.ExpFloat64()
 	}
 	return s
@@ -177,7 +164,7 @@ func (s *Schedule) End() time.Duration {
 
 // advance moves the target to the next arrival.
 func (s *Schedule) advance() {
-	if s.arrivals == Poisson {
+	if s.arrivals == vocab.Poisson {
 		s.target += s.rng.ExpFloat64()
 	} else {
 		s.target++

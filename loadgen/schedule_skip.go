@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // SkipBefore drops every arrival still to come that is planned before
@@ -25,7 +27,7 @@ func (s *Schedule) skipTo(lambda float64) int64 {
 	if !(x > 0) {
 		return 0
 	}
-	if s.arrivals == Poisson {
+	if s.arrivals == vocab.Poisson {
 		// The next arrival is at target < lambda; the others in
 		// (target, lambda) are a Poisson count; the one after lambda is
 		// an exponential beyond it.

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // SkipBefore counts the arrivals it skips without generating them, and
@@ -21,8 +23,8 @@ func TestScheduleSkipBeforeUniform(t *testing.T) {
 		{"nothing before", []Stage{Constant(time.Second, 40)}, 0},
 	}
 	for _, tc := range tests {
-		whole := collect(t, NewSchedule(tc.stages, Uniform, 1))
-		s := NewSchedule(tc.stages, Uniform, 1)
+		whole := collect(t, NewSchedule(tc.stages, vocab.Uniform, 1))
+		s := NewSchedule(tc.stages, vocab.Uniform, 1)
 		n := s.SkipBefore(tc.skip)
 		rest := collect(t, s)
 		if want := countIn(whole, 0, tc.skip); n != int64(want) {
@@ -42,14 +44,14 @@ func TestScheduleSkipBeforeUniform(t *testing.T) {
 // within a few standard deviations for Poisson ones.
 func TestScheduleSkipBeforeHuge(t *testing.T) {
 	stages := []Stage{Constant(10*time.Second, MaxRate), Constant(time.Second, 10)}
-	u := NewSchedule(stages, Uniform, 1)
+	u := NewSchedule(stages, vocab.Uniform, 1)
 	if n := u.SkipBefore(10 * time.Second); n != 1e10 {
 		t.Errorf("uniform: skipped %d, want 1e10", n)
 	}
 	if at, ok := u.Next(); !ok || at != 10*time.Second {
 		t.Errorf("uniform: next arrival %v %v, want the baseline's first at 10s", at, ok)
 	}
-	p := NewSchedule(stages, Poisson, 1)
+	p := NewSchedule(stages, vocab.Poisson, 1)
 	if n := p.SkipBefore(10 * time.Second); math.Abs(float64(n)-1e10) > 5*math.Sqrt(1e10) {
 		t.Errorf("poisson: skipped %d, want 1e10 ± 5σ", n)
 	}
@@ -65,7 +67,7 @@ func TestScheduleSkipBeforePoisson(t *testing.T) {
 		const runs = 4000
 		var sum, sq float64
 		for seed := range uint64(runs) {
-			s := NewSchedule([]Stage{Constant(2*time.Second, rate)}, Poisson, seed)
+			s := NewSchedule([]Stage{Constant(2*time.Second, rate)}, vocab.Poisson, seed)
 			n := float64(s.SkipBefore(time.Second))
 			sum += n
 			sq += n * n

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // collect drains a schedule.
@@ -38,7 +40,7 @@ func countIn(times []time.Duration, from, to time.Duration) int {
 // expected count within tol (relative).
 func checkWindows(t *testing.T, stages []Stage, times []time.Duration, tol float64) {
 	t.Helper()
-	total := NewSchedule(stages, Uniform, 0).Duration()
+	total := NewSchedule(stages, vocab.Uniform, 0).Duration()
 	const win = 10 * time.Second
 	for from := time.Duration(0); from+win <= total; from += time.Second {
 		want := Expected(stages, from+win) - Expected(stages, from)
@@ -63,12 +65,12 @@ func TestScheduleUniformWindows(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			times := collect(t, NewSchedule(tc.stages, Uniform, 1))
+			times := collect(t, NewSchedule(tc.stages, vocab.Uniform, 1))
 			checkWindows(t, tc.stages, times, 0.01)
 			if got, want := float64(len(times)), Expected(tc.stages, time.Hour); math.Abs(got-want) > 1 {
 				t.Errorf("total %v, want %v ± 1", got, want)
 			}
-			if last := times[len(times)-1]; last >= NewSchedule(tc.stages, Uniform, 0).Duration() {
+			if last := times[len(times)-1]; last >= NewSchedule(tc.stages, vocab.Uniform, 0).Duration() {
 				t.Errorf("last planned %v beyond the end", last)
 			}
 		})
@@ -77,7 +79,7 @@ func TestScheduleUniformWindows(t *testing.T) {
 
 func TestScheduleGapPlansNothing(t *testing.T) {
 	stages := []Stage{Constant(time.Second, 100), Constant(5*time.Second, 0), Constant(time.Second, 100)}
-	for _, arr := range []Arrivals{Uniform, Poisson} {
+	for _, arr := range []vocab.Arrivals{vocab.Uniform, vocab.Poisson} {
 		times := collect(t, NewSchedule(stages, arr, 7))
 		if n := countIn(times, time.Second, 6*time.Second); n != 0 {
 			t.Errorf("%v: %d arrivals planned in a zero-rate stage", arr, n)
@@ -90,7 +92,7 @@ func TestSchedulePoissonWindows(t *testing.T) {
 	// standard deviation is ≤ 0.22 %: 1 % is ≥ 4.5 standard deviations.
 	stages := []Stage{Constant(15*time.Second, 20000), Ramp(10*time.Second, 20000, 50000), Constant(15*time.Second, 20000)}
 	for seed := uint64(1); seed <= 3; seed++ {
-		times := collect(t, NewSchedule(stages, Poisson, seed))
+		times := collect(t, NewSchedule(stages, vocab.Poisson, seed))
 		checkWindows(t, stages, times, 0.01)
 	}
 }
@@ -125,7 +127,7 @@ func TestSchedulePoissonGoodnessOfFit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			times := collect(t, NewSchedule(tc.stages, Poisson, 42))
+			times := collect(t, NewSchedule(tc.stages, vocab.Poisson, 42))
 			gaps := make([]float64, 0, len(times))
 			prev := 0.0
 			for _, at := range times {
@@ -137,7 +139,7 @@ func TestSchedulePoissonGoodnessOfFit(t *testing.T) {
 				t.Errorf("KS √n·D = %.3f over %d gaps: not exponential", ks, len(gaps))
 			}
 			// Sanity of the test itself: uniform arrivals must fail it.
-			u := collect(t, NewSchedule(tc.stages, Uniform, 42))
+			u := collect(t, NewSchedule(tc.stages, vocab.Uniform, 42))
 			ug := make([]float64, 0, len(u))
 			prev = 0
 			for _, at := range u {
@@ -163,7 +165,7 @@ func TestScheduleDeterministic(t *testing.T) {
 				rapid.Float64Range(0, 2000).Draw(t, "from"),
 				rapid.Float64Range(0, 2000).Draw(t, "to")))
 		}
-		arr := Arrivals(rapid.IntRange(0, 1).Draw(t, "arrivals"))
+		arr := vocab.Arrivals(rapid.IntRange(0, 1).Draw(t, "arrivals"))
 		a, b := NewSchedule(stages, arr, seed), NewSchedule(stages, arr, seed)
 		end := a.Duration()
 		prev := time.Duration(0)
@@ -205,7 +207,7 @@ func TestExpected(t *testing.T) {
 }
 
 func BenchmarkScheduleNext(b *testing.B) {
-	for _, arr := range []Arrivals{Uniform, Poisson} {
+	for _, arr := range []vocab.Arrivals{vocab.Uniform, vocab.Poisson} {
 		b.Run(arr.String(), func(b *testing.B) {
 			s := NewSchedule([]Stage{Ramp(1e6*time.Second, 1000, 2000)}, arr, 1)
 			for b.Loop() {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // MaxTracked is the highest attempt number counted on its own in
@@ -42,19 +44,19 @@ type Second struct {
 	// AttemptsByNumber counts attempts sent by attempt number: index 1 is the
 	// first attempt, index MaxTracked counts MaxTracked and above; index 0 is unused.
 	AttemptsByNumber [MaxTracked + 1]int64
-	FirstOutcomes    [NumOutcomes]int64 // completed first attempts by outcome
-	RetryOutcomes    [NumOutcomes]int64 // completed retry attempts by outcome
-	Succeeded        int64              // logical requests that ended with a success
-	Failed           int64              // logical requests that ended without one (after all attempts allowed)
-	Pending          int64              // logical requests not yet ended, at the end of the second
-	InFlight         int64              // attempts in flight (tracers excluded), at the end of the second
-	TracerSent       int64              // tracer probes sent
+	FirstOutcomes    [vocab.NumOutcomes]int64 // completed first attempts by outcome
+	RetryOutcomes    [vocab.NumOutcomes]int64 // completed retry attempts by outcome
+	Succeeded        int64                    // logical requests that ended with a success
+	Failed           int64                    // logical requests that ended without one (after all attempts allowed)
+	Pending          int64                    // logical requests not yet ended, at the end of the second
+	InFlight         int64                    // attempts in flight (tracers excluded), at the end of the second
+	TracerSent       int64                    // tracer probes sent
 	// TracerRefused counts tracers not sent because no slot was free
 	// (MaxInFlight attempts and tracers in flight, or Bounds.MaxTracers
 	// tracers): a tracer never waits for one.
 	TracerRefused  int64
-	TracerOutcomes [NumOutcomes]int64 // completed tracers by outcome
-	TracerTimeouts int64              // tracers that timed out (their wait exceeded Tracers.Timeout)
+	TracerOutcomes [vocab.NumOutcomes]int64 // completed tracers by outcome
+	TracerTimeouts int64                    // tracers that timed out (their wait exceeded Tracers.Timeout)
 	// TracerWait is the latency of tracers the service answered (a status
 	// below 500 other than 429, a success or not), seconds: the queue
 	// wait. A tracer answered with a 5xx, 503 or 429, or that timed out or
@@ -80,7 +82,7 @@ func (s *Second) Attempts() int64 { return s.Sent + s.Retries }
 // Completed returns the attempts completed in the second (all outcomes).
 func (s *Second) Completed() int64 {
 	var n int64
-	for o := range NumOutcomes {
+	for o := range vocab.NumOutcomes {
 		n += s.FirstOutcomes[o] + s.RetryOutcomes[o]
 	}
 	return n
@@ -289,7 +291,7 @@ func (r *recorder) sent(now, planned time.Duration, n, c int) int {
 
 // done records a completed attempt (number n ≥ 1) of a logical request of
 // cohort c and, when ended, the end of the request.
-func (r *recorder) done(now time.Duration, c, n int, o Outcome, took time.Duration, ended, ok bool) {
+func (r *recorder) done(now time.Duration, c, n int, o vocab.Outcome, took time.Duration, ended, ok bool) {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
@@ -332,12 +334,12 @@ func (r *recorder) failed(now time.Duration, c int, refused bool) {
 
 // tracerDone records a completed tracer; answered says whether the
 // service answered it (answeredStatus): its latency is then a wait sample.
-func (r *recorder) tracerDone(now time.Duration, o Outcome, took time.Duration, answered bool) {
+func (r *recorder) tracerDone(now time.Duration, o vocab.Outcome, took time.Duration, answered bool) {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
 		s.TracerOutcomes[o]++
-		if o == OutcomeTimeout {
+		if o == vocab.OutcomeTimeout {
 			s.TracerTimeouts++
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func TestHistSummary(t *testing.T) {
@@ -91,7 +93,7 @@ func TestTracerWaitOnlyWhenAnswered(t *testing.T) {
 					return status(tc.code)
 				})
 				d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(2*time.Second, 10)},
-					Arrivals: Uniform, Timeout: 2 * time.Second, Transport: rt, Tracers: &Tracers{Rate: 4, Timeout: 1500 * time.Millisecond}})
+					Arrivals: vocab.Uniform, Timeout: 2 * time.Second, Transport: rt, Tracers: &Tracers{Rate: 4, Timeout: 1500 * time.Millisecond}})
 				tot := checkAccounting(t, d)
 				var wantWait, wantErr int64
 				if tc.wait {
@@ -139,8 +141,8 @@ func TestErrorLatency(t *testing.T) {
 			return status(200)
 		})
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(3*time.Second, 20)},
-			Arrivals: Uniform, Timeout: 2 * time.Second, Transport: rt,
-			Retry: RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(Outcome5xx)}})
+			Arrivals: vocab.Uniform, Timeout: 2 * time.Second, Transport: rt,
+			Retry: RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome5xx)}})
 		tot := checkAccounting(t, d)
 		if e := tot.ErrorLatency; e.Count != tot.Sent || e.Min < 0.99 || e.P10 < 0.99 || e.P90 > 1.01 || e.Max > 1.01 {
 			t.Errorf("error latency %+v, want %d samples at 1 s", e, tot.Sent)

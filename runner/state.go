@@ -9,6 +9,7 @@ import (
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // run is the state of one trigger test while it goes.
@@ -231,7 +232,7 @@ func (r *run) phaseAt(t float64) string {
 // sample for it into a timeline row.
 func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow {
 	fo, ro, to := sec.FirstOutcomes, sec.RetryOutcomes, sec.TracerOutcomes
-	both := func(o loadgen.Outcome) float64 { return float64(fo[o] + ro[o]) }
+	both := func(o vocab.Outcome) float64 { return float64(fo[o] + ro[o]) }
 	var firstDone int64
 	for _, n := range fo {
 		firstDone += n
@@ -249,16 +250,16 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow 
 		Retries:                float64(sec.Retries),
 		Dropped:                float64(sec.Dropped),
 		Refused:                float64(sec.Refused + sec.RetryRefused),
-		FirstOK:                float64(fo[loadgen.OutcomeOK]),
+		FirstOK:                float64(fo[vocab.OutcomeOK]),
 		FirstDone:              float64(firstDone),
-		OK:                     both(loadgen.OutcomeOK),
-		Timeouts:               both(loadgen.OutcomeTimeout),
-		Rejected:               both(loadgen.Outcome503) + both(loadgen.Outcome429),
-		Errors:                 both(loadgen.Outcome5xx) + both(loadgen.Outcome4xx) + both(loadgen.OutcomeConnect) + both(loadgen.OutcomeOther),
-		Connect:                both(loadgen.OutcomeConnect),
-		FirstTimeouts:          float64(fo[loadgen.OutcomeTimeout]),
-		FirstErrors:            float64(fo[loadgen.Outcome5xx] + fo[loadgen.Outcome503] + fo[loadgen.Outcome429] + fo[loadgen.Outcome4xx]),
-		FirstConnect:           float64(fo[loadgen.OutcomeConnect]),
+		OK:                     both(vocab.OutcomeOK),
+		Timeouts:               both(vocab.OutcomeTimeout),
+		Rejected:               both(vocab.Outcome503) + both(vocab.Outcome429),
+		Errors:                 both(vocab.Outcome5xx) + both(vocab.Outcome4xx) + both(vocab.OutcomeConnect) + both(vocab.OutcomeOther),
+		Connect:                both(vocab.OutcomeConnect),
+		FirstTimeouts:          float64(fo[vocab.OutcomeTimeout]),
+		FirstErrors:            float64(fo[vocab.Outcome5xx] + fo[vocab.Outcome503] + fo[vocab.Outcome429] + fo[vocab.Outcome4xx]),
+		FirstConnect:           float64(fo[vocab.OutcomeConnect]),
 		Succeeded:              float64(sec.Succeeded),
 		Failed:                 float64(sec.Failed),
 		Pending:                float64(sec.Pending),
@@ -270,8 +271,8 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow 
 		ErrorLatencyP10S:       summary(sec.ErrorLatency, sec.ErrorLatency.P10),
 		ErrorLatencyP50S:       summary(sec.ErrorLatency, sec.ErrorLatency.P50),
 		ErrorLatencyP90S:       summary(sec.ErrorLatency, sec.ErrorLatency.P90),
-		TracerServed:           float64(to[loadgen.OutcomeOK] + to[loadgen.Outcome4xx]),
-		TracerErrors:           float64(to[loadgen.Outcome5xx] + to[loadgen.Outcome503]),
+		TracerServed:           float64(to[vocab.OutcomeOK] + to[vocab.Outcome4xx]),
+		TracerErrors:           float64(to[vocab.Outcome5xx] + to[vocab.Outcome503]),
 		TracerErrorLatencyP50S: summary(sec.TracerErrorLatency, sec.TracerErrorLatency.P50),
 		TracersRefused:         float64(sec.TracerRefused),
 		IngressPerS:            svc.ingress,

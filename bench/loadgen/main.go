@@ -207,13 +207,13 @@ func drive(ctx context.Context, args []string) error {
 	if *perSecond {
 		for _, s := range d.Timeline() {
 			fmt.Fprintf(os.Stderr, "t=%3d planned %6d sent %6d dropped %6d ok %6d in flight %5d lag p50 %7.3f p99 %8.3f ms latency p99 %8.3f ms\n",
-				s.Index, s.Planned, s.Sent, s.Dropped, s.FirstOutcomes[loadgen.OutcomeOK], s.InFlight, s.Lag.P50*1e3, s.Lag.P99*1e3, s.Latency.P99*1e3)
+				s.Index, s.Planned, s.Sent, s.Dropped, s.FirstOutcomes[vocab.OutcomeOK], s.InFlight, s.Lag.P50*1e3, s.Lag.P99*1e3, s.Latency.P99*1e3)
 		}
 	}
 	t := d.Totals()
 	res := driveResult{
 		Rate: *rate, Achieved: t.AchievedRate(), Planned: t.Planned, Sent: t.Sent,
-		OK: t.FirstOutcomes[loadgen.OutcomeOK], Dropped: t.Dropped, Refused: t.Refused,
+		OK: t.FirstOutcomes[vocab.OutcomeOK], Dropped: t.Dropped, Refused: t.Refused,
 		LagP50Ms: t.Lag.P50 * 1e3, LagP99Ms: t.Lag.P99 * 1e3, LagMaxMs: t.Lag.Max * 1e3,
 		LatencyP50Ms: t.Latency.P50 * 1e3, LatencyP99Ms: t.Latency.P99 * 1e3,
 		MaxRSSMiB: float64(procStatus("VmHWM")) / 1024,
@@ -302,7 +302,7 @@ func storm(ctx context.Context, args []string) error {
 	d, err := loadgen.NewDriver(loadgen.Config{
 		Request:   loadgen.Request{URL: *u},
 		Stages:    []loadgen.Stage{loadgen.Constant(*dur, *rate)},
-		Arrivals:  loadgen.Uniform,
+		Arrivals:  vocab.Uniform,
 		Timeout:   *timeout,
 		Transport: tr,
 	})
@@ -336,8 +336,8 @@ loop:
 				continue
 			}
 			s := tl[len(tl)-1]
-			smp := stormSample{T: s.Index, Sent: s.Sent, Dropped: s.Dropped, Timeouts: s.FirstOutcomes[loadgen.OutcomeTimeout],
-				Connect: s.FirstOutcomes[loadgen.OutcomeConnect], InFlight: s.InFlight, RSSMiB: float64(procStatus("VmRSS")) / 1024,
+			smp := stormSample{T: s.Index, Sent: s.Sent, Dropped: s.Dropped, Timeouts: s.FirstOutcomes[vocab.OutcomeTimeout],
+				Connect: s.FirstOutcomes[vocab.OutcomeConnect], InFlight: s.InFlight, RSSMiB: float64(procStatus("VmRSS")) / 1024,
 				FDs: countFDs(), TimeWait: countTimeWait(port), LagP99Ms: s.Lag.P99 * 1e3}
 			metrics.Read(rtSamples)
 			smp.HeapAllocMiB = mib(rtSamples[0].Value.Uint64())
@@ -365,7 +365,7 @@ loop:
 	t := d.Totals()
 	res.Planned, res.Sent, res.Dropped, res.Refused = t.Planned, t.Sent, t.Dropped, t.Refused
 	res.Outcomes = map[string]int64{}
-	for o := range loadgen.NumOutcomes {
+	for o := range vocab.NumOutcomes {
 		if c := t.FirstOutcomes[o]; c > 0 {
 			res.Outcomes[o.String()] = c
 		}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 type options struct {
@@ -103,7 +104,7 @@ func run(ctx context.Context, o options) error {
 	d, err := loadgen.NewDriver(loadgen.Config{
 		Request:     loadgen.Request{Method: "GET", URL: base + "/work"},
 		Stages:      []loadgen.Stage{loadgen.Constant(o.duration, o.rate)},
-		Arrivals:    loadgen.Poisson,
+		Arrivals:    vocab.Poisson,
 		Seed:        1,
 		Timeout:     o.timeout,
 		MaxInFlight: 50000,
@@ -317,7 +318,7 @@ func report(o options, tot loadgen.Totals, health, mets []probe, depths []float6
 	fmt.Printf("load: %g attempts/s offered for %v (%s, timeout %v, no retries)\n", o.rate, o.duration, proto, o.timeout)
 	fmt.Printf("  sent %d (achieved %.0f/s), dropped %d, refused by max in flight %d\n", tot.Sent, tot.AchievedRate(), tot.Dropped, tot.Refused)
 	var outs []string
-	for oc := range loadgen.NumOutcomes {
+	for oc := range vocab.NumOutcomes {
 		if n := tot.FirstOutcomes[oc]; n > 0 {
 			outs = append(outs, fmt.Sprintf("%s %d", oc, n))
 		}

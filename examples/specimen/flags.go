@@ -32,7 +32,7 @@ type flagValues struct {
 func (f *flagValues) define(fs *flag.FlagSet, d specimen.Config) {
 	f.pods = fs.Int("pods", d.Pods, "N: pods ready at start")
 	f.podRate = fs.Float64("pod-rate", d.PodRate, "c: requests/s one pod completes")
-	f.serviceTime = fs.String("service-time", d.ServiceTime.String(), choices(specimen.Deterministic.String(), specimen.Exponential.String()))
+	f.serviceTime = fs.String("service-time", d.ServiceTime.String(), choices(vocab.ServiceDeterministic.String(), vocab.ServiceExponential.String()))
 	f.queue = fs.String("queue", d.QueueMode.String(), choices(vocab.QueueNames()...))
 	f.balancer = fs.String("balancer", string(d.Balancer), "round_robin | least_loaded (per_pod queues)")
 	f.maxQueue = fs.Int("max-queue", d.MaxQueue, "hard maximum of queued requests in the service")
@@ -114,7 +114,7 @@ func (f *flagValues) apply(c *specimen.Config, set map[string]bool) error {
 	cp("gateway-max-in-flight", func() { g.MaxInFlight = *f.gwMaxInFlight })
 	a := &c.Autoscaler
 	cp("autoscale", func() { a.Enabled = *f.scale })
-	cp("scale-signal", func() { a.Signal = specimen.Signal(*f.signal) })
+	cp("scale-signal", func() { a.Signal = vocab.ScalerSignal(*f.signal) })
 	cp("scale-target", func() { a.Target = *f.target })
 	cp("scale-sync", func() { a.SyncPeriod = *f.syncPeriod })
 	cp("scale-window", func() { a.MetricWindow = *f.metricWindow })

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -17,7 +17,7 @@ func TestParseFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if addr != "127.0.0.1:0" || c.PodRate != 50 || c.Pods != 1 || !c.Gateway.Enabled || c.Gateway.Retries != 1 ||
-		c.AdmissionBound != 500*time.Millisecond || !c.Autoscaler.Enabled || c.Autoscaler.Signal != specimen.SignalPaired {
+		c.AdmissionBound != 500*time.Millisecond || !c.Autoscaler.Enabled || c.Autoscaler.Signal != vocab.SignalPaired {
 		t.Fatalf("config %+v", c)
 	}
 	// No flags, no file: the zero Config (System A defaults applied by New).
@@ -30,7 +30,7 @@ func TestParseFlags(t *testing.T) {
 	}
 	// Named values parse through vocab: any case, and an unknown one fails.
 	c, _, _, err = parseFlags([]string{"-discipline", "LIFO", "-queue", "shared", "-service-time", "exponential"}, io.Discard)
-	if err != nil || c.Discipline != specimen.LIFO || c.QueueMode != specimen.Shared || c.ServiceTime != specimen.Exponential {
+	if err != nil || c.Discipline != vocab.LIFO || c.QueueMode != vocab.QueueShared || c.ServiceTime != vocab.ServiceExponential {
 		t.Fatalf("named values: %+v, %v", c, err)
 	}
 	if _, _, _, err := parseFlags([]string{"-discipline", "random"}, io.Discard); err == nil || !strings.Contains(err.Error(), "adaptive_lifo") {

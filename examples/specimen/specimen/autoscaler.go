@@ -3,6 +3,8 @@ package specimen
 import (
 	"math"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // signals are the windowed measurements an autoscaler decision reads.
@@ -41,13 +43,13 @@ func (sc *scaler) recommend(sig signals) int {
 	rate := func(r float64) float64 { return r / (sc.podRate * sc.cfg.Target) }
 	var raw float64
 	switch sc.cfg.Signal {
-	case SignalCPU:
+	case vocab.SignalCPU:
 		raw = float64(n) * sig.busy / sc.cfg.Target
-	case SignalIngress:
+	case vocab.SignalIngress:
 		raw = rate(sig.ingressRate)
-	case SignalFirstAttempts:
+	case vocab.SignalFirstAttempts:
 		raw = rate(sig.firstRate)
-	case SignalPaired:
+	case vocab.SignalPaired:
 		raw = math.Max(rate(sig.firstRate), rate(sig.ingressRate))
 	}
 	if math.Abs(raw/float64(n)-1) <= sc.cfg.Tolerance {

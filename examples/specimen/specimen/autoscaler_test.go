@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
-func testScaler(sig Signal) *scaler {
+func testScaler(sig vocab.ScalerSignal) *scaler {
 	c := DefaultConfig()
 	c.Autoscaler.Signal = sig
 	c.Autoscaler.MinReplicas = 1
@@ -21,25 +23,25 @@ func testScaler(sig Signal) *scaler {
 func TestScalerRecommend(t *testing.T) {
 	cases := []struct {
 		name string
-		sig  Signal
+		sig  vocab.ScalerSignal
 		in   signals
 		want int
 	}{
 		// 300 first attempts/s at c = 100, u* = 0.5: 6 pods.
-		{"first attempts", SignalFirstAttempts, signals{firstRate: 300, ingressRate: 900, ready: 2}, 6},
+		{"first attempts", vocab.SignalFirstAttempts, signals{firstRate: 300, ingressRate: 900, ready: 2}, 6},
 		// The same service counted by ingress: 18 pods (A·ρ = u*;
 		// docs/model.md, "Autoscalers, ceilings and admission").
-		{"ingress", SignalIngress, signals{firstRate: 300, ingressRate: 900, ready: 2}, 18},
+		{"ingress", vocab.SignalIngress, signals{firstRate: 300, ingressRate: 900, ready: 2}, 18},
 		// Paired takes the larger recommendation.
-		{"paired", SignalPaired, signals{firstRate: 300, ingressRate: 900, ready: 2}, 18},
+		{"paired", vocab.SignalPaired, signals{firstRate: 300, ingressRate: 900, ready: 2}, 18},
 		// CPU: 4 pods at 100 % busy with u* = 0.5 ask for 8.
-		{"cpu", SignalCPU, signals{busy: 1, ready: 4}, 8},
+		{"cpu", vocab.SignalCPU, signals{busy: 1, ready: 4}, 8},
 		// Within the 10 % tolerance: keep the ready count.
-		{"tolerance", SignalIngress, signals{ingressRate: 210, ready: 4}, 4},
+		{"tolerance", vocab.SignalIngress, signals{ingressRate: 210, ready: 4}, 4},
 		// Just outside it: ceil(220/50) = 5.
-		{"outside tolerance", SignalIngress, signals{ingressRate: 230, ready: 4}, 5},
+		{"outside tolerance", vocab.SignalIngress, signals{ingressRate: 230, ready: 4}, 5},
 		// Idle: zero, clamped later by decide.
-		{"idle", SignalIngress, signals{ready: 3}, 0},
+		{"idle", vocab.SignalIngress, signals{ready: 3}, 0},
 	}
 	for _, tc := range cases {
 		if got := testScaler(tc.sig).recommend(tc.in); got != tc.want {
@@ -49,7 +51,7 @@ func TestScalerRecommend(t *testing.T) {
 }
 
 func TestScalerDecide(t *testing.T) {
-	sc := testScaler(SignalIngress)
+	sc := testScaler(vocab.SignalIngress)
 	now := t0
 	// Growth limit: from 2 pods at most max(ceil(2·2), 3) = 4 per decision.
 	if got := sc.decide(now, 2, signals{ingressRate: 900, ready: 2}); got != 4 {
@@ -78,7 +80,7 @@ func TestScalerDecide(t *testing.T) {
 // what any recommendation of the stabilization window asked for.
 func TestScalerBounds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		sc := testScaler(rapid.SampledFrom([]Signal{SignalCPU, SignalIngress, SignalFirstAttempts, SignalPaired}).Draw(t, "signal"))
+		sc := testScaler(rapid.SampledFrom([]vocab.ScalerSignal{vocab.SignalCPU, vocab.SignalIngress, vocab.SignalFirstAttempts, vocab.SignalPaired}).Draw(t, "signal"))
 		cur := rapid.IntRange(1, 20).Draw(t, "start")
 		now := t0
 		for range rapid.IntRange(1, 50).Draw(t, "steps") {
@@ -128,8 +130,8 @@ func offer(ctx context.Context, s *Server, rate float64, wg *sync.WaitGroup) {
 
 func TestAutoscalerDeadTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := Config{Pods: 1, PodRate: 100, QueueMode: Shared}
-		cfg.Autoscaler = AutoscalerConfig{Enabled: true, Signal: SignalIngress, Target: 0.5,
+		cfg := Config{Pods: 1, PodRate: 100, QueueMode: vocab.QueueShared}
+		cfg.Autoscaler = AutoscalerConfig{Enabled: true, Signal: vocab.SignalIngress, Target: 0.5,
 			SyncPeriod: time.Second, MetricWindow: 2 * time.Second, DeadTime: 3 * time.Second,
 			DownscaleStabilization: 5 * time.Second, MinReplicas: 1, MaxReplicas: 8}
 		s := newTestServer(t, cfg)

@@ -10,31 +10,6 @@ import (
 	"github.com/trigger-test/trigger/vocab"
 )
 
-// Distribution is the law of one request's service time at a pod; the
-// names and the parser are vocab's. The specimen serves Deterministic and
-// Exponential.
-type Distribution = vocab.ServiceTime
-
-// Service-time distributions.
-const (
-	// Deterministic serves every request in exactly 1/c seconds.
-	Deterministic = vocab.ServiceDeterministic
-	// Exponential draws service times with mean 1/c seconds.
-	Exponential = vocab.ServiceExponential
-)
-
-// QueueMode says where requests wait for a pod; the names and the parser
-// are vocab's.
-type QueueMode = vocab.Queue
-
-// Queue modes.
-const (
-	// PerPod gives every pod its own queue behind a balancer.
-	PerPod = vocab.QueuePerPod
-	// Shared puts every pod behind one queue (M/G/N).
-	Shared = vocab.QueueShared
-)
-
 // Balancer picks the pod queue of a new request in PerPod mode.
 type Balancer string
 
@@ -44,38 +19,6 @@ const (
 	RoundRobin Balancer = "round_robin"
 	// LeastLoaded picks the ready pod with the least queued and in-service work.
 	LeastLoaded Balancer = "least_loaded"
-)
-
-// Discipline is the order in which a queue hands requests to its pod; the
-// names and the parser are vocab's.
-type Discipline = vocab.Discipline
-
-// Queue disciplines.
-const (
-	// FIFO serves the oldest request first (the default, System A).
-	FIFO = vocab.FIFO
-	// LIFO serves the newest request first.
-	LIFO = vocab.LIFO
-	// AdaptiveLIFO serves FIFO while the queue drains and LIFO while it has
-	// been non-empty for longer than CoDelInterval (Facebook's "Fail at Scale").
-	AdaptiveLIFO = vocab.AdaptiveLIFO
-)
-
-// Signal is what the autoscaler measures; the names are vocab's.
-type Signal = vocab.ScalerSignal
-
-// Autoscaler signals.
-const (
-	// SignalCPU is the pods' busy fraction (from their virtual clocks).
-	SignalCPU = vocab.SignalCPU
-	// SignalIngress counts every attempt arriving at the pods.
-	SignalIngress = vocab.SignalIngress
-	// SignalFirstAttempts counts attempts with X-Attempt: 1 (or no header).
-	SignalFirstAttempts = vocab.SignalFirstAttempts
-	// SignalPaired takes the larger of the first_attempts and ingress
-	// recommendations (docs/model.md, "Autoscalers, ceilings and
-	// admission": pairing signals).
-	SignalPaired = vocab.SignalPaired
 )
 
 // Config is every setting of the specimen. Its zero value is a valid System A
@@ -90,9 +33,9 @@ type Config struct {
 	// "Symbols").
 	PodRate float64
 	// ServiceTime is the law of the service time (default Deterministic).
-	ServiceTime Distribution
+	ServiceTime vocab.ServiceTime
 	// QueueMode is PerPod (default) or Shared.
-	QueueMode QueueMode
+	QueueMode vocab.Queue
 	// Balancer picks a pod in PerPod mode (default RoundRobin).
 	Balancer Balancer
 	// MaxQueue is the hard maximum of requests waiting in the whole service
@@ -119,7 +62,7 @@ type Config struct {
 	// it, as soon as its client has gone: reason disconnect.
 	CancelOnDisconnect bool
 	// Discipline is FIFO (default), LIFO or AdaptiveLIFO.
-	Discipline Discipline
+	Discipline vocab.Discipline
 	// CoDel drops requests that waited too long before service (reason
 	// codel): CoDelInterval normally, CoDelTarget once the queue has not been
 	// empty for CoDelInterval (the standing-queue test of CoDel).
@@ -176,7 +119,7 @@ type AutoscalerConfig struct {
 	// Enabled runs the control loop.
 	Enabled bool
 	// Signal is what it measures (default SignalCPU).
-	Signal Signal
+	Signal vocab.ScalerSignal
 	// Target is u*, the target utilization in (0, 1] (default 0.5).
 	Target float64
 	// SyncPeriod is the time between decisions (default 1 s).
@@ -223,7 +166,7 @@ func (c *Config) applyDefaults() {
 	g.TryTimeout = cmp.Or(g.TryTimeout, 300*time.Millisecond)
 	g.MaxInFlight = cmp.Or(g.MaxInFlight, 50_000)
 	a := &c.Autoscaler
-	a.Signal = cmp.Or(a.Signal, SignalCPU)
+	a.Signal = cmp.Or(a.Signal, vocab.SignalCPU)
 	a.Target = cmp.Or(a.Target, 0.5)
 	a.SyncPeriod = cmp.Or(a.SyncPeriod, time.Second)
 	a.MetricWindow = cmp.Or(a.MetricWindow, 5*time.Second)
@@ -248,9 +191,9 @@ func (c *Config) validate() error {
 		return bad("pods %d < 0", c.Pods)
 	case !(c.PodRate > 0) || c.PodRate > 1e6:
 		return bad("pod_rate %v not in (0, 1e6]", c.PodRate)
-	case c.ServiceTime != Deterministic && c.ServiceTime != Exponential:
-		return bad("service_time %q: want %s or %s", c.ServiceTime, Deterministic, Exponential)
-	case c.QueueMode != PerPod && c.QueueMode != Shared:
+	case c.ServiceTime != vocab.ServiceDeterministic && c.ServiceTime != vocab.ServiceExponential:
+		return bad("service_time %q: want %s or %s", c.ServiceTime, vocab.ServiceDeterministic, vocab.ServiceExponential)
+	case c.QueueMode != vocab.QueuePerPod && c.QueueMode != vocab.QueueShared:
 		return bad("queue %q: want %s", c.QueueMode, wantOneOf(vocab.QueueNames()))
 	case c.Balancer != RoundRobin && c.Balancer != LeastLoaded:
 		return bad("balancer %q: want round_robin or least_loaded", c.Balancer)
@@ -260,7 +203,7 @@ func (c *Config) validate() error {
 		return bad("admission_bound %v < 0", c.AdmissionBound)
 	case c.RetryAfter < 0:
 		return bad("retry_after %v < 0", c.RetryAfter)
-	case c.Discipline != FIFO && c.Discipline != LIFO && c.Discipline != AdaptiveLIFO:
+	case c.Discipline != vocab.FIFO && c.Discipline != vocab.LIFO && c.Discipline != vocab.AdaptiveLIFO:
 		return bad("discipline %q: want %s", c.Discipline, wantOneOf(vocab.DisciplineNames()))
 	case c.CoDelTarget < 0 || c.CoDelInterval < 0:
 		return bad("codel durations must be positive")

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func TestLoadExampleConfig(t *testing.T) {
@@ -11,13 +13,13 @@ func TestLoadExampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Pods != 1 || c.PodRate != 200 || c.ServiceTime != Deterministic || c.MaxQueue != 100000 || c.Seed != 1 {
+	if c.Pods != 1 || c.PodRate != 200 || c.ServiceTime != vocab.ServiceDeterministic || c.MaxQueue != 100000 || c.Seed != 1 {
 		t.Fatalf("service %+v", c)
 	}
 	if !c.Gateway.Enabled || c.Gateway.Retries != 2 || c.Gateway.TryTimeout != 300*time.Millisecond {
 		t.Fatalf("gateway %+v", c.Gateway)
 	}
-	if c.Autoscaler.Enabled || c.Autoscaler.Signal != SignalIngress || c.Autoscaler.DeadTime != 5*time.Second {
+	if c.Autoscaler.Enabled || c.Autoscaler.Signal != vocab.SignalIngress || c.Autoscaler.DeadTime != 5*time.Second {
 		t.Fatalf("autoscaler %+v", c.Autoscaler)
 	}
 	if _, err := New(c); err != nil {
@@ -53,10 +55,10 @@ func TestConfigValidation(t *testing.T) {
 		mod  func(*Config)
 		ok   bool
 	}{
-		{"zero value is System A", func(*Config) {}, true},                          // defaults apply
-		{"negative rate", func(c *Config) { c.PodRate = -1 }, false},                // c must be positive
-		{"bad discipline", func(c *Config) { c.Discipline = Discipline(7) }, false}, // unknown discipline
-		{"limit status 500", func(c *Config) { c.LimitStatus = 500 }, false},        // only 429 or 503
+		{"zero value is System A", func(*Config) {}, true},                                // defaults apply
+		{"negative rate", func(c *Config) { c.PodRate = -1 }, false},                      // c must be positive
+		{"bad discipline", func(c *Config) { c.Discipline = vocab.Discipline(7) }, false}, // unknown discipline
+		{"limit status 500", func(c *Config) { c.LimitStatus = 500 }, false},              // only 429 or 503
 		{"bad signal", func(c *Config) { c.Autoscaler.Enabled = true; c.Autoscaler.Signal = "latency" }, false},
 		{"scaler off is not checked", func(c *Config) { c.Pods = 5; c.Autoscaler.MaxReplicas = 3 }, true},     // unknown signal
 		{"target above 1", func(c *Config) { c.Autoscaler.Enabled = true; c.Autoscaler.Target = 1.5 }, false}, // u* in (0, 1]

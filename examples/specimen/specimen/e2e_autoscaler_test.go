@@ -6,6 +6,7 @@ import (
 
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Autoscaler runs: pods of c = 25/s behind one shared queue, 2 ready at the
@@ -21,8 +22,8 @@ const (
 	stepLen  = 32 * time.Second
 )
 
-func scaled(sig specimen.Signal) specimen.Config {
-	return specimen.Config{Pods: 2, PodRate: podRate, QueueMode: specimen.Shared,
+func scaled(sig vocab.ScalerSignal) specimen.Config {
+	return specimen.Config{Pods: 2, PodRate: podRate, QueueMode: vocab.QueueShared,
 		Autoscaler: specimen.AutoscalerConfig{Enabled: true, Signal: sig, Target: 0.5,
 			SyncPeriod: time.Second, MetricWindow: 2 * time.Second, Tolerance: 0.1, ScaleUpFactor: 2,
 			DeadTime: 4 * time.Second, DownscaleStabilization: time.Minute, MinReplicas: 2, MaxReplicas: 20}}
@@ -41,7 +42,7 @@ var stepEnd = int((warmup+stepLen)/time.Second) - 1
 // far from the ceiling that counting every attempt would reach.
 func TestAutoscalerFirstAttemptsTrapped(t *testing.T) {
 	e2e(t, true)
-	r := drive(t, scaled(specimen.SignalFirstAttempts), step(), 2, nil)
+	r := drive(t, scaled(vocab.SignalFirstAttempts), step(), 2, nil)
 	for i := stepEnd - 10; i <= stepEnd; i++ {
 		if r.abandonedIn(i) == 0 {
 			t.Errorf("second %d: no abandoned work served: the service recovered", i)
@@ -59,7 +60,7 @@ func TestAutoscalerFirstAttemptsTrapped(t *testing.T) {
 // admission"), and the service recovers: in the last 10 s of the
 // step no attempt times out and no abandoned work is served.
 func TestAutoscalerCountingRetriesRecovers(t *testing.T) {
-	for _, sig := range []specimen.Signal{specimen.SignalIngress, specimen.SignalPaired} {
+	for _, sig := range []vocab.ScalerSignal{vocab.SignalIngress, vocab.SignalPaired} {
 		t.Run(string(sig), func(t *testing.T) {
 			e2e(t, true)
 			r := drive(t, scaled(sig), step(), 2, nil)

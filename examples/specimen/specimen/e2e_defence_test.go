@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // TestAdmissionBoundHalfTimeout: with b = τ_out/2 every admitted attempt is
@@ -43,12 +43,12 @@ func TestAdmissionBoundHalfTimeout(t *testing.T) {
 	for i := spikeEnd + settle; i < len(r.timeline); i++ {
 		s := r.timeline[i]
 		var n int64
-		for o := range loadgen.NumOutcomes {
+		for o := range vocab.NumOutcomes {
 			n += s.FirstOutcomes[o]
 		}
-		ok, done = ok+s.FirstOutcomes[loadgen.OutcomeOK], done+n
-		if n > 0 && float64(s.FirstOutcomes[loadgen.OutcomeOK]) < 0.9*float64(n) {
-			t.Errorf("second %d (%d s after the spike): %d of %d first attempts succeeded", i, i-spikeEnd, s.FirstOutcomes[loadgen.OutcomeOK], n)
+		ok, done = ok+s.FirstOutcomes[vocab.OutcomeOK], done+n
+		if n > 0 && float64(s.FirstOutcomes[vocab.OutcomeOK]) < 0.9*float64(n) {
+			t.Errorf("second %d (%d s after the spike): %d of %d first attempts succeeded", i, i-spikeEnd, s.FirstOutcomes[vocab.OutcomeOK], n)
 		}
 	}
 	if done == 0 || float64(ok) < 0.99*float64(done) {

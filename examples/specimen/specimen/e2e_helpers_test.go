@@ -10,6 +10,7 @@ import (
 
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // The end-to-end tests drive the specimen on loopback with loadgen: open
@@ -68,7 +69,7 @@ func (r *runResult) delta(from, to int, f func(specimen.Stats) uint64) uint64 {
 
 // timeouts returns the attempts of second i of the timeline that timed out.
 func timeouts(s loadgen.Second) int64 {
-	return s.FirstOutcomes[loadgen.OutcomeTimeout] + s.RetryOutcomes[loadgen.OutcomeTimeout]
+	return s.FirstOutcomes[vocab.OutcomeTimeout] + s.RetryOutcomes[vocab.OutcomeTimeout]
 }
 
 // stopFunc may end a run early: it sees the samples so far.
@@ -79,11 +80,11 @@ type stopFunc func(samples []specimen.Stats) bool
 // stop, when not nil, ends the run as soon as it returns true.
 func drive(t *testing.T, cfg specimen.Config, stages []loadgen.Stage, retries int, stop stopFunc) *runResult {
 	t.Helper()
-	return driveWith(t, cfg, stages, retries, stop, loadgen.Poisson)
+	return driveWith(t, cfg, stages, retries, stop, vocab.Poisson)
 }
 
 // driveWith is drive with a choice of arrivals.
-func driveWith(t *testing.T, cfg specimen.Config, stages []loadgen.Stage, retries int, stop stopFunc, arrivals loadgen.Arrivals) *runResult {
+func driveWith(t *testing.T, cfg specimen.Config, stages []loadgen.Stage, retries int, stop stopFunc, arrivals vocab.Arrivals) *runResult {
 	t.Helper()
 	srv, err := specimen.New(cfg)
 	if err != nil {
@@ -123,7 +124,7 @@ func driveWith(t *testing.T, cfg specimen.Config, stages []loadgen.Stage, retrie
 		Seed:     1,
 		Timeout:  clientTimeout,
 		Retry: loadgen.RetryPolicy{MaxRetries: retries,
-			On: loadgen.NewOutcomeSet(loadgen.OutcomeTimeout, loadgen.Outcome5xx, loadgen.Outcome503, loadgen.OutcomeConnect)},
+			On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx, vocab.Outcome503, vocab.OutcomeConnect)},
 		MaxInFlight: 20000,
 		Transport:   tr,
 	})
@@ -171,7 +172,7 @@ func logRun(t *testing.T, r *runResult) {
 		if i < len(r.timeline) {
 			tl := r.timeline[i]
 			line = fmt.Sprintf(" | client sent %d retries %d timeouts %d ok %d", tl.Sent, tl.Retries, timeouts(tl),
-				tl.FirstOutcomes[loadgen.OutcomeOK]+tl.RetryOutcomes[loadgen.OutcomeOK])
+				tl.FirstOutcomes[vocab.OutcomeOK]+tl.RetryOutcomes[vocab.OutcomeOK])
 		}
 		var in uint64
 		if i > 0 {

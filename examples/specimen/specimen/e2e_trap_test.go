@@ -7,6 +7,7 @@ import (
 
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // One pod at C = 50/s, System A, client timeout 1 s, R = 2 (A = 3), a
@@ -83,7 +84,7 @@ func TestSystemARecovers(t *testing.T) {
 		}
 		return quiet >= 5
 	}
-	r := driveWith(t, systemA(), spike(rho, time.Duration(want*1.4)*time.Second), 2, stop, loadgen.Uniform)
+	r := driveWith(t, systemA(), spike(rho, time.Duration(want*1.4)*time.Second), 2, stop, vocab.Uniform)
 	// The last second with a timeout or abandoned work served.
 	lastBad := -1
 	for i := range r.samples {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // pod serves one request at a time from its queue. Capacity is modelled by
@@ -32,7 +34,7 @@ func newPodRand(seed uint64, id int) *rand.Rand {
 // serviceTime draws one service time: 1/c, or exponential with mean 1/c.
 func (p *pod) serviceTime() time.Duration {
 	mean := 1 / p.svc.cfg.PodRate
-	if p.svc.cfg.ServiceTime == Exponential {
+	if p.svc.cfg.ServiceTime == vocab.ServiceExponential {
 		return time.Duration(p.rng.ExpFloat64() * mean * float64(time.Second))
 	}
 	return time.Duration(mean * float64(time.Second))

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Item states: who got to an item first decides how it is counted.
@@ -57,7 +59,7 @@ func (it *item) finish(res result) bool {
 
 // queueParams is what a queue needs from the Config.
 type queueParams struct {
-	discipline    Discipline
+	discipline    vocab.Discipline
 	codel         bool
 	codelTarget   time.Duration
 	codelInterval time.Duration
@@ -216,9 +218,9 @@ func (q *queue) pop(now time.Time, drops []drop) (*item, []drop) {
 	for q.n > 0 {
 		it := q.head
 		switch q.p.discipline {
-		case LIFO:
+		case vocab.LIFO:
 			it = q.tail
-		case AdaptiveLIFO:
+		case vocab.AdaptiveLIFO:
 			if q.standing(now) {
 				it = q.tail
 			}

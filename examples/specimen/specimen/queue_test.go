@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -33,14 +35,14 @@ func TestQueueDisciplines(t *testing.T) {
 		want  []int // indexes of the items in pop order
 	}{
 		// FIFO hands out the oldest first.
-		{"fifo", queueParams{discipline: FIFO}, []int{0, 1, 2}, 3, []int{0, 1, 2}},
+		{"fifo", queueParams{discipline: vocab.FIFO}, []int{0, 1, 2}, 3, []int{0, 1, 2}},
 		// LIFO hands out the newest first.
-		{"lifo", queueParams{discipline: LIFO}, []int{0, 1, 2}, 3, []int{2, 1, 0}},
+		{"lifo", queueParams{discipline: vocab.LIFO}, []int{0, 1, 2}, 3, []int{2, 1, 0}},
 		// Adaptive LIFO stays FIFO while the queue is young (not standing).
-		{"adaptive young", queueParams{discipline: AdaptiveLIFO, codelInterval: 100 * time.Millisecond}, []int{0, 1, 2}, 50, []int{0, 1, 2}},
+		{"adaptive young", queueParams{discipline: vocab.AdaptiveLIFO, codelInterval: 100 * time.Millisecond}, []int{0, 1, 2}, 50, []int{0, 1, 2}},
 		// Adaptive LIFO turns LIFO once the queue has stood for an interval;
 		// the last pop empties it, so order is newest first throughout.
-		{"adaptive standing", queueParams{discipline: AdaptiveLIFO, codelInterval: 100 * time.Millisecond}, []int{0, 1, 2}, 150, []int{2, 1, 0}},
+		{"adaptive standing", queueParams{discipline: vocab.AdaptiveLIFO, codelInterval: 100 * time.Millisecond}, []int{0, 1, 2}, 150, []int{2, 1, 0}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,7 +67,7 @@ func TestQueueDisciplines(t *testing.T) {
 
 func TestQueueCoDelAndDeadlines(t *testing.T) {
 	var total atomic.Int64
-	p := queueParams{discipline: FIFO, codel: true, codelTarget: 5 * time.Millisecond, codelInterval: 100 * time.Millisecond, deadlines: true}
+	p := queueParams{discipline: vocab.FIFO, codel: true, codelTarget: 5 * time.Millisecond, codelInterval: 100 * time.Millisecond, deadlines: true}
 	q := newQueue(p, at(0), &total)
 	// Item 0 arrives at an empty queue: timeout = interval (100 ms).
 	// Item 1 arrives at 150 ms into a queue standing since 0: timeout = target (5 ms).
@@ -93,7 +95,7 @@ func TestQueueCoDelAndDeadlines(t *testing.T) {
 
 func TestQueueRemoveAndClose(t *testing.T) {
 	var total atomic.Int64
-	q := newQueue(queueParams{discipline: FIFO}, at(0), &total)
+	q := newQueue(queueParams{discipline: vocab.FIFO}, at(0), &total)
 	items := pushN(q, &total, 0, 1, 2)
 	if !q.remove(items[1], at(3)) || q.remove(items[1], at(3)) {
 		t.Fatal("remove must succeed once")
@@ -118,7 +120,7 @@ func TestQueueRemoveAndClose(t *testing.T) {
 // pushes, pops and removals: same order, same lengths, total kept.
 func TestQueueModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		disc := rapid.SampledFrom([]Discipline{FIFO, LIFO}).Draw(t, "discipline")
+		disc := rapid.SampledFrom([]vocab.Discipline{vocab.FIFO, vocab.LIFO}).Draw(t, "discipline")
 		var total atomic.Int64
 		q := newQueue(queueParams{discipline: disc}, at(0), &total)
 		var model []*item
@@ -137,7 +139,7 @@ func TestQueueModel(t *testing.T) {
 					continue
 				}
 				i := 0
-				if disc == LIFO {
+				if disc == vocab.LIFO {
 					i = len(model) - 1
 				}
 				if it != model[i] {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // counters are the cumulative counts behind Stats and /metrics.
@@ -77,11 +79,11 @@ func newService(ctx context.Context, wg *sync.WaitGroup, cfg Config, c *counters
 		ctx: ctx, wg: wg, now: time.Now, c: c, wait: wait,
 	}
 	now := s.now()
-	if cfg.QueueMode == Shared {
+	if cfg.QueueMode == vocab.QueueShared {
 		s.shared = newQueue(s.params, now, &s.queued)
 	}
 	if cfg.Limit > 0 && cfg.LimitQueue > 0 {
-		s.waitroom = newQueue(queueParams{discipline: FIFO}, now, &s.queued)
+		s.waitroom = newQueue(queueParams{discipline: vocab.FIFO}, now, &s.queued)
 	}
 	empty := []*pod{}
 	s.readyList.Store(&empty)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/internal/testwait"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // newTestServer starts a specimen inside the current synctest bubble and
@@ -46,7 +47,7 @@ func TestCapacityIsExact(t *testing.T) {
 		// One pod at 100/s: one request every 10 ms exactly.
 		{"one pod", Config{PodRate: 100}, 100},
 		// Four pods behind one shared queue: M/D/4 drains at 4·c.
-		{"shared", Config{Pods: 4, PodRate: 50, QueueMode: Shared}, 200},
+		{"shared", Config{Pods: 4, PodRate: 50, QueueMode: vocab.QueueShared}, 200},
 		// Four pods round robin: each queue drains at c.
 		{"round robin", Config{Pods: 4, PodRate: 50}, 200},
 		// Least loaded balances the same backlog evenly.
@@ -294,7 +295,7 @@ func TestAdaptiveLIFOWithCoDelServes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// 100/s and a burst of 50: a standing queue forms, CoDel sheds what
 		// waits past its timeout, and LIFO serves the newest first.
-		s := newTestServer(t, Config{PodRate: 100, Discipline: AdaptiveLIFO, CoDel: true,
+		s := newTestServer(t, Config{PodRate: 100, Discipline: vocab.AdaptiveLIFO, CoDel: true,
 			CoDelTarget: 5 * time.Millisecond, CoDelInterval: 100 * time.Millisecond})
 		items := submitN(t, s, 50, false)
 		time.Sleep(2 * time.Second)
