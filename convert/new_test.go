@@ -2,6 +2,7 @@ package convert
 
 import (
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,59 +11,13 @@ import (
 	"github.com/trigger-test/trigger/vocab"
 )
 
-const driverScenario = `
-scenario "convert" {}
-target {
-  url     = "http://127.0.0.1:8080/checkout"
-  method  = "POST"
-  body    = "{}"
-  headers = { "X-Test" = "yes" }
-  allow_hosts = ["127.0.0.1"]
-}
-client {
-  timeout       = "800ms"
-  arrivals      = "uniform"
-  max_in_flight = 300
-  tracers {
-    rate = 5
-  }
-  retry {
-    max_retries = 2
-    on          = ["timeout", "503"]
-    backoff {
-      kind   = "exponential"
-      base   = "100ms"
-      jitter = "full"
-    }
-  }
-}
-service {
-  capacity = 200
-}
-prometheus {
-  scrape_interval = "5s"
-  ingress         = "sum(rate(in_total[20s]))"
-  served          = "sum(rate(out_total[20s]))"
-  wait            = "max(wait_seconds)"
-}
-load {
-  baseline = 150
-  warmup   = "10s"
-  spike {
-    multiplier = 4
-    duration   = "20s"
-  }
-  observe = "2m"
-}
-`
-
 // One conversion feeds the driver, the models and the signals: the
 // driver's request, timeout, arrivals, bound, tracers and retry policy all
 // come from the scenario, its one stage outlasts the horizon, and the
 // plan's soonest judgement reads the wait gauge at the embedded server's
 // scrape interval.
 func TestNewFromScenario(t *testing.T) {
-	test := newTest(t, driverScenario)
+	test := newTest(t, "driver.hcl")
 	s := test.Scenario
 	d := test.Driver
 	if d.Request.Method != "POST" || d.Request.URL != "http://127.0.0.1:8080/checkout" || string(d.Request.Body) != "{}" ||
@@ -101,7 +56,7 @@ func TestNewFromScenario(t *testing.T) {
 // Each request-model configuration is its own: a seed set on one does not
 // reach the next, nor does a change to its stages.
 func TestRequestConfigCopies(t *testing.T) {
-	test := newTest(t, driverScenario)
+	test := newTest(t, "driver.hcl")
 	a := test.RequestConfig(1)
 	a.Stages[0].RatePerS = -1
 	b := test.RequestConfig(2)
@@ -110,11 +65,11 @@ func TestRequestConfigCopies(t *testing.T) {
 	}
 }
 
-// newTest parses and converts a scenario's text, failing the test if
+// newTest loads and converts a scenario of testdata, failing the test if
 // either step fails.
-func newTest(t *testing.T, src string) *Test {
+func newTest(t *testing.T, name string) *Test {
 	t.Helper()
-	s, err := scenarios.Parse("convert.hcl", []byte(src), nil)
+	s, err := scenarios.Load(filepath.Join("testdata", name), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

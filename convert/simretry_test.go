@@ -143,49 +143,10 @@ func TestSimRetryJitterSeeded(t *testing.T) {
 	}
 }
 
-const requestScenario = `
-scenario "request" {}
-target {
-  url         = "http://127.0.0.1:8080/work"
-  allow_hosts = ["127.0.0.1"]
-}
-client {
-  timeout  = "1s"
-  arrivals = "uniform"
-  retry {
-    max_retries = 3
-    on          = ["timeout"]
-    budget      = 0.2
-  }
-}
-layer "gateway" {
-  max_retries = 1
-}
-service {
-  pods                 = 4
-  pod_rate             = 50
-  workers              = 2
-  service_time         = "lognormal"
-  service_cv           = 2
-  queue                = "shared"
-  deadline_propagation = true
-  admission_bound      = "3s"
-}
-load {
-  baseline = 150
-  warmup   = "10s"
-  spike {
-    multiplier = 4
-    duration   = "20s"
-  }
-  observe = "5m"
-}
-`
-
 // A scenario becomes the request model's configuration: stages, servers,
 // laws, the client's policy through loadgen and the gateway as hidden work.
 func TestRequestConfigFromScenario(t *testing.T) {
-	test := newTest(t, requestScenario)
+	test := newTest(t, "request.hcl")
 	s := test.Scenario
 	cfg := test.RequestConfig(42)
 	want := analysis.SpikeSchedule(150, 4, 10, 20, 300)

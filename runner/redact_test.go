@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,27 +19,7 @@ import (
 func TestSensitiveValuesNeverLeaveTheRun(t *testing.T) {
 	const secret = "tok-7f3a9c21"
 	port := freePort(t) // nobody listens: the warmup fails, quoting the URL
-	src := fmt.Sprintf(`
-variable "token" { sensitive = true }
-scenario "secret" {}
-target {
-  url         = "http://127.0.0.1:%d/work?key=${var.token}"
-  headers     = { "X-Api-Key" = var.token }
-  allow_hosts = ["127.0.0.1"]
-}
-client { timeout = "500ms" }
-service { capacity = 100 }
-load {
-  baseline = 10
-  warmup   = "2s"
-  spike {
-    multiplier = 2
-    duration   = "1s"
-  }
-  observe = "5s"
-}
-`, port)
-	s, err := scenarios.Parse("secret.hcl", []byte(src), map[string]string{"token": secret})
+	s, err := scenarios.Load(filepath.Join("testdata", "secret.hcl"), map[string]string{"token": secret, "port": strconv.Itoa(port)})
 	if err != nil {
 		t.Fatal(err)
 	}

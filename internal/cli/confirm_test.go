@@ -41,34 +41,13 @@ func TestConfirmationListsWhatTheRunTouches(t *testing.T) {
 	}
 }
 
-// runScenario writes a scenario against url with no Prometheus and runs it
+// runScenario runs testdata/small-run.hcl against url with no Prometheus,
 // with args; the run is bounded by the scenario's own limits.
 func runScenario(t *testing.T, url string, args ...string) (int, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "s.hcl")
-	src := `
-scenario "cli" {}
-target {
-  url         = "` + url + `/work"
-  allow_hosts = ["127.0.0.1"]
-}
-client { timeout = "500ms" }
-service { capacity = 100 }
-load {
-  baseline = 10
-  warmup   = "2s"
-  spike {
-    multiplier = 2
-    duration   = "1s"
-  }
-  observe = "5s"
-}
-`
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), append(append([]string{"run", "--yes"}, args...), path), &out, &errb)
+	args = append(append([]string{"run", "--yes", "--var", "url=" + url}, args...), filepath.Join("testdata", "small-run.hcl"))
+	code := Main(context.Background(), args, &out, &errb)
 	return code, errb.String()
 }
 
