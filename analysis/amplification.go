@@ -27,14 +27,16 @@ type RetryLayer struct {
 // (1 − r^(R+1))/(1 − r) for a cap R and retry probability r (R + 1 when
 // r = 1), and at most 1 + β under a budget.
 func (l RetryLayer) Amplification() float64 {
-	a := CappedAmplification(l.MaxRetries, l.retryProbability())
+	a := CappedAmplification(l.MaxRetries, l.EffectiveRetryProbability())
 	if l.HasBudget {
 		a = math.Min(a, BudgetAmplification(l.Budget))
 	}
 	return a
 }
 
-func (l RetryLayer) retryProbability() float64 {
+// EffectiveRetryProbability is r as the model uses it: 1 when the layer
+// names none, at most 1.
+func (l RetryLayer) EffectiveRetryProbability() float64 {
 	if l.RetryProbability <= 0 {
 		return 1
 	}

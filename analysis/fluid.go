@@ -6,22 +6,6 @@ import (
 	"math"
 )
 
-// FluidStage is one piece of a piecewise-constant demand schedule.
-type FluidStage struct {
-	DurationS float64 `json:"duration_s"` // seconds
-	RatePerS  float64 `json:"rate_per_s"` // first attempts per second
-}
-
-// SpikeSchedule is the demand of a trigger test: baseline λ for warmupS,
-// k·λ for spikeS, then λ for observeS (seconds).
-func SpikeSchedule(baseline, k, warmupS, spikeS, observeS float64) []FluidStage {
-	return []FluidStage{
-		{DurationS: warmupS, RatePerS: baseline},
-		{DurationS: spikeS, RatePerS: k * baseline},
-		{DurationS: observeS, RatePerS: baseline},
-	}
-}
-
 // FluidRetry is the retry policy of the fluid model's clients.
 type FluidRetry struct {
 	// MaxRetries is R, retries after the first attempt.
@@ -47,9 +31,9 @@ func (r FluidRetry) backoff(retry int) float64 {
 // capacity, whose clients give up after TimeoutS and retry, and which serves
 // abandoned work (docs/model.md, "The trap").
 type FluidConfig struct {
-	Stages       []FluidStage // demand; the run lasts their total duration
-	CapacityPerS float64      // C, work per second
-	TimeoutS     float64      // τ_out, seconds
+	Stages       []DemandStage // demand; the run lasts their total duration
+	CapacityPerS float64       // C, work per second
+	TimeoutS     float64       // τ_out, seconds
 	Retry        FluidRetry
 	// InnerAmplification is the work a failing client attempt brings when
 	// hidden layers (gateway, mesh) retry it on the way: the product of their
@@ -121,21 +105,9 @@ func (c *FluidConfig) normalize() error {
 		c.InnerAmplification = 1
 	}
 	if c.SpikeStartS == 0 && c.SpikeEndS == 0 {
-		c.SpikeStartS, c.SpikeEndS = peakStage(c.Stages)
+		c.SpikeStartS, c.SpikeEndS = PeakStage(c.Stages)
 	}
 	return nil
-}
-
-// peakStage returns the start and end of the first stage with the highest rate.
-func peakStage(stages []FluidStage) (start, end float64) {
-	best, t := -1.0, 0.0
-	for _, s := range stages {
-		if s.RatePerS > best {
-			best, start, end = s.RatePerS, t, t+s.DurationS
-		}
-		t += s.DurationS
-	}
-	return start, end
 }
 
 // steps converts seconds to a whole number of steps of stepS (at least lo).

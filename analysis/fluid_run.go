@@ -59,13 +59,13 @@ func newFluidRun(cfg FluidConfig) *fluidRun {
 // schedule walks the stages by step: the rate at a step, and whether any
 // stage from the current one on could overload the service by itself.
 type schedule struct {
-	stages    []FluidStage
+	stages    []DemandStage
 	idx       int
 	end       float64
 	calmAfter []bool // [i]: stages i.. all have rate below capacity
 }
 
-func newSchedule(stages []FluidStage, capacity float64) *schedule {
+func newSchedule(stages []DemandStage, capacity float64) *schedule {
 	s := &schedule{stages: stages, end: stages[0].DurationS, calmAfter: make([]bool, len(stages)+1)}
 	s.calmAfter[len(stages)] = true
 	for i := len(stages) - 1; i >= 0; i-- {
@@ -113,7 +113,7 @@ func (r *fluidRun) run() ModelResult {
 
 	offered := make([]float64, maxRetries+1)
 	acc := newSampleAccumulator(maxRetries, sampleSteps, dt, cfg.SpikeStartS, cfg.SpikeEndS)
-	fail := newFailWindow(r.settle)
+	fail := NewFailWindow(r.settle)
 	var lostFirst float64
 	lastDue, lastBad, firstFail, n := -1, -1, -1, 0
 
@@ -122,7 +122,7 @@ func (r *fluidRun) run() ModelResult {
 		first := sched.demandIn(float64(n)*dt, float64(n+1)*dt)
 		if sched.idx != stage {
 			stage = sched.idx
-			fail.edge()
+			fail.Edge()
 		}
 		slot := n % r.ring
 		offered[0] = first
@@ -223,7 +223,7 @@ func (r *fluidRun) run() ModelResult {
 		if timedOut > 0 || refused > 0 || r.backlog > 0 {
 			lastBad = n
 		}
-		fail.add(work+refused, first, failing || (admitted == 0 && arriving > 0))
+		fail.Add(work+refused, first, failing || (admitted == 0 && arriving > 0))
 		r.res.TimedOut += timedOut
 		r.res.Refused += refused
 		r.res.Abandoned += abandoned
@@ -244,7 +244,7 @@ func (r *fluidRun) run() ModelResult {
 	r.res.EndS = float64(n) * dt
 	r.res.PeakWaitS = acc.peak
 	r.res.FinalWaitS = r.backlog / r.capacity
-	r.res.AmplificationFailed = fail.ratio()
+	r.res.AmplificationFailed = fail.Ratio()
 	if baseline > 0 {
 		r.res.LostWorkS = lostFirst / baseline
 	}
@@ -279,7 +279,7 @@ func (r *fluidRun) judge(firstFail, lastBad, lastDue, n int, sched *schedule) {
 	default:
 		res.RecoveryS = math.Inf(1)
 		res.ProjectedRecoveryS = j.ProjectedS
-		res.Verdict = modelVerdict(j)
+		res.Verdict = ModelVerdict(j)
 	}
 }
 
@@ -300,24 +300,5 @@ func (r *fluidRun) judgeWait(rho float64) Judgement {
 		}
 	}
 	return Judge(JudgeInput{Wait: w, SpikeEndS: r.res.SpikeEndS, FailedToS: math.Inf(1), HorizonS: end,
-		PatienceS: r.cfg.TimeoutS, Utilization: rho, Final: true}, modelJudgePolicy(1e-9))
-}
-
-// modelJudgePolicy is the verdict rule's policy for a model: three samples
-// suffice, with the given floor on the slope's standard error.
-func modelJudgePolicy(minStdErr float64) JudgePolicy {
-	return JudgePolicy{MinPoints: 3, MinStdErr: minStdErr}
-}
-
-// modelVerdict is a model's verdict for a run that ended failed: the one
-// rule's (Judge, which calls a wait still falling at the end metastable);
-// where the rule stays undecided at the end, a slope zero within its
-// interval or too short a watch, trapped: a model cannot wait for more
-// evidence than its horizon gives, and the trap condition A·ρ ≥ 1 counts a
-// flat wait as trapped (docs/model.md, "The trap").
-func modelVerdict(j Judgement) Verdict {
-	if j.Verdict != "" {
-		return j.Verdict
-	}
-	return VerdictTrapped
+		PatienceS: r.cfg.TimeoutS, Utilization: rho, Final: true}, ModelJudgePolicy(1e-9))
 }

@@ -245,7 +245,7 @@ func TestFluidConfigErrors(t *testing.T) {
 		"no stages":     {CapacityPerS: 1, TimeoutS: 1},
 		"no capacity":   {Stages: SpikeSchedule(1, 2, 1, 1, 1), TimeoutS: 1},
 		"no timeout":    {Stages: SpikeSchedule(1, 2, 1, 1, 1), CapacityPerS: 1},
-		"negative rate": {Stages: []FluidStage{{1, -1}}, CapacityPerS: 1, TimeoutS: 1},
+		"negative rate": {Stages: []DemandStage{{1, -1}}, CapacityPerS: 1, TimeoutS: 1},
 	} {
 		if _, err := SimulateFluid(cfg); err == nil {
 			t.Errorf("%s: no error", name)

@@ -90,7 +90,7 @@ func Plan(in PlanInputs) Document {
 		}
 	case !Trapped(a, rho):
 		recovery = RecoveryTime(a, rho, k, spike, tau)
-		if len(in.Layers) == 1 && !in.Layers[0].HasBudget && in.Layers[0].retryProbability() == 1 && len(in.ClientBackoffS) == 0 {
+		if len(in.Layers) == 1 && !in.Layers[0].HasBudget && in.Layers[0].EffectiveRetryProbability() == 1 && len(in.ClientBackoffS) == 0 {
 			p.RecoveryWithRetryLagS = Num(RecoveryTimeWithRetryLag(in.Layers[0].MaxRetries, rho, k, spike, tau))
 		}
 	}
@@ -244,7 +244,7 @@ func SimulatePlan(in PlanInputs, stepS, sampleS float64) (Document, error) {
 	for i, l := range in.Layers {
 		if i == 0 {
 			retry.MaxRetries, retry.HasBudget, retry.Budget = l.MaxRetries, l.HasBudget, l.Budget
-			if r := l.retryProbability(); r < 1 {
+			if r := l.EffectiveRetryProbability(); r < 1 {
 				// The fluid model retries every failure it may; a retry
 				// probability becomes the budget that gives the same A.
 				beta := CappedAmplification(l.MaxRetries, r) - 1
@@ -271,49 +271,5 @@ func SimulatePlan(in PlanInputs, stepS, sampleS float64) (Document, error) {
 	if err != nil {
 		return doc, err
 	}
-	return withModelRun(doc, in.Gate, "fluid", res), nil
-}
-
-// withModelRun fills a plan's document with what a model run showed: the
-// `simulate` document of SimulatePlan and SimulateRequestPlan.
-func withModelRun(doc Document, gate GateSpec, model string, res ModelResult) Document {
-	doc.Kind, doc.Model = "simulate", model
-	doc.RecoveryS = Num(res.RecoveryS)
-	doc.Observation = &Observation{
-		Source:              model,
-		T0S:                 Num(res.T0S),
-		PeakWaitS:           Num(res.PeakWaitS),
-		FinalWaitS:          Num(res.FinalWaitS),
-		WaitSlope:           Num(res.WaitSlope),
-		ProjectedRecoveryS:  Num(res.ProjectedRecoveryS),
-		LostWorkS:           Num(res.LostWorkS),
-		TimedOut:            Num(res.TimedOut),
-		Refused:             Num(res.Refused),
-		Abandoned:           Num(res.Abandoned),
-		FailedRequests:      Num(res.FailedRequests),
-		AmplificationFailed: nonZero(res.AmplificationFailed),
-		EndS:                res.EndS,
-	}
-	doc.Amplification.Measured = doc.Observation.AmplificationFailed
-	if doc.Amplification.Measured != nil && doc.Amplification.Client > 0 {
-		doc.Amplification.Hidden = Num(*doc.Amplification.Measured / doc.Amplification.Client)
-	}
-	// A simulation is a prediction throughout: where the model's service
-	// never reached a failed state to measure, its A is the scenario's.
-	a := Value(doc.Amplification.Measured)
-	if math.IsNaN(a) {
-		a = doc.Amplification.Predicted
-	}
-	c := Conclude(gate, Evidence{Verdict: res.Verdict, RecoveryS: res.RecoveryS, ProjectedRecoveryS: res.ProjectedRecoveryS, Amplification: a})
-	doc.Verdict, doc.Gate = c.Verdict, c.Gate
-	doc.Observation.ProjectedRecoveryS = Num(c.ProjectedRecoveryS)
-	doc.Timeline = res.Timeline
-	return doc
-}
-
-func nonZero(x float64) *float64 {
-	if x == 0 {
-		return nil
-	}
-	return Num(x)
+	return WithModelResult(doc, in.Gate, "fluid", res), nil
 }

@@ -103,7 +103,7 @@ type RetryModel struct {
 
 // RequestConfig is one run of the request-level model.
 type RequestConfig struct {
-	Stages   []FluidStage // first-attempt demand; the run lasts their total duration
+	Stages   []DemandStage // first-attempt demand; the run lasts their total duration
 	Arrivals ArrivalProcess
 	// Pods is N and Workers the servers in one pod: c = Pods × Workers
 	// servers. Zero means 1 (vocab.DefaultWorkers for Workers).
@@ -209,7 +209,7 @@ func (c *RequestConfig) normalize() error {
 		c.MaxPending = defaultMaxPending
 	}
 	if c.SpikeStartS == 0 && c.SpikeEndS == 0 {
-		c.SpikeStartS, c.SpikeEndS = peakStage(c.Stages)
+		c.SpikeStartS, c.SpikeEndS = PeakStage(c.Stages)
 	}
 	return nil
 }
@@ -217,26 +217,4 @@ func (c *RequestConfig) normalize() error {
 // CapacityPerS is C = Pods × PodRatePerS, requests per second (zero pods count as one).
 func (c RequestConfig) CapacityPerS() float64 {
 	return float64(max(c.Pods, 1)) * c.PodRatePerS
-}
-
-// RequestCounts are a run's totals, each attempt counted once.
-type RequestCounts struct {
-	// FirstAttempts are logical requests started; Attempts all client
-	// attempts that arrived (first attempts and retries).
-	FirstAttempts, Attempts int64
-	// Succeeded are attempts answered within their timeout; TimedOut were
-	// admitted and answered too late or never; Refused were turned away by
-	// the admission bound. Attempts = Succeeded + TimedOut + Refused.
-	Succeeded, TimedOut, Refused int64
-	// Hidden are the copies hidden layers added; HiddenRefused of them were refused.
-	Hidden, HiddenRefused int64
-	// Served finished service within the run, Abandoned of them after their
-	// client had gone; Dropped were discarded unserved (deadline
-	// propagation); Queued were admitted but not finished when the run ended.
-	// Attempts + Hidden − Refused − HiddenRefused = Served + Dropped + Queued.
-	Served, Abandoned, Dropped, Queued int64
-	// GaveUp are logical requests whose last allowed attempt failed; Pending
-	// were still waiting for a timeout or a retry when the run ended.
-	// FirstAttempts = Succeeded + GaveUp + Pending.
-	GaveUp, Pending int64
 }

@@ -28,7 +28,7 @@ func benchmarkRequestSim(b *testing.B, cfg RequestConfig, want Verdict) {
 // exponential service, no timeout in 20,000 s.
 func BenchmarkRequestSim20000sHealthy(b *testing.B) {
 	benchmarkRequestSim(b, RequestConfig{
-		Stages:      []FluidStage{{DurationS: 20000, RatePerS: 1000}},
+		Stages:      []DemandStage{{DurationS: 20000, RatePerS: 1000}},
 		Pods:        4,
 		PodRatePerS: 312.5,
 		ServiceTime: ServiceExponential,

@@ -6,7 +6,7 @@ import "math"
 // does: recovered when, after the spike and the last failed attempt, the
 // queue emptied and nothing was left to fail; otherwise trapped when the
 // wait's trend is not falling at the horizon, metastable when it is, with a
-// projected recovery time (Judge, modelVerdict).
+// projected recovery time (Judge, ModelVerdict).
 func (r *requestRun) finish(end float64) {
 	res := &r.res
 	rows, served, abandoned, queued := r.tl.finish(r.srv, end)
@@ -18,7 +18,7 @@ func (r *requestRun) finish(end float64) {
 	res.Timeline = rows
 	res.PeakWaitS = r.tl.peak
 	res.FinalWaitS = r.srv.wait(end)
-	res.AmplificationFailed = r.tl.fail.ratio()
+	res.AmplificationFailed = r.tl.fail.Ratio()
 	res.TimedOut, res.Refused, res.Abandoned = float64(c.TimedOut), float64(c.Refused), float64(c.Abandoned)
 	res.FailedRequests = float64(c.GaveUp)
 	if base := r.cfg.Stages[0].RatePerS; base > 0 {
@@ -54,7 +54,7 @@ func (r *requestRun) finish(end float64) {
 		res.RecoveryS = recovery
 		res.WaitSlope = j.Trend.Slope
 		res.ProjectedRecoveryS = j.ProjectedS
-		res.Verdict = modelVerdict(j)
+		res.Verdict = ModelVerdict(j)
 	}
 }
 
@@ -63,7 +63,7 @@ func (r *requestRun) finish(end float64) {
 // verdict rule (Judge), on the rows' end-of-sample waits.
 func (r *requestRun) judgeWait(end float64) Judgement {
 	after := end - r.spikeEnd
-	window := math.Max(0.25*after, 2*float64(r.tl.fail.settle)*r.tl.sample)
+	window := math.Max(0.25*after, 2*float64(r.tl.settle)*r.tl.sample)
 	from := math.Max(r.spikeEnd, end-window)
 	w := WaitSeries{Source: "request model", DelayS: from - r.spikeEnd, ResolutionS: r.tl.sample}
 	for _, row := range r.res.Timeline {
@@ -75,5 +75,5 @@ func (r *requestRun) judgeWait(end float64) Judgement {
 	stage := min(r.arrivals.idx, len(r.cfg.Stages)-1)
 	rho := r.cfg.Stages[stage].RatePerS / r.capacity
 	return Judge(JudgeInput{Wait: w, SpikeEndS: r.spikeEnd, FailedToS: math.Inf(1), HorizonS: end,
-		PatienceS: r.timeout, Utilization: rho, Final: true}, modelJudgePolicy(0))
+		PatienceS: r.timeout, Utilization: rho, Final: true}, ModelJudgePolicy(0))
 }

@@ -132,7 +132,7 @@ func TestPropertyRequestReproducible(t *testing.T) {
 // first attempts in a stage that starts on an arrival (here, every stage
 // holds a whole number of them), Poisson arrivals about that many.
 func TestRequestArrivalCounts(t *testing.T) {
-	stages := []FluidStage{{DurationS: 10, RatePerS: 30}, {DurationS: 0, RatePerS: 1000}, {DurationS: 5, RatePerS: 0}, {DurationS: 20, RatePerS: 250}}
+	stages := []DemandStage{{DurationS: 10, RatePerS: 30}, {DurationS: 0, RatePerS: 1000}, {DurationS: 5, RatePerS: 0}, {DurationS: 20, RatePerS: 250}}
 	for _, tc := range []struct {
 		arrivals ArrivalProcess
 		tol      float64
@@ -174,7 +174,7 @@ func TestRequestServiceTimeMoments(t *testing.T) {
 		{ServiceLognormal, 0.5},   // light tail
 		{ServiceLognormal, 2},     // heavy tail
 	} {
-		r := newRequestRun(RequestConfig{Stages: []FluidStage{{1, 1}}, PodRatePerS: 50, Workers: 2, ServiceTime: tc.kind, ServiceCV: tc.cv, TimeoutS: 1, Seed: 11})
+		r := newRequestRun(RequestConfig{Stages: []DemandStage{{1, 1}}, PodRatePerS: 50, Workers: 2, ServiceTime: tc.kind, ServiceCV: tc.cv, TimeoutS: 1, Seed: 11})
 		var sum, sq float64
 		const n = 400000
 		for range n {

@@ -205,7 +205,7 @@ func (q *retryHeap) pop() pending {
 // time-change construction loadgen's schedule uses too). Inverting from the
 // stage's start keeps rounding error from accumulating.
 type arrivalGen struct {
-	stages  []FluidStage
+	stages  []DemandStage
 	poisson bool
 	rng     *rand.Rand
 	idx     int
@@ -214,7 +214,7 @@ type arrivalGen struct {
 	target  float64 // Λ of the next arrival
 }
 
-func newArrivalGen(stages []FluidStage, a ArrivalProcess, rng *rand.Rand) *arrivalGen {
+func newArrivalGen(stages []DemandStage, a ArrivalProcess, rng *rand.Rand) *arrivalGen {
 	g := &arrivalGen{stages: stages, poisson: a == ArrivalsPoisson, rng: rng}
 	if g.poisson {
 		g.target = rng.ExpFloat64()

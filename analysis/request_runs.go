@@ -8,32 +8,6 @@ import (
 	"slices"
 )
 
-// RunSpread summarizes repeated request-level runs of one scenario with
-// different seeds: how the verdict and the recovery time vary with the
-// luck of arrivals and service times.
-type RunSpread struct {
-	Runs int `json:"runs"`
-	// FirstSeed is the first run's seed; run i used FirstSeed + i.
-	FirstSeed uint64 `json:"first_seed"`
-	// ShownSeed is the seed of the run the document shows: the median run
-	// by recovery time (the lower median for an even count).
-	ShownSeed uint64          `json:"shown_seed"`
-	Verdicts  map[Verdict]int `json:"verdicts"`
-	// TrappedFraction is the fraction of runs judged trapped.
-	TrappedFraction float64 `json:"trapped_fraction"`
-	// RecoveredFraction is the fraction of runs that recovered.
-	RecoveredFraction float64 `json:"recovered_fraction"`
-	// RecoveryMinS, RecoveryMedianS and RecoveryMaxS are seconds from the
-	// spike's end, over every run, a run that did not recover counting as
-	// infinitely slow (null).
-	RecoveryMinS    *float64 `json:"recovery_min_s"`
-	RecoveryMedianS *float64 `json:"recovery_median_s"`
-	RecoveryMaxS    *float64 `json:"recovery_max_s"`
-	// PeakWaitMinS and PeakWaitMaxS bound the runs' peak waits, seconds.
-	PeakWaitMinS float64 `json:"peak_wait_min_s"`
-	PeakWaitMaxS float64 `json:"peak_wait_max_s"`
-}
-
 // SimulateRequestRuns runs cfg with the seeds cfg.Seed, cfg.Seed + 1, …
 // (runs of them, at least one) and returns the median run by recovery time
 // with the spread of all. Only one run's timeline is kept: the median run is
@@ -90,7 +64,7 @@ func SimulateRequestPlan(ctx context.Context, in PlanInputs, cfg RequestConfig, 
 	if err != nil {
 		return doc, err
 	}
-	doc = withModelRun(doc, in.Gate, "request", res)
+	doc = WithModelResult(doc, in.Gate, "request", res)
 	if runs > 1 {
 		doc.Runs = &spread
 	}

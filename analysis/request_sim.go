@@ -164,17 +164,17 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 	q := r.srv.pick()
 	if r.bound > 0 && r.srv.backlog(q, t)+r.perServerS > r.bound {
 		c.Refused++
-		row.refused++
+		row.Refused++
 		if first {
-			row.firstRefused++
+			row.FirstRefused++
 		}
 		r.bad(t, first)
 		r.failed(t, pending{at: t, started: started, prevDelay: prevDelay, attempt: attempt}, FailureRefused)
 		return
 	}
 	start := math.Max(t, r.srv.earliest(q))
-	if w := start - t; w > row.maxWait {
-		row.maxWait = w
+	if w := start - t; w > row.MaxWait {
+		row.MaxWait = w
 		if r.cfg.CollapseWaitS > 0 && w > r.cfg.CollapseWaitS && math.IsNaN(r.res.CollapsedAtS) {
 			r.res.CollapsedAtS = t
 			r.stopAt = t
@@ -191,7 +191,7 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 	if !late {
 		c.Succeeded++
 		if first {
-			row.goodput++
+			row.Goodput++
 		}
 		if r.dec != nil {
 			r.dec.Succeeded(t)
@@ -199,9 +199,9 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 		return
 	}
 	c.TimedOut++
-	row.timedOut++
+	row.TimedOut++
 	if first {
-		row.firstTimedOut++
+		row.FirstTimedOut++
 	}
 	r.bad(t, first)
 	r.ring.push(pending{at: t + r.timeout, started: started, prevDelay: prevDelay, attempt: attempt})
@@ -277,5 +277,5 @@ func (r *requestRun) failed(t float64, p pending, kind FailureKind) {
 
 func (r *requestRun) giveUp(t float64) {
 	r.res.Counts.GaveUp++
-	r.tl.row(t).gaveUp++
+	r.tl.row(t).GaveUp++
 }

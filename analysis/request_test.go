@@ -114,7 +114,7 @@ func TestRequestNoSpikeNoTimeouts(t *testing.T) {
 		for _, rho := range []float64{0.5, 0.8, 0.95} {
 			for seed := uint64(1); seed <= 3; seed++ {
 				res, err := SimulateRequests(context.Background(), RequestConfig{
-					Stages:      []FluidStage{{DurationS: 20000, RatePerS: rho * gridCapacity}},
+					Stages:      []DemandStage{{DurationS: 20000, RatePerS: rho * gridCapacity}},
 					Pods:        gridPods,
 					PodRatePerS: gridPodRate,
 					ServiceTime: ServiceExponential,
@@ -226,7 +226,7 @@ func TestRequestInnerAmplification(t *testing.T) {
 // A collapse threshold stops the run at once and marks it trapped.
 func TestRequestCollapseStops(t *testing.T) {
 	res, err := SimulateRequests(context.Background(), RequestConfig{
-		Stages: []FluidStage{{DurationS: 1e5, RatePerS: 0.9}}, PodRatePerS: 1, ServiceTime: ServiceExponential,
+		Stages: []DemandStage{{DurationS: 1e5, RatePerS: 0.9}}, PodRatePerS: 1, ServiceTime: ServiceExponential,
 		TimeoutS: 2, Retry: CapRetries(-1, 0), CollapseWaitS: 40, Seed: 1,
 	})
 	if err != nil {
@@ -240,7 +240,7 @@ func TestRequestCollapseStops(t *testing.T) {
 // More pending attempts than MaxPending end the run as truncated.
 func TestRequestMaxPending(t *testing.T) {
 	res, err := SimulateRequests(context.Background(), RequestConfig{
-		Stages: []FluidStage{{DurationS: 1000, RatePerS: 50}}, PodRatePerS: 10, TimeoutS: 1,
+		Stages: []DemandStage{{DurationS: 1000, RatePerS: 50}}, PodRatePerS: 10, TimeoutS: 1,
 		Retry: CapRetries(-1, 0), MaxPending: 1000, Seed: 1,
 	})
 	if err != nil {
@@ -255,14 +255,14 @@ func TestRequestMaxPending(t *testing.T) {
 func TestRequestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := SimulateRequests(ctx, RequestConfig{Stages: []FluidStage{{DurationS: 1000, RatePerS: 1000}}, PodRatePerS: 2000, TimeoutS: 1})
+	_, err := SimulateRequests(ctx, RequestConfig{Stages: []DemandStage{{DurationS: 1000, RatePerS: 1000}}, PodRatePerS: 2000, TimeoutS: 1})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
 
 func TestRequestConfigErrors(t *testing.T) {
-	ok := RequestConfig{Stages: []FluidStage{{1, 1}}, PodRatePerS: 1, TimeoutS: 1}
+	ok := RequestConfig{Stages: []DemandStage{{1, 1}}, PodRatePerS: 1, TimeoutS: 1}
 	for _, tc := range []struct {
 		name string
 		mod  func(*RequestConfig)
@@ -271,8 +271,8 @@ func TestRequestConfigErrors(t *testing.T) {
 		{"no pod rate", func(c *RequestConfig) { c.PodRatePerS = 0 }},
 		{"no timeout", func(c *RequestConfig) { c.TimeoutS = 0 }},
 		{"negative pods", func(c *RequestConfig) { c.Pods = -1 }},
-		{"negative rate", func(c *RequestConfig) { c.Stages = []FluidStage{{1, -1}} }},
-		{"infinite duration", func(c *RequestConfig) { c.Stages = []FluidStage{{math.Inf(1), 1}} }},
+		{"negative rate", func(c *RequestConfig) { c.Stages = []DemandStage{{1, -1}} }},
+		{"infinite duration", func(c *RequestConfig) { c.Stages = []DemandStage{{math.Inf(1), 1}} }},
 		{"negative bound", func(c *RequestConfig) { c.AdmissionBoundS = -1 }},
 		{"unknown queue", func(c *RequestConfig) { c.Queue = 9 }},
 		{"too many servers", func(c *RequestConfig) { c.Pods, c.Workers = 1<<11, 1<<11 }},

@@ -13,7 +13,7 @@ const maxAttemptColumns = 16
 // once for the whole horizon, so memory is bounded by its length. Counts
 // become timeline rows of per-second rates when the run finishes.
 type requestTimeline struct {
-	rows   []rowCounts
+	rows   []RowCounts
 	work   []float64 // [i]: hidden copies arriving in row i (A_fail's work adds them)
 	sample float64
 	inv    float64 // 1/sample
@@ -26,7 +26,8 @@ type requestTimeline struct {
 	edges        []float64
 	edge         int        // next stage edge
 	spike        [2]float64 // the spike's start and end, seconds
-	fail         *failWindow
+	fail         *FailWindow
+	settle       int // rows A_fail's window keeps from the edges of a failed state
 	peak         float64
 }
 
@@ -38,11 +39,11 @@ func newRequestTimeline(cfg RequestConfig, horizon float64) *requestTimeline {
 	} else if r >= 0 && r+1 < cols {
 		cols = r + 1
 	}
-	tl := &requestTimeline{rows: make([]rowCounts, n), work: make([]float64, n), sample: cfg.SampleS, inv: 1 / cfg.SampleS, cols: cols,
+	tl := &requestTimeline{rows: make([]RowCounts, n), work: make([]float64, n), sample: cfg.SampleS, inv: 1 / cfg.SampleS, cols: cols,
 		spike: [2]float64{cfg.SpikeStartS, cfg.SpikeEndS}}
 	slab := make([]float64, n*cols)
 	for i := range tl.rows {
-		tl.rows[i].attempts = slab[i*cols : (i+1)*cols : (i+1)*cols]
+		tl.rows[i].Attempts = slab[i*cols : (i+1)*cols : (i+1)*cols]
 	}
 	tl.nextBoundary = cfg.SampleS
 	t := 0.0
@@ -60,7 +61,8 @@ func newRequestTimeline(cfg RequestConfig, horizon float64) *requestTimeline {
 		retries = 0
 	}
 	settleS := float64(retries)*(cfg.TimeoutS+cfg.Retry.MaxDelayS) + cfg.TimeoutS
-	tl.fail = newFailWindow(max(1, int(math.Ceil(settleS*tl.inv))))
+	tl.settle = max(1, int(math.Ceil(settleS*tl.inv)))
+	tl.fail = NewFailWindow(tl.settle)
 	return tl
 }
 
@@ -73,16 +75,16 @@ func (tl *requestTimeline) index(t float64) int {
 }
 
 // row returns the row of time t (the last row for later times).
-func (tl *requestTimeline) row(t float64) *rowCounts { return &tl.rows[tl.index(t)] }
+func (tl *requestTimeline) row(t float64) *RowCounts { return &tl.rows[tl.index(t)] }
 
 // arrival counts a client attempt arriving at t and returns its row.
-func (tl *requestTimeline) arrival(t float64, attempt int32) *rowCounts {
+func (tl *requestTimeline) arrival(t float64, attempt int32) *RowCounts {
 	row := &tl.rows[tl.index(t)]
 	col := int(attempt) - 1
 	if col >= tl.cols {
 		col = tl.cols - 1
 	}
-	row.attempts[col]++
+	row.Attempts[col]++
 	return row
 }
 
@@ -100,9 +102,9 @@ func (tl *requestTimeline) served(done float64, late bool) {
 		}
 		return
 	}
-	tl.rows[i].served++
+	tl.rows[i].Served++
 	if late {
-		tl.rows[i].abandoned++
+		tl.rows[i].Abandoned++
 	}
 }
 
@@ -120,19 +122,19 @@ func (tl *requestTimeline) close(srv *servers, end float64) {
 		return
 	}
 	row := &tl.rows[i]
-	row.wait = srv.wait(end)
-	row.maxWait = math.Max(row.maxWait, row.wait)
-	tl.peak = math.Max(tl.peak, row.maxWait)
+	row.Wait = srv.wait(end)
+	row.MaxWait = math.Max(row.MaxWait, row.Wait)
+	tl.peak = math.Max(tl.peak, row.MaxWait)
 	for tl.edge < len(tl.edges) && tl.edges[tl.edge] <= end {
-		tl.fail.edge()
+		tl.fail.Edge()
 		tl.edge++
 	}
 	attempts := 0.0
-	for _, a := range row.attempts {
+	for _, a := range row.Attempts {
 		attempts += a
 	}
-	failing := attempts > 0 && row.timedOut+row.refused >= attempts
-	tl.fail.add(attempts+tl.work[i], row.attempts[0], failing)
+	failing := attempts > 0 && row.TimedOut+row.Refused >= attempts
+	tl.fail.Add(attempts+tl.work[i], row.Attempts[0], failing)
 }
 
 // finish closes the rows up to end, cuts the timeline there and turns
@@ -150,10 +152,10 @@ func (tl *requestTimeline) finish(srv *servers, end float64) (rows []TimelineRow
 	queued = tl.lateServed
 	for i := range tl.rows {
 		if i < n {
-			served += tl.rows[i].served
-			abandoned += tl.rows[i].abandoned
+			served += tl.rows[i].Served
+			abandoned += tl.rows[i].Abandoned
 		} else {
-			queued += tl.rows[i].served
+			queued += tl.rows[i].Served
 		}
 	}
 	rows = make([]TimelineRow, n)
@@ -164,7 +166,7 @@ func (tl *requestTimeline) finish(srv *servers, end float64) (rows []TimelineRow
 		if span <= 0 {
 			span = tl.sample
 		}
-		rows[i] = tl.rows[i].timelineRow(t, span, tl.spike[0], tl.spike[1], slab[i*tl.cols:(i+1)*tl.cols:(i+1)*tl.cols])
+		rows[i] = tl.rows[i].Row(t, span, tl.spike[0], tl.spike[1], slab[i*tl.cols:(i+1)*tl.cols:(i+1)*tl.cols])
 	}
 	tl.rows = tl.rows[:n]
 	return rows, served, abandoned, queued

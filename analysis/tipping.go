@@ -115,7 +115,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 		var times []float64
 		for i := range cfg.Runs {
 			run, err := SimulateRequests(ctx, RequestConfig{
-				Stages:        []FluidStage{{DurationS: cfg.HorizonS, RatePerS: load}},
+				Stages:        []DemandStage{{DurationS: cfg.HorizonS, RatePerS: load}},
 				PodRatePerS:   1,
 				ServiceTime:   ServiceExponential,
 				TimeoutS:      cfg.Theta,

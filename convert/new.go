@@ -65,7 +65,7 @@ func New(s *scenarios.Scenario) (*Test, error) {
 // seed: every call gets its own copy.
 func (t *Test) RequestConfig(seed uint64) analysis.RequestConfig {
 	c := t.request
-	c.Stages = append([]analysis.FluidStage(nil), c.Stages...)
+	c.Stages = append([]analysis.DemandStage(nil), c.Stages...)
 	c.Seed = seed
 	return c
 }
