@@ -1,4 +1,4 @@
-package analysis
+package request
 
 // capRetry retries every failure after a fixed delay until a cap: the
 // policy of the closed forms in docs/model.md (A = R + 1) and of the
