@@ -45,16 +45,17 @@ type ModelResult struct {
 	Seed uint64
 	// Counts are the run's totals, each attempt counted once.
 	Counts RequestCounts
-	// CollapsedAtS is when the wait passed CollapseWaitS (seconds from the
-	// start); NaN when it did not, and for the fluid model.
+	// CollapsedAtS is when the wait passed request.Config.CollapseWaitS
+	// (seconds from the start); NaN when it did not, and for the fluid model.
 	CollapsedAtS float64
-	// Truncated says the run ended early because more than MaxPending
-	// attempts were waiting (a storm the model stopped following).
+	// Truncated says the run ended early because more than
+	// request.Config.MaxPending attempts were waiting (a storm the model
+	// stopped following).
 	Truncated bool
 }
 
 // Collapsed reports whether the run ended with the wait past the request
-// model's CollapseWaitS.
+// model's collapse wait (request.Config.CollapseWaitS).
 func (r ModelResult) Collapsed() bool { return !math.IsNaN(r.CollapsedAtS) }
 
 // RowCounts are what a model counts over one row of its timeline: totals
@@ -214,7 +215,7 @@ func ModelVerdict(j Judgement) Verdict {
 }
 
 // WithModelResult fills a plan's document with what a model run showed: the
-// `simulate` document of SimulatePlan and SimulateRequestPlan.
+// `simulate` document of fluid.SimulatePlan and request.SimulatePlan.
 func WithModelResult(doc Document, gate GateSpec, model string, res ModelResult) Document {
 	doc.Kind, doc.Model = "simulate", model
 	doc.RecoveryS = Num(res.RecoveryS)

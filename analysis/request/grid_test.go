@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid"
 )
 
 // The grid of the fluid model's tests, on which the request-level model is
@@ -49,11 +50,11 @@ func simulateGrid(t testing.TB, g gridCase, lagS float64) analysis.ModelResult {
 	if !math.IsInf(pred, 0) {
 		observe = 1.5*pred + 200
 	}
-	res, err := analysis.SimulateFluid(analysis.FluidConfig{
+	res, err := fluid.Simulate(fluid.Config{
 		Stages:            analysis.SpikeSchedule(g.rho*gridCapacity, g.k, 20, g.spike, observe),
 		CapacityPerS:      gridCapacity,
 		TimeoutS:          gridTimeout,
-		Retry:             analysis.FluidRetry{MaxRetries: g.retries},
+		Retry:             fluid.Retry{MaxRetries: g.retries},
 		RetryLagS:         lagS,
 		StepS:             0.01,
 		StopWhenRecovered: true,
@@ -73,7 +74,7 @@ func TestModelTimelineRows(t *testing.T) {
 			SpikeS: 10, WarmupS: 20, ObserveS: 90, TimeoutS: 1},
 		Layers: []analysis.RetryLayer{{Name: "client", MaxRetries: 2}},
 	}
-	fluid, err := analysis.SimulatePlan(in, 0.01, 1)
+	fl, err := fluid.SimulatePlan(in, 0.01, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestModelTimelineRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, doc := range []analysis.Document{fluid, req} {
+	for _, doc := range []analysis.Document{fl, req} {
 		phases := map[string]int{}
 		failedFirst := 0.0
 		for i, m := range doc.Timeline {

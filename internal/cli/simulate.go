@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid"
 	"github.com/trigger-test/trigger/analysis/request"
 )
 
@@ -110,7 +111,7 @@ func runSimulate(ctx context.Context, sf *scenarioFlags, f *simulateFlags, path 
 	}
 	var doc analysis.Document
 	if f.model == "fluid" {
-		doc, err = analysis.SimulatePlan(t.Plan, f.step, f.sample)
+		doc, err = fluid.SimulatePlan(t.Plan, f.step, f.sample)
 	} else {
 		cfg := t.RequestConfig(uint64(f.seed))
 		cfg.SampleS = f.sample
@@ -136,7 +137,7 @@ func modelError(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return &ExitError{Code: ExitInterrupted, Err: err}
-	case errors.Is(err, analysis.ErrFluidConfig) || errors.Is(err, request.ErrConfig):
+	case errors.Is(err, fluid.ErrConfig) || errors.Is(err, request.ErrConfig):
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	return &ExitError{Code: ExitHarness, Err: err}

@@ -1,13 +1,17 @@
-package analysis
+package fluid
 
-import "math"
+import (
+	"math"
+
+	"github.com/trigger-test/trigger/analysis"
+)
 
 // sampleAccumulator sums one timeline interval of steps and turns it into
 // a TimelineRow.
 type sampleAccumulator struct {
 	steps, count int
 	dt           float64
-	cur          RowCounts
+	cur          analysis.RowCounts
 	start        float64    // start time of the current sample
 	spike        [2]float64 // the spike's start and end, seconds
 	slab         []float64  // backing store for the rows' AttemptsPerS
@@ -16,7 +20,7 @@ type sampleAccumulator struct {
 
 func newSampleAccumulator(maxRetries, steps int, dt, spikeStartS, spikeEndS float64) *sampleAccumulator {
 	return &sampleAccumulator{steps: steps, dt: dt, spike: [2]float64{spikeStartS, spikeEndS},
-		cur: RowCounts{Attempts: make([]float64, maxRetries+1)}}
+		cur: analysis.RowCounts{Attempts: make([]float64, maxRetries+1)}}
 }
 
 func (a *sampleAccumulator) add(step int, offered []float64, refused, timedOut, firstRefused, firstTimedOut, dropped, served, abandoned, goodput, gaveUp, wait float64) {
@@ -46,7 +50,7 @@ func (a *sampleAccumulator) full() bool { return a.count == a.steps }
 
 // flush turns the sums into a row of per-second rates and starts the next
 // sample.
-func (a *sampleAccumulator) flush() TimelineRow {
+func (a *sampleAccumulator) flush() analysis.TimelineRow {
 	n := len(a.cur.Attempts)
 	if len(a.slab) < n {
 		a.slab = make([]float64, 1024*n)
