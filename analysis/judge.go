@@ -149,7 +149,7 @@ func Judge(in JudgeInput, policy JudgePolicy) Judgement {
 		j.Reason = fmt.Sprintf("%d of %d independent samples of the settled %s wait (one per %s)", tr.N, p.MinPoints, w.Source, FormatSeconds(res))
 		return j
 	}
-	h := tQuantile(tr.N-2) * math.Max(tr.SlopeStdErr, p.MinStdErr)
+	h := TQuantile(tr.N-2) * math.Max(tr.SlopeStdErr, p.MinStdErr)
 	j.SlopeLo, j.SlopeHi = tr.Slope-h, tr.Slope+h
 	lastT := bt[len(bt)-1]
 	elapsed, waitNow := lastT-in.SpikeEndS, math.Max(0, tr.At(lastT))
