@@ -66,10 +66,10 @@ func Plan(in PlanInputs) Document {
 	trig := CheckTrigger(k, rho, spike, tau)
 
 	p := Prediction{
-		TrapThreshold:        TrapThreshold(a),
+		TrapThreshold:        trapThreshold(a),
 		AmplifiedUtilization: a * rho,
-		PeakWaitS:            PeakWait(a, rho, k, spike, tau),
-		MinMultiplier:        Num(MinMultiplier(rho, spike, tau)),
+		PeakWaitS:            peakWait(a, rho, k, spike, tau),
+		MinMultiplier:        Num(minMultiplier(rho, spike, tau)),
 		MinSpikeS:            Num(MinSpike(k, rho, tau)),
 		Recommendations:      []string{},
 	}
@@ -83,12 +83,12 @@ func Plan(in PlanInputs) Document {
 		// falls at 1 − A·ρ while above τ_out (debt forms only if b ≥ τ_out).
 		start := math.Min(p.PeakWaitS, sc.AdmissionBoundS)
 		p.PeakWaitS = start
-		if AdmissionBoundHolds(sc.AdmissionBoundS, tau) {
+		if admissionBoundHolds(sc.AdmissionBoundS, tau) {
 			recovery = start / (1 - rho)
-		} else if !Trapped(a, rho) {
-			recovery = ProjectRecovery(0, start, a*rho-1, tau, rho)
+		} else if !trapped(a, rho) {
+			recovery = projectRecovery(0, start, a*rho-1, tau, rho)
 		}
-	case !Trapped(a, rho):
+	case !trapped(a, rho):
 		recovery = RecoveryTime(a, rho, k, spike, tau)
 		if len(in.Layers) == 1 && !in.Layers[0].HasBudget && in.Layers[0].EffectiveRetryProbability() == 1 && len(in.ClientBackoffS) == 0 {
 			p.RecoveryWithRetryLagS = Num(RecoveryTimeWithRetryLag(in.Layers[0].MaxRetries, rho, k, spike, tau))
@@ -101,10 +101,10 @@ func Plan(in PlanInputs) Document {
 		}
 	}
 	if sc.AdmissionBoundS > 0 {
-		p.AdmissionBound = &AdmissionPrediction{sc.AdmissionBoundS, tau, AdmissionBoundHolds(sc.AdmissionBoundS, tau)}
+		p.AdmissionBound = &AdmissionPrediction{sc.AdmissionBoundS, tau, admissionBoundHolds(sc.AdmissionBoundS, tau)}
 	}
 	if in.Scaler != nil {
-		v := ScalerEscape(in.Scaler.Signal, in.Scaler.Target, a)
+		v := scalerEscape(in.Scaler.Signal, in.Scaler.Target, a)
 		sp := &ScalerPrediction{Signal: in.Scaler.Signal, Target: in.Scaler.Target, DeadTimeS: in.Scaler.DeadTimeS, ScalerVerdict: v}
 		sp.TriggersWithinDeadTime = in.Scaler.DeadTimeS > 0 && CheckTrigger(k, rho, math.Min(spike, in.Scaler.DeadTimeS), tau).Valid
 		p.Scaler = sp
@@ -119,11 +119,11 @@ func Plan(in PlanInputs) Document {
 		}
 	}
 	if in.MaxReplicas > 0 && in.PodRatePerS > 0 {
-		floor := CeilingFloor(a, sc.DemandPerS, in.PodRatePerS)
+		floor := ceilingFloor(a, sc.DemandPerS, in.PodRatePerS)
 		cp := &CeilingPrediction{MaxReplicas: in.MaxReplicas, CeilingFloorPods: floor, Escapes: float64(in.MaxReplicas) > floor,
-			DrainPerS: CeilingDrainRate(in.PodRatePerS, in.MaxReplicas, floor)}
+			DrainPerS: ceilingDrainRate(in.PodRatePerS, in.MaxReplicas, floor)}
 		if in.ScalabilityPeak > 0 {
-			band := SafeCeilingBand(a, sc.DemandPerS, in.PodRatePerS, in.ScalabilityPeak)
+			band := safeCeilingBand(a, sc.DemandPerS, in.PodRatePerS, in.ScalabilityPeak)
 			cp.Band = &band
 		}
 		p.Ceiling = cp

@@ -34,7 +34,7 @@ func TestPropertyRecoveryMonotone(t *testing.T) {
 			}
 		}
 		// Inverting the recovery time gives back A.
-		if got := AmplificationFromRecovery(base, rho, k, spike, tau); math.Abs(got-a) > 1e-6*a {
+		if got := amplificationFromRecovery(base, rho, k, spike, tau); math.Abs(got-a) > 1e-6*a {
 			t.Fatalf("A from T_rec = %v, want %v", got, a)
 		}
 	})

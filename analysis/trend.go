@@ -13,10 +13,10 @@ type Trend struct {
 	SlopeStdErr float64
 }
 
-// FitTrend fits w = Intercept + Slope·t by ordinary least squares, skipping
+// fitTrend fits w = Intercept + Slope·t by ordinary least squares, skipping
 // NaN samples. With fewer than two usable samples it returns N < 2 and a
 // zero slope.
-func FitTrend(ts, ws []float64) Trend {
+func fitTrend(ts, ws []float64) Trend {
 	var n, st, sw float64
 	for i := range ts {
 		if math.IsNaN(ts[i]) || math.IsNaN(ws[i]) {

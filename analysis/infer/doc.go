@@ -4,7 +4,7 @@
 // of a run's timeline rows (analysis.TimelineRow) and the driver's
 // cohorts, each with its 95 % interval (Interval); EstimateTable sets them
 // beside the plan's prediction for the result document; FindRecovery,
-// Triggered and FirstFailure read recovery, trigger and t0 from the rows.
+// Triggered and firstFailure read recovery, trigger and t0 from the rows.
 //
 // Like package analysis the package is pure: no I/O, no clock, no
 // goroutines. Time is float64 seconds and rates are per second.

@@ -65,10 +65,6 @@ type RunFacts struct {
 	Wait analysis.Judgement
 }
 
-// DefaultSuccessRatio is the first-attempt success ratio, a fraction, above
-// which a run counts as recovered when the scenario names none.
-const DefaultSuccessRatio = vocab.DefaultSuccessRatio
-
 // fullyFailedRatio is the most a second's first-attempt success ratio may
 // be for the second to count as "every attempt fails", where A is defined.
 const fullyFailedRatio = 0.05
@@ -135,7 +131,7 @@ func meanOver(rows []analysis.TimelineRow, lo, hi float64, f func(analysis.Timel
 func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	nan := math.NaN()
 	if f.SuccessRatio <= 0 {
-		f.SuccessRatio = DefaultSuccessRatio
+		f.SuccessRatio = vocab.DefaultSuccessRatio
 	}
 	if f.PatienceS <= 0 {
 		f.PatienceS = f.TimeoutS
@@ -159,9 +155,9 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	}
 	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r analysis.TimelineRow) float64 { return r.Sent }) / in.BaselinePerS
 
-	in.T0S, in.T0Source = CohortT0(f.Cohorts, f.SpikeStartS, f.SuccessRatio), "cohorts"
+	in.T0S, in.T0Source = cohortT0(f.Cohorts, f.SpikeStartS, f.SuccessRatio), "cohorts"
 	if math.IsNaN(in.T0S) {
-		in.T0S, in.T0Source = FirstFailure(rows, f.SpikeStartS, f.TimeoutS, f.SuccessRatio), "outcomes"
+		in.T0S, in.T0Source = firstFailure(rows, f.SpikeStartS, f.TimeoutS, f.SuccessRatio), "outcomes"
 	}
 	if math.IsNaN(in.T0S) {
 		in.T0Source = ""
@@ -180,7 +176,7 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	in.AClient = cohortAmplification(f.Cohorts, f.SpikeStartS)
 	in.AFail = failedAmplification(rows, windows, f)
 	if in.AFail.Known() && in.AClient.Known() {
-		in.Hidden = in.AFail.Scale(1 / in.AClient.Value)
+		in.Hidden = in.AFail.scale(1 / in.AClient.Value)
 	}
 	if j := f.Wait; j.Trend.N >= 2 {
 		in.WaitSlope = Interval{Value: j.Trend.Slope, Lo: j.SlopeLo, Hi: j.SlopeHi, N: j.Trend.N}
@@ -220,13 +216,13 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	return in
 }
 
-// CohortT0 is t0 measured from the driver's cohorts, seconds after the
+// cohortT0 is t0 measured from the driver's cohorts, seconds after the
 // spike started: in the first cohort from the spike's second on whose
 // requests failed more often than the threshold allows, the requests that
 // still succeeded were sent before the wait crossed the patience, so with
 // sends spread evenly over the second t0 ≈ TS + succeeded/first − spike
 // start. NaN when no cohort failed.
-func CohortT0(cohorts []Cohort, spikeStartS, threshold float64) float64 {
+func cohortT0(cohorts []Cohort, spikeStartS, threshold float64) float64 {
 	for _, c := range cohorts {
 		if c.TS+1 <= spikeStartS || c.First <= 0 {
 			continue
@@ -443,13 +439,13 @@ func Triggered(rows []analysis.TimelineRow, fromS, threshold float64) bool {
 	return false
 }
 
-// FirstFailure is t0 as measured: when the first failed second's first
+// firstFailure is t0 as measured: when the first failed second's first
 // attempts met the wait that failed them, seconds after the spike started
 // (NaN when no second failed). Outcomes are counted when attempts complete:
 // a timeout τ_out after its attempt met the long wait, a server error after
 // its own latency, a refusal at once; the class that dominates the second
 // places it.
-func FirstFailure(rows []analysis.TimelineRow, spikeStartS, timeoutS, threshold float64) float64 {
+func firstFailure(rows []analysis.TimelineRow, spikeStartS, timeoutS, threshold float64) float64 {
 	for _, r := range rows {
 		if r.TS+1 <= spikeStartS || !failing(r, threshold) {
 			continue

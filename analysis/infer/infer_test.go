@@ -208,7 +208,7 @@ func TestTriggeredAndT0ByEveryFailureClass(t *testing.T) {
 		if got := Triggered(rows, 10, 0.99); got != tc.triggered {
 			t.Errorf("%s: triggered %v, want %v", tc.name, got, tc.triggered)
 		}
-		if got := FirstFailure(rows, 10, 1, 0.99); !(near(got, tc.t0, 1e-9) || math.IsNaN(got) && math.IsNaN(tc.t0)) {
+		if got := firstFailure(rows, 10, 1, 0.99); !(near(got, tc.t0, 1e-9) || math.IsNaN(got) && math.IsNaN(tc.t0)) {
 			t.Errorf("%s: t0 %v, want %v", tc.name, got, tc.t0)
 		}
 	}

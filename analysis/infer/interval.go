@@ -6,11 +6,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-// Confidence is the two-sided confidence level of every interval the
-// analysis reports (estimates and the wait's slope): 95 %.
-const Confidence = 0.95
-
-// Interval is an estimate with its confidence interval (Confidence). Lo
+// Interval is an estimate with its 95 % confidence interval. Lo
 // and Hi are NaN when the data cannot give an interval (too few
 // independent samples); Value is NaN when there is no estimate at all.
 type Interval struct {
@@ -34,8 +30,8 @@ func (iv Interval) Bounded() bool { return !math.IsNaN(iv.Lo) && !math.IsNaN(iv.
 // Excludes reports whether the interval is known and x lies outside it.
 func (iv Interval) Excludes(x float64) bool { return iv.Bounded() && (x < iv.Lo || x > iv.Hi) }
 
-// Scale multiplies the estimate and its bounds by k > 0.
-func (iv Interval) Scale(k float64) Interval {
+// scale multiplies the estimate and its bounds by k > 0.
+func (iv Interval) scale(k float64) Interval {
 	return Interval{Value: iv.Value * k, Lo: iv.Lo * k, Hi: iv.Hi * k, N: iv.N}
 }
 

@@ -35,7 +35,7 @@ func BenchmarkRequestSim20000sHealthy(b *testing.B) {
 		PodRatePerS: 312.5,
 		ServiceTime: ServiceExponential,
 		TimeoutS:    1,
-		Retry:       CapRetries(2, 0),
+		Retry:       capRetries(2, 0),
 		Seed:        1,
 	}, analysis.VerdictNoTrigger)
 }
@@ -52,7 +52,7 @@ func BenchmarkRequestSim20000sTrapped(b *testing.B) {
 		PodRatePerS: 100,
 		ServiceTime: ServiceExponential,
 		TimeoutS:    1,
-		Retry:       CapRetries(2, 0),
+		Retry:       capRetries(2, 0),
 		Seed:        1,
 	}, analysis.VerdictTrapped)
 }

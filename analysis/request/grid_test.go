@@ -80,7 +80,7 @@ func TestModelTimelineRows(t *testing.T) {
 	}
 	req, err := SimulatePlan(context.Background(), in, Config{
 		Stages:      analysis.SpikeSchedule(50, 5, 20, 10, 90),
-		SpikeStartS: 20, SpikeEndS: 30, Pods: 1, Workers: 1, PodRatePerS: 200, TimeoutS: 1, Retry: CapRetries(2, 0),
+		SpikeStartS: 20, SpikeEndS: 30, Pods: 1, Workers: 1, PodRatePerS: 200, TimeoutS: 1, Retry: capRetries(2, 0),
 	}, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func requestPoint(t *rapid.T) Config {
 		cfg.AdmissionBoundS = rapid.Float64Range(0.05, 3).Draw(t, "bound")
 	}
 	if retries := rapid.IntRange(-1, 4).Draw(t, "retries"); retries >= 0 {
-		cfg.Retry = CapRetries(retries, rapid.SampledFrom([]float64{0, 0.05, 0.3}).Draw(t, "delay"))
+		cfg.Retry = capRetries(retries, rapid.SampledFrom([]float64{0, 0.05, 0.3}).Draw(t, "delay"))
 	}
 	return cfg
 }

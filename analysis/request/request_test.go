@@ -25,7 +25,7 @@ func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue Queue
 		ServiceTime:       service,
 		Queue:             queue,
 		TimeoutS:          gridTimeout,
-		Retry:             CapRetries(g.retries, 0),
+		Retry:             capRetries(g.retries, 0),
 		Seed:              seed,
 		StopWhenRecovered: true,
 	})
@@ -122,7 +122,7 @@ func TestRequestNoSpikeNoTimeouts(t *testing.T) {
 					ServiceTime: ServiceExponential,
 					Queue:       queue,
 					TimeoutS:    gridTimeout,
-					Retry:       CapRetries(2, 0),
+					Retry:       capRetries(2, 0),
 					Seed:        seed,
 				})
 				if err != nil {
@@ -167,7 +167,7 @@ func TestRequestDefences(t *testing.T) {
 	// ρ = 0.4, A = 3, k = 5, Δ = 10 s, τ_out = 1 s: trapped without a defence.
 	base := Config{
 		Stages: analysis.SpikeSchedule(80, 5, 10, 10, 200), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
-		ServiceTime: ServiceExponential, Retry: CapRetries(2, 0.05), Seed: 3,
+		ServiceTime: ServiceExponential, Retry: capRetries(2, 0.05), Seed: 3,
 	}
 	run := func(mod func(*Config)) analysis.ModelResult {
 		c := base
@@ -229,7 +229,7 @@ func TestRequestInnerAmplification(t *testing.T) {
 func TestRequestCollapseStops(t *testing.T) {
 	res, err := Simulate(context.Background(), Config{
 		Stages: []analysis.DemandStage{{DurationS: 1e5, RatePerS: 0.9}}, PodRatePerS: 1, ServiceTime: ServiceExponential,
-		TimeoutS: 2, Retry: CapRetries(-1, 0), CollapseWaitS: 40, Seed: 1,
+		TimeoutS: 2, Retry: capRetries(-1, 0), CollapseWaitS: 40, Seed: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestRequestCollapseStops(t *testing.T) {
 func TestRequestMaxPending(t *testing.T) {
 	res, err := Simulate(context.Background(), Config{
 		Stages: []analysis.DemandStage{{DurationS: 1000, RatePerS: 50}}, PodRatePerS: 10, TimeoutS: 1,
-		Retry: CapRetries(-1, 0), MaxPending: 1000, Seed: 1,
+		Retry: capRetries(-1, 0), MaxPending: 1000, Seed: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -296,9 +296,9 @@ func TestRequestRunsSpread(t *testing.T) {
 	// recovers.hcl's numbers: ρ = 0.25, A = 3, k = 5, Δ = 10 s, τ_out = 1 s.
 	cfg := Config{
 		Stages: analysis.SpikeSchedule(50, 5, 20, 10, 180), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
-		ServiceTime: ServiceExponential, Retry: CapRetries(2, 0), Seed: 10,
+		ServiceTime: ServiceExponential, Retry: capRetries(2, 0), Seed: 10,
 	}
-	res, sp, err := SimulateRuns(context.Background(), cfg, 7)
+	res, sp, err := simulateRuns(context.Background(), cfg, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestRequestRunsSpread(t *testing.T) {
 
 	// Trapped in every run (A·ρ = 1.2): no recovery anywhere.
 	cfg.Stages = analysis.SpikeSchedule(80, 5, 20, 10, 180)
-	_, sp, err = SimulateRuns(context.Background(), cfg, 3)
+	_, sp, err = simulateRuns(context.Background(), cfg, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,11 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-// SimulateRuns runs cfg with the seeds cfg.Seed, cfg.Seed + 1, …
+// simulateRuns runs cfg with the seeds cfg.Seed, cfg.Seed + 1, …
 // (runs of them, at least one) and returns the median run by recovery time
 // with the spread of all. Only one run's timeline is kept: the median run is
 // found from the others' summaries and run again (same seed, same result).
-func SimulateRuns(ctx context.Context, cfg Config, runs int) (analysis.ModelResult, analysis.RunSpread, error) {
+func simulateRuns(ctx context.Context, cfg Config, runs int) (analysis.ModelResult, analysis.RunSpread, error) {
 	runs = max(runs, 1)
 	type summary struct {
 		seed     uint64
@@ -62,7 +62,7 @@ func SimulateRuns(ctx context.Context, cfg Config, runs int) (analysis.ModelResu
 // median run.
 func SimulatePlan(ctx context.Context, in analysis.PlanInputs, cfg Config, runs int) (analysis.Document, error) {
 	doc := analysis.Plan(in)
-	res, spread, err := SimulateRuns(ctx, cfg, runs)
+	res, spread, err := simulateRuns(ctx, cfg, runs)
 	if err != nil {
 		return doc, err
 	}

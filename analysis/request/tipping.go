@@ -18,7 +18,7 @@ type TippingConfig struct {
 	Theta float64
 	// Attempts is R, attempts per request in total; 0 means unlimited (R → ∞).
 	Attempts int
-	// Loads are the λ/μ values swept; empty means DefaultTippingLoads.
+	// Loads are the λ/μ values swept; empty means defaultTippingLoads.
 	Loads []float64
 	// Runs is the number of seeds per load; zero means 20.
 	Runs int
@@ -71,8 +71,8 @@ type TippingResult struct {
 	Points    []TippingPoint `json:"points"`
 }
 
-// DefaultTippingLoads is the default sweep: λ_c × 0.1 … 1.5, denser near λ_c.
-func DefaultTippingLoads(lambdaC float64) []float64 {
+// defaultTippingLoads is the default sweep: λ_c × 0.1 … 1.5, denser near λ_c.
+func defaultTippingLoads(lambdaC float64) []float64 {
 	var out []float64
 	for _, f := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1, 1.05, 1.1, 1.2, 1.35, 1.5} {
 		out = append(out, math.Round(f*lambdaC*1e4)/1e4)
@@ -106,7 +106,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 	}
 	loads := cfg.Loads
 	if len(loads) == 0 {
-		loads = DefaultTippingLoads(lc)
+		loads = defaultTippingLoads(lc)
 	}
 	retries := cfg.Attempts - 1 // unlimited: −1
 	for _, load := range loads {
@@ -121,7 +121,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 				PodRatePerS:   1,
 				ServiceTime:   ServiceExponential,
 				TimeoutS:      cfg.Theta,
-				Retry:         CapRetries(retries, 0),
+				Retry:         capRetries(retries, 0),
 				Seed:          cfg.Seed + uint64(i),
 				SampleS:       cfg.HorizonS / 100,
 				CollapseWaitS: res.CollapseWait,
