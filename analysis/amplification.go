@@ -27,14 +27,16 @@ type RetryLayer struct {
 // (1 − r^(R+1))/(1 − r) for a cap R and retry probability r (R + 1 when
 // r = 1), and at most 1 + β under a budget.
 func (l RetryLayer) Amplification() float64 {
-	a := CappedAmplification(l.MaxRetries, l.retryProbability())
+	a := CappedAmplification(l.MaxRetries, l.EffectiveRetryProbability())
 	if l.HasBudget {
-		a = math.Min(a, BudgetAmplification(l.Budget))
+		a = math.Min(a, budgetAmplification(l.Budget))
 	}
 	return a
 }
 
-func (l RetryLayer) retryProbability() float64 {
+// EffectiveRetryProbability is r as the model uses it: 1 when the layer
+// names none, at most 1.
+func (l RetryLayer) EffectiveRetryProbability() float64 {
 	if l.RetryProbability <= 0 {
 		return 1
 	}
@@ -57,16 +59,16 @@ func CappedAmplification(maxRetries int, r float64) float64 {
 	return (1 - math.Pow(r, float64(maxRetries+1))) / (1 - r)
 }
 
-// BudgetAmplification is A = 1 + β for a retry budget β (retries per second
+// budgetAmplification is A = 1 + β for a retry budget β (retries per second
 // at most β × first attempts per second) when every attempt fails.
-func BudgetAmplification(beta float64) float64 {
+func budgetAmplification(beta float64) float64 {
 	return 1 + math.Max(beta, 0)
 }
 
-// StackAmplification is the amplification of several retry layers in
+// stackAmplification is the amplification of several retry layers in
 // series: the factors multiply (client ×3 behind gateway ×3 gives 9).
 // An empty stack has A = 1.
-func StackAmplification(layers ...RetryLayer) float64 {
+func stackAmplification(layers ...RetryLayer) float64 {
 	a := 1.0
 	for _, l := range layers {
 		a *= l.Amplification()
@@ -74,14 +76,14 @@ func StackAmplification(layers ...RetryLayer) float64 {
 	return a
 }
 
-// TrapThreshold is the utilization 1/A at and above which a triggered
+// trapThreshold is the utilization 1/A at and above which a triggered
 // service stays failed (docs/model.md, "The trap").
-func TrapThreshold(amplification float64) float64 {
+func trapThreshold(amplification float64) float64 {
 	return 1 / amplification
 }
 
-// Trapped reports the trap condition A·ρ ≥ 1: after a trigger the failed
+// trapped reports the trap condition A·ρ ≥ 1: after a trigger the failed
 // state is permanent (docs/model.md, "The trap", trap condition).
-func Trapped(amplification, rho float64) bool {
+func trapped(amplification, rho float64) bool {
 	return amplification*rho >= 1
 }

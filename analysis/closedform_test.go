@@ -27,7 +27,7 @@ func TestWorkedExample(t *testing.T) {
 		t.Errorf("T_rec = %v s, want 2400 s", got)
 	}
 	// The long-spike form drops the τ_out terms: 300·4/0.5 = 2400 − 2.5·4/0.5 + 20 ... here 2400.
-	if got := RecoveryTimeLongSpike(1, 0.5, 10, 300); !near(got, 2400, 1e-12) {
+	if got := recoveryTimeLongSpike(1, 0.5, 10, 300); !near(got, 2400, 1e-12) {
 		t.Errorf("long-spike T_rec = %v s, want 2400 s", got)
 	}
 }
@@ -53,11 +53,11 @@ func TestAmplification(t *testing.T) {
 		// A budget layer contributes (1 + β): 3 × 1.2.
 		{"client and budgeted mesh", []RetryLayer{{MaxRetries: 2}, {MaxRetries: 3, HasBudget: true, Budget: 0.2}}, 3.6},
 	} {
-		if got := StackAmplification(tc.layers...); !near(got, tc.want, 1e-12) {
+		if got := stackAmplification(tc.layers...); !near(got, tc.want, 1e-12) {
 			t.Errorf("%s: A = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if TrapThreshold(4) != 0.25 || !Trapped(4, 0.25) || Trapped(4, 0.24) {
+	if trapThreshold(4) != 0.25 || !trapped(4, 0.25) || trapped(4, 0.24) {
 		t.Error("trap threshold 1/A: A = 4 traps at ρ = 0.25 and not below")
 	}
 }
@@ -84,9 +84,9 @@ func TestTriggerCheck(t *testing.T) {
 		}
 	}
 	// The smallest k and Δ sit exactly on the boundary.
-	kMin := MinMultiplier(0.25, 10, 1)
+	kMin := minMultiplier(0.25, 10, 1)
 	if !near(kMin, 4.4, 1e-12) || CheckTrigger(kMin*0.999, 0.25, 10, 1).Valid || !CheckTrigger(kMin*1.001, 0.25, 10, 1).Valid {
-		t.Errorf("MinMultiplier = %v, want 4.4 on the boundary", kMin)
+		t.Errorf("minMultiplier = %v, want 4.4 on the boundary", kMin)
 	}
 	dMin := MinSpike(5, 0.25, 1)
 	if !near(dMin, 4, 1e-12) || !CheckTrigger(5, 0.25, dMin*1.001, 1).Valid {
@@ -96,8 +96,8 @@ func TestTriggerCheck(t *testing.T) {
 		t.Error("MinSpike with k·ρ < 1 must be +Inf")
 	}
 	// A step on an autoscaled service with a 30 s dead time: τ_out/τ = 1/3.
-	if StepTriggers(1.3, 1, 30, 10) || !StepTriggers(1.34, 1, 30, 10) {
-		t.Error("StepTriggers must hold iff kρ − 1 > τ_out/τ")
+	if stepTriggers(1.3, 1, 30, 10) || !stepTriggers(1.34, 1, 30, 10) {
+		t.Error("stepTriggers must hold iff kρ − 1 > τ_out/τ")
 	}
 }
 
@@ -126,18 +126,18 @@ func TestRecoveryEdges(t *testing.T) {
 func TestPredictedWaitPhases(t *testing.T) {
 	a, rho, k, spike, tau := 3.0, 0.25, 5.0, 10.0, 1.0
 	t0 := TriggerTime(k, rho, tau) // 4 s
-	if got := PredictedWait(a, rho, k, spike, tau, t0); !near(got, tau, 1e-12) {
+	if got := predictedWait(a, rho, k, spike, tau, t0); !near(got, tau, 1e-12) {
 		t.Errorf("w(t0) = %v, want τ_out", got)
 	}
-	peak := PeakWait(a, rho, k, spike, tau)
-	if got := PredictedWait(a, rho, k, spike, tau, spike); !near(got, peak, 1e-12) {
+	peak := peakWait(a, rho, k, spike, tau)
+	if got := predictedWait(a, rho, k, spike, tau, spike); !near(got, peak, 1e-12) {
 		t.Errorf("w(Δ) = %v, want the peak %v", got, peak)
 	}
 	trec := RecoveryTime(a, rho, k, spike, tau)
-	if got := PredictedWait(a, rho, k, spike, tau, spike+trec); math.Abs(got) > 1e-9 {
+	if got := predictedWait(a, rho, k, spike, tau, spike+trec); math.Abs(got) > 1e-9 {
 		t.Errorf("w(Δ + T_rec) = %v, want 0", got)
 	}
-	if got := PredictedWait(a, rho, k, spike, tau, spike+trec/2); !(got > 0) {
+	if got := predictedWait(a, rho, k, spike, tau, spike+trec/2); !(got > 0) {
 		t.Errorf("w halfway through recovery = %v, want positive", got)
 	}
 }
@@ -159,7 +159,7 @@ func TestScalerRules(t *testing.T) {
 		{SignalPaired, 0.7, 3, true},
 		{SignalIngress, 1, 3, false},
 	} {
-		if got := ScalerEscape(tc.signal, tc.target, tc.a); got.Escapes != tc.escapes || got.Reason == "" {
+		if got := scalerEscape(tc.signal, tc.target, tc.a); got.Escapes != tc.escapes || got.Reason == "" {
 			t.Errorf("%s at %v with A = %v: %+v, want escapes = %v", tc.signal, tc.target, tc.a, got, tc.escapes)
 		}
 	}
@@ -167,7 +167,7 @@ func TestScalerRules(t *testing.T) {
 
 func TestCeilingAndBound(t *testing.T) {
 	// A = 3, λ = 100/s, c = 50/s per pod: M* = 6.
-	if got := CeilingFloor(3, 100, 50); got != 6 {
+	if got := ceilingFloor(3, 100, 50); got != 6 {
 		t.Errorf("M* = %v, want 6", got)
 	}
 	for _, tc := range []struct {
@@ -180,15 +180,15 @@ func TestCeilingAndBound(t *testing.T) {
 		// 0.8·8 = 6.4: nothing above 6 and at most 6.4.
 		{8, true, 0, 0},
 	} {
-		b := SafeCeilingBand(3, 100, 50, tc.peak)
+		b := safeCeilingBand(3, 100, 50, tc.peak)
 		if b.Empty != tc.empty || b.LowestPods != tc.lowest || b.HighestPods != tc.highest {
 			t.Errorf("N_max %d: band %+v", tc.peak, b)
 		}
 	}
-	if CeilingDrainRate(50, 6, 6) != 0 || CeilingDrainRate(50, 8, 6) != 100 {
+	if ceilingDrainRate(50, 6, 6) != 0 || ceilingDrainRate(50, 8, 6) != 100 {
 		t.Error("drain rate c·(M − M*), zero at or below the floor")
 	}
-	if !AdmissionBoundHolds(0.5, 1) || AdmissionBoundHolds(2, 1) || AdmissionBoundHolds(0, 1) {
+	if !admissionBoundHolds(0.5, 1) || admissionBoundHolds(2, 1) || admissionBoundHolds(0, 1) {
 		t.Error("admission bound must hold iff 0 < b < τ_out")
 	}
 }
@@ -203,7 +203,7 @@ func TestCollapseLaw(t *testing.T) {
 		// λ_c is the maximum of μρ(1 − q) over ρ.
 		best := 0.0
 		for i := 1; i < 100000; i++ {
-			best = math.Max(best, FixedPointDemand(1, theta, float64(i)/100000, 0))
+			best = math.Max(best, fixedPointDemand(1, theta, float64(i)/100000, 0))
 		}
 		if !near(lc, best, 1e-6) {
 			t.Errorf("θ = %v: λ_c = %v, grid maximum %v", theta, lc, best)
@@ -233,7 +233,7 @@ func TestCollapseLaw(t *testing.T) {
 		}
 	}
 	// The fixed-point curve with finite attempts lies above the R = ∞ curve.
-	if !(FixedPointDemand(1, 5, 0.9, 3) > FixedPointDemand(1, 5, 0.9, 0)) {
+	if !(fixedPointDemand(1, 5, 0.9, 3) > fixedPointDemand(1, 5, 0.9, 0)) {
 		t.Error("finite attempts must need more demand for the same utilization")
 	}
 }
@@ -243,24 +243,24 @@ func TestSizing(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"Little", LittleL(100, 0.2), 20},
-		{"drain", DrainTime(500, 200, 100), 5},
-		{"drain never", DrainTime(500, 100, 100), math.Inf(1)},
-		{"spike backlog", SpikeBacklog(300, 200, 10), 1000},
-		{"no backlog", SpikeBacklog(100, 200, 10), 0},
-		{"bounded queue by wait", BoundedQueue(200, 0.5, 100, 10), 100},
-		{"bounded queue by recovery", BoundedQueue(200, 5, 100, 2), 200},
-		{"scaling target", ScalingTarget(0.8, 2), 0.4},
-		{"M/M/1", MM1Wait(0.5, 0.01), 0.01},
-		{"Kingman exponential is M/M/1", KingmanWait(0.01, 0.5, 1, 1), 0.01},
-		{"Kingman deterministic service halves it", KingmanWait(0.01, 0.5, 1, 0), 0.005},
-		{"waste", WasteRatio(25, 100), 0.25},
+		{"Little", littleL(100, 0.2), 20},
+		{"drain", drainTime(500, 200, 100), 5},
+		{"drain never", drainTime(500, 100, 100), math.Inf(1)},
+		{"spike backlog", spikeBacklog(300, 200, 10), 1000},
+		{"no backlog", spikeBacklog(100, 200, 10), 0},
+		{"bounded queue by wait", boundedQueue(200, 0.5, 100, 10), 100},
+		{"bounded queue by recovery", boundedQueue(200, 5, 100, 2), 200},
+		{"scaling target", scalingTarget(0.8, 2), 0.4},
+		{"M/M/1", mm1Wait(0.5, 0.01), 0.01},
+		{"Kingman exponential is M/M/1", kingmanWait(0.01, 0.5, 1, 1), 0.01},
+		{"Kingman deterministic service halves it", kingmanWait(0.01, 0.5, 1, 0), 0.005},
+		{"waste", wasteRatio(25, 100), 0.25},
 	} {
 		if !near(tc.got, tc.want, 1e-12) {
 			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
 		}
 	}
-	if !AdmitByDeadline(0.2, 0.05, 0.01, 0.3) || AdmitByDeadline(0.2, 0.05, 0.1, 0.3) {
-		t.Error("AdmitByDeadline")
+	if !admitByDeadline(0.2, 0.05, 0.01, 0.3) || admitByDeadline(0.2, 0.05, 0.1, 0.3) {
+		t.Error("admitByDeadline")
 	}
 }

@@ -7,20 +7,20 @@ import "math"
 // θ = μ·T, timed-out work completed anyway, give-up after a given number of
 // attempts in total.
 
-// TimeoutProbability is q = e^(−θ(1−ρ)), the chance that an attempt's FIFO
+// timeoutProbability is q = e^(−θ(1−ρ)), the chance that an attempt's FIFO
 // sojourn, exponential with rate μ(1 − ρ), exceeds the timeout, where ρ is
 // the server's utilization (all attempts included).
-func TimeoutProbability(theta, rho float64) float64 {
+func timeoutProbability(theta, rho float64) float64 {
 	return math.Exp(-theta * (1 - rho))
 }
 
-// FixedPointDemand is the first-attempt demand λ, per second, at which the
+// fixedPointDemand is the first-attempt demand λ, per second, at which the
 // server settles at utilization rho when each request makes at most
 // `attempts` attempts in total: λ = μ·ρ·(1 − q)/(1 − q^R). With attempts ≤ 0
 // (unlimited re-offer) it is μ·ρ·(1 − q). Plotting it against ρ gives the
 // fixed-point curve whose fold is the collapse.
-func FixedPointDemand(mu, theta, rho float64, attempts int) float64 {
-	q := TimeoutProbability(theta, rho)
+func fixedPointDemand(mu, theta, rho float64, attempts int) float64 {
+	q := timeoutProbability(theta, rho)
 	if attempts <= 0 {
 		return mu * rho * (1 - q)
 	}

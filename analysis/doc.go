@@ -1,7 +1,10 @@
 // Package analysis is the model behind a trigger test: the closed forms of
-// docs/model.md, a fluid simulator of the model in delay form, the
-// verdicts, the gate and the result document that plan, simulate and run
-// all produce.
+// docs/model.md, the plan, the verdicts with the one verdict rule (Judge),
+// the gate, the timeline row and the result document that plan, simulate
+// and run all produce, and ModelResult, what either simulator returns.
+// The simulators are in analysis/fluid and analysis/request, the
+// estimators a run uses in analysis/infer; they import this package, never
+// the other way round.
 //
 // The package is pure: no I/O, no clock, no goroutines, and of this module
 // it imports only vocab, the shared names and defaults. Time is float64 seconds, rates are per

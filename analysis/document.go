@@ -327,3 +327,29 @@ type StopRecord struct {
 	// fired in the preflight, before any load was sent.
 	AtS float64 `json:"at_s"`
 }
+
+// RunSpread summarizes repeated request-level runs of one scenario with
+// different seeds: how the verdict and the recovery time vary with the
+// luck of arrivals and service times.
+type RunSpread struct {
+	Runs int `json:"runs"`
+	// FirstSeed is the first run's seed; run i used FirstSeed + i.
+	FirstSeed uint64 `json:"first_seed"`
+	// ShownSeed is the seed of the run the document shows: the median run
+	// by recovery time (the lower median for an even count).
+	ShownSeed uint64          `json:"shown_seed"`
+	Verdicts  map[Verdict]int `json:"verdicts"`
+	// TrappedFraction is the fraction of runs judged trapped.
+	TrappedFraction float64 `json:"trapped_fraction"`
+	// RecoveredFraction is the fraction of runs that recovered.
+	RecoveredFraction float64 `json:"recovered_fraction"`
+	// RecoveryMinS, RecoveryMedianS and RecoveryMaxS are seconds from the
+	// spike's end, over every run, a run that did not recover counting as
+	// infinitely slow (null).
+	RecoveryMinS    *float64 `json:"recovery_min_s"`
+	RecoveryMedianS *float64 `json:"recovery_median_s"`
+	RecoveryMaxS    *float64 `json:"recovery_max_s"`
+	// PeakWaitMinS and PeakWaitMaxS bound the runs' peak waits, seconds.
+	PeakWaitMinS float64 `json:"peak_wait_min_s"`
+	PeakWaitMaxS float64 `json:"peak_wait_max_s"`
+}

@@ -99,11 +99,11 @@ type Judgement struct {
 	Reason string
 }
 
-// Falling reports whether the slope's interval lies below zero.
-func (j Judgement) Falling() bool { return j.SlopeHi < 0 }
+// falling reports whether the slope's interval lies below zero.
+func (j Judgement) falling() bool { return j.SlopeHi < 0 }
 
-// NotFalling reports whether the slope's interval excludes a falling wait.
-func (j Judgement) NotFalling() bool { return j.SlopeLo >= 0 }
+// notFalling reports whether the slope's interval excludes a falling wait.
+func (j Judgement) notFalling() bool { return j.SlopeLo >= 0 }
 
 // Judge is the one verdict rule of a trigger test (docs/model.md, "What a
 // trigger test measures", item 3): it fits the wait's trend after the spike
@@ -143,39 +143,39 @@ func Judge(in JudgeInput, policy JudgePolicy) Judgement {
 		res = 1
 	}
 	bt, bw := binned(ts, ws, j.SettledAtS, res)
-	tr := FitTrend(bt, bw)
+	tr := fitTrend(bt, bw)
 	j.Trend = tr
 	if tr.N < p.MinPoints {
 		j.Reason = fmt.Sprintf("%d of %d independent samples of the settled %s wait (one per %s)", tr.N, p.MinPoints, w.Source, FormatSeconds(res))
 		return j
 	}
-	h := tQuantile(tr.N-2) * math.Max(tr.SlopeStdErr, p.MinStdErr)
+	h := TQuantile(tr.N-2) * math.Max(tr.SlopeStdErr, p.MinStdErr)
 	j.SlopeLo, j.SlopeHi = tr.Slope-h, tr.Slope+h
 	lastT := bt[len(bt)-1]
 	elapsed, waitNow := lastT-in.SpikeEndS, math.Max(0, tr.At(lastT))
 	if !math.IsNaN(in.Utilization) {
-		j.ProjectedS = ProjectRecovery(elapsed, waitNow, tr.Slope, in.PatienceS, in.Utilization)
+		j.ProjectedS = projectRecovery(elapsed, waitNow, tr.Slope, in.PatienceS, in.Utilization)
 		// The fastest fall (SlopeLo) gives the earliest recovery.
-		j.ProjectedLoS = ProjectRecovery(elapsed, waitNow, j.SlopeLo, in.PatienceS, in.Utilization)
-		j.ProjectedHiS = ProjectRecovery(elapsed, waitNow, j.SlopeHi, in.PatienceS, in.Utilization)
+		j.ProjectedLoS = projectRecovery(elapsed, waitNow, j.SlopeLo, in.PatienceS, in.Utilization)
+		j.ProjectedHiS = projectRecovery(elapsed, waitNow, j.SlopeHi, in.PatienceS, in.Utilization)
 	}
 	slope := fmt.Sprintf("%+.3f s/s (95 %% interval %+.3f to %+.3f) over %d samples of the %s wait", tr.Slope, j.SlopeLo, j.SlopeHi, tr.N, w.Source)
 	horizon := in.HorizonS - in.SpikeEndS
 	switch {
-	case j.NotFalling():
+	case j.notFalling():
 		j.Verdict, j.Reason = VerdictTrapped, "the wait is not falling after the spike: "+slope
-	case j.Falling() && in.BudgetS > 0 && j.ProjectedLoS > in.BudgetS:
+	case j.falling() && in.BudgetS > 0 && j.ProjectedLoS > in.BudgetS:
 		j.Verdict = VerdictMetastable
 		j.Reason = fmt.Sprintf("the wait is falling, but too slowly for the budget: %s; recovery projected at %s (at best %s) after the spike, budget %s",
 			slope, FormatSeconds(j.ProjectedS), FormatSeconds(j.ProjectedLoS), FormatSeconds(in.BudgetS))
-	case j.Falling() && j.ProjectedLoS > horizon:
+	case j.falling() && j.ProjectedLoS > horizon:
 		j.Verdict = VerdictMetastable
 		j.Reason = fmt.Sprintf("the wait is falling, but too slowly to recover within the observation: %s; recovery projected at %s (at best %s) after the spike, observation %s",
 			slope, FormatSeconds(j.ProjectedS), FormatSeconds(j.ProjectedLoS), FormatSeconds(horizon))
-	case j.Falling() && in.Final:
+	case j.falling() && in.Final:
 		j.Verdict = VerdictMetastable
 		j.Reason = "still failing at the end, the wait falling: " + slope
-	case j.Falling():
+	case j.falling():
 		j.Reason = "the wait is falling: " + slope
 	case in.Final:
 		j.Reason = "the trend cannot tell a trap from a slow recovery: " + slope

@@ -86,7 +86,7 @@ func TestJudgeIgnoresSamplesBeforeTheSignalSettles(t *testing.T) {
 		}
 	}
 	j := Judge(in, JudgePolicy{})
-	if !j.Falling() || !near(j.Trend.Slope, -0.28, 1e-9) {
+	if !j.falling() || !near(j.Trend.Slope, -0.28, 1e-9) {
 		t.Errorf("slope %.3f [%.3f, %.3f]; want falling at 0.28 s/s", j.Trend.Slope, j.SlopeLo, j.SlopeHi)
 	}
 	// Without the delay the same samples would be judged trapped: the
@@ -143,28 +143,11 @@ func TestTQuantile(t *testing.T) {
 		dof  int
 		want float64
 	}{{1, 12.706}, {2, 4.303}, {10, 2.228}, {30, 2.042}, {40, 2.021}, {60, 2.000}, {120, 1.980}, {1000, 1.962}} {
-		if got := tQuantile(tc.dof); math.Abs(got-tc.want) > 0.002 {
+		if got := TQuantile(tc.dof); math.Abs(got-tc.want) > 0.002 {
 			t.Errorf("t(0.975; %d) = %.4f, want %.3f", tc.dof, got, tc.want)
 		}
 	}
-	if !math.IsNaN(tQuantile(0)) {
+	if !math.IsNaN(TQuantile(0)) {
 		t.Error("no degrees of freedom must give NaN")
-	}
-}
-
-func TestMeanInterval(t *testing.T) {
-	iv := meanInterval([]float64{9, 9.2, 8.8, 9.1, 8.9}, 1)
-	// mean 9, sd 0.158, se 0.0707, t(4) = 2.776 → ±0.196
-	if !near(iv.Value, 9, 1e-12) || !near(iv.Hi-iv.Value, 0.1963, 1e-3) || iv.N != 5 {
-		t.Errorf("%+v", iv)
-	}
-	if wide := meanInterval([]float64{9, 9.2, 8.8, 9.1, 8.9}, 4); !near(wide.Hi-wide.Value, 4*(iv.Hi-iv.Value), 1e-9) {
-		t.Errorf("inflated: %+v", wide)
-	}
-	if one := meanInterval([]float64{3, math.NaN()}, 1); one.Value != 3 || one.Bounded() {
-		t.Errorf("one sample: %+v", one)
-	}
-	if none := meanInterval(nil, 1); none.Known() {
-		t.Errorf("none: %+v", none)
 	}
 }

@@ -66,10 +66,10 @@ func Plan(in PlanInputs) Document {
 	trig := CheckTrigger(k, rho, spike, tau)
 
 	p := Prediction{
-		TrapThreshold:        TrapThreshold(a),
+		TrapThreshold:        trapThreshold(a),
 		AmplifiedUtilization: a * rho,
-		PeakWaitS:            PeakWait(a, rho, k, spike, tau),
-		MinMultiplier:        Num(MinMultiplier(rho, spike, tau)),
+		PeakWaitS:            peakWait(a, rho, k, spike, tau),
+		MinMultiplier:        Num(minMultiplier(rho, spike, tau)),
 		MinSpikeS:            Num(MinSpike(k, rho, tau)),
 		Recommendations:      []string{},
 	}
@@ -83,14 +83,14 @@ func Plan(in PlanInputs) Document {
 		// falls at 1 − A·ρ while above τ_out (debt forms only if b ≥ τ_out).
 		start := math.Min(p.PeakWaitS, sc.AdmissionBoundS)
 		p.PeakWaitS = start
-		if AdmissionBoundHolds(sc.AdmissionBoundS, tau) {
+		if admissionBoundHolds(sc.AdmissionBoundS, tau) {
 			recovery = start / (1 - rho)
-		} else if !Trapped(a, rho) {
-			recovery = ProjectRecovery(0, start, a*rho-1, tau, rho)
+		} else if !trapped(a, rho) {
+			recovery = projectRecovery(0, start, a*rho-1, tau, rho)
 		}
-	case !Trapped(a, rho):
+	case !trapped(a, rho):
 		recovery = RecoveryTime(a, rho, k, spike, tau)
-		if len(in.Layers) == 1 && !in.Layers[0].HasBudget && in.Layers[0].retryProbability() == 1 && len(in.ClientBackoffS) == 0 {
+		if len(in.Layers) == 1 && !in.Layers[0].HasBudget && in.Layers[0].EffectiveRetryProbability() == 1 && len(in.ClientBackoffS) == 0 {
 			p.RecoveryWithRetryLagS = Num(RecoveryTimeWithRetryLag(in.Layers[0].MaxRetries, rho, k, spike, tau))
 		}
 	}
@@ -101,10 +101,10 @@ func Plan(in PlanInputs) Document {
 		}
 	}
 	if sc.AdmissionBoundS > 0 {
-		p.AdmissionBound = &AdmissionPrediction{sc.AdmissionBoundS, tau, AdmissionBoundHolds(sc.AdmissionBoundS, tau)}
+		p.AdmissionBound = &AdmissionPrediction{sc.AdmissionBoundS, tau, admissionBoundHolds(sc.AdmissionBoundS, tau)}
 	}
 	if in.Scaler != nil {
-		v := ScalerEscape(in.Scaler.Signal, in.Scaler.Target, a)
+		v := scalerEscape(in.Scaler.Signal, in.Scaler.Target, a)
 		sp := &ScalerPrediction{Signal: in.Scaler.Signal, Target: in.Scaler.Target, DeadTimeS: in.Scaler.DeadTimeS, ScalerVerdict: v}
 		sp.TriggersWithinDeadTime = in.Scaler.DeadTimeS > 0 && CheckTrigger(k, rho, math.Min(spike, in.Scaler.DeadTimeS), tau).Valid
 		p.Scaler = sp
@@ -119,11 +119,11 @@ func Plan(in PlanInputs) Document {
 		}
 	}
 	if in.MaxReplicas > 0 && in.PodRatePerS > 0 {
-		floor := CeilingFloor(a, sc.DemandPerS, in.PodRatePerS)
+		floor := ceilingFloor(a, sc.DemandPerS, in.PodRatePerS)
 		cp := &CeilingPrediction{MaxReplicas: in.MaxReplicas, CeilingFloorPods: floor, Escapes: float64(in.MaxReplicas) > floor,
-			DrainPerS: CeilingDrainRate(in.PodRatePerS, in.MaxReplicas, floor)}
+			DrainPerS: ceilingDrainRate(in.PodRatePerS, in.MaxReplicas, floor)}
 		if in.ScalabilityPeak > 0 {
-			band := SafeCeilingBand(a, sc.DemandPerS, in.PodRatePerS, in.ScalabilityPeak)
+			band := safeCeilingBand(a, sc.DemandPerS, in.PodRatePerS, in.ScalabilityPeak)
 			cp.Band = &band
 		}
 		p.Ceiling = cp
@@ -231,89 +231,4 @@ func trimFloat(x float64) string {
 		s = s[:len(s)-1]
 	}
 	return s
-}
-
-// SimulatePlan runs the fluid model over the scenario's warmup, spike and
-// observation, and returns the plan's document with the model's
-// observation, verdict and timeline (`trigger simulate --model fluid`).
-func SimulatePlan(in PlanInputs, stepS, sampleS float64) (Document, error) {
-	doc := Plan(in)
-	sc := doc.Scenario
-	retry := FluidRetry{BackoffS: in.ClientBackoffS}
-	inner := 1.0
-	for i, l := range in.Layers {
-		if i == 0 {
-			retry.MaxRetries, retry.HasBudget, retry.Budget = l.MaxRetries, l.HasBudget, l.Budget
-			if r := l.retryProbability(); r < 1 {
-				// The fluid model retries every failure it may; a retry
-				// probability becomes the budget that gives the same A.
-				beta := CappedAmplification(l.MaxRetries, r) - 1
-				if retry.HasBudget {
-					beta = math.Min(beta, retry.Budget)
-				}
-				retry.HasBudget, retry.Budget = true, beta
-			}
-			continue
-		}
-		inner *= l.Amplification()
-	}
-	res, err := SimulateFluid(FluidConfig{
-		Stages:             SpikeSchedule(sc.DemandPerS, sc.Multiplier, sc.WarmupS, sc.SpikeS, sc.ObserveS),
-		CapacityPerS:       sc.CapacityPerS,
-		TimeoutS:           sc.PatienceS,
-		RetryLagS:          FailLatency(sc.TimeoutS, in.Layers),
-		Retry:              retry,
-		InnerAmplification: inner,
-		AdmissionBoundS:    sc.AdmissionBoundS,
-		StepS:              stepS,
-		SampleS:            sampleS,
-	})
-	if err != nil {
-		return doc, err
-	}
-	return withModelRun(doc, in.Gate, "fluid", res), nil
-}
-
-// withModelRun fills a plan's document with what a model run showed: the
-// `simulate` document of SimulatePlan and SimulateRequestPlan.
-func withModelRun(doc Document, gate GateSpec, model string, res ModelResult) Document {
-	doc.Kind, doc.Model = "simulate", model
-	doc.RecoveryS = Num(res.RecoveryS)
-	doc.Observation = &Observation{
-		Source:              model,
-		T0S:                 Num(res.T0S),
-		PeakWaitS:           Num(res.PeakWaitS),
-		FinalWaitS:          Num(res.FinalWaitS),
-		WaitSlope:           Num(res.WaitSlope),
-		ProjectedRecoveryS:  Num(res.ProjectedRecoveryS),
-		LostWorkS:           Num(res.LostWorkS),
-		TimedOut:            Num(res.TimedOut),
-		Refused:             Num(res.Refused),
-		Abandoned:           Num(res.Abandoned),
-		FailedRequests:      Num(res.FailedRequests),
-		AmplificationFailed: nonZero(res.AmplificationFailed),
-		EndS:                res.EndS,
-	}
-	doc.Amplification.Measured = doc.Observation.AmplificationFailed
-	if doc.Amplification.Measured != nil && doc.Amplification.Client > 0 {
-		doc.Amplification.Hidden = Num(*doc.Amplification.Measured / doc.Amplification.Client)
-	}
-	// A simulation is a prediction throughout: where the model's service
-	// never reached a failed state to measure, its A is the scenario's.
-	a := Value(doc.Amplification.Measured)
-	if math.IsNaN(a) {
-		a = doc.Amplification.Predicted
-	}
-	c := Conclude(gate, Evidence{Verdict: res.Verdict, RecoveryS: res.RecoveryS, ProjectedRecoveryS: res.ProjectedRecoveryS, Amplification: a})
-	doc.Verdict, doc.Gate = c.Verdict, c.Gate
-	doc.Observation.ProjectedRecoveryS = Num(c.ProjectedRecoveryS)
-	doc.Timeline = res.Timeline
-	return doc
-}
-
-func nonZero(x float64) *float64 {
-	if x == 0 {
-		return nil
-	}
-	return Num(x)
 }

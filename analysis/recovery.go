@@ -30,7 +30,7 @@ func RecoveryTime(a, rho, k, spikeS, timeoutS float64) float64 {
 // (docs/model.md, "The trap", recovery time). +Inf when A·ρ ≥ 1; NaN when
 // t0 is not within the spike.
 func RecoveryTimeAfter(a, rho, k, spikeS, t0, timeoutS float64) float64 {
-	if Trapped(a, rho) || rho >= 1 {
+	if trapped(a, rho) || rho >= 1 {
 		return math.Inf(1)
 	}
 	if !(t0 >= 0 && t0 < spikeS) {
@@ -39,21 +39,21 @@ func RecoveryTimeAfter(a, rho, k, spikeS, t0, timeoutS float64) float64 {
 	return (a*k*rho-1)*(spikeS-t0)/(1-a*rho) + timeoutS/(1-rho)
 }
 
-// RecoveryTimeLongSpike is the long-spike form Δ·(A·k·ρ − 1)/(1 − A·ρ), in
+// recoveryTimeLongSpike is the long-spike form Δ·(A·k·ρ − 1)/(1 − A·ρ), in
 // seconds, valid for Δ ≫ τ_out (docs/model.md, "The trap", recovery time);
 // +Inf when A·ρ ≥ 1.
-func RecoveryTimeLongSpike(a, rho, k, spikeS float64) float64 {
-	if Trapped(a, rho) {
+func recoveryTimeLongSpike(a, rho, k, spikeS float64) float64 {
+	if trapped(a, rho) {
 		return math.Inf(1)
 	}
 	return spikeS * (a*k*rho - 1) / (1 - a*rho)
 }
 
-// PeakWait is the closed-form wait in seconds at the spike's end:
+// peakWait is the closed-form wait in seconds at the spike's end:
 // τ_out + (A·k·ρ − 1)·(Δ − t0) for a trigger, (k·ρ − 1)·Δ otherwise (zero
 // when k·ρ ≤ 1). It is the peak of the model's wait (docs/model.md,
 // "The trap", phases).
-func PeakWait(a, rho, k, spikeS, timeoutS float64) float64 {
+func peakWait(a, rho, k, spikeS, timeoutS float64) float64 {
 	if !CheckTrigger(k, rho, spikeS, timeoutS).Valid {
 		return math.Max(0, (k*rho-1)*spikeS)
 	}
@@ -61,12 +61,12 @@ func PeakWait(a, rho, k, spikeS, timeoutS float64) float64 {
 	return timeoutS + (a*k*rho-1)*(spikeS-t0)
 }
 
-// PredictedWait is the closed-form wait in seconds at t seconds after the
+// predictedWait is the closed-form wait in seconds at t seconds after the
 // spike's start, following the phases of docs/model.md ("The trap"):
 // growth at k·ρ − 1 until t0, at A·k·ρ − 1 for the rest of the spike, fall
 // at 1 − A·ρ while above τ_out and at 1 − ρ below it. Before the spike
 // (t < 0) the wait is zero.
-func PredictedWait(a, rho, k, spikeS, timeoutS, t float64) float64 {
+func predictedWait(a, rho, k, spikeS, timeoutS, t float64) float64 {
 	if t <= 0 {
 		return 0
 	}
@@ -77,10 +77,10 @@ func PredictedWait(a, rho, k, spikeS, timeoutS, t float64) float64 {
 		}
 		return timeoutS + (a*k*rho-1)*(t-t0)
 	}
-	w := PeakWait(a, rho, k, spikeS, timeoutS)
+	w := peakWait(a, rho, k, spikeS, timeoutS)
 	after := t - spikeS
 	if w > timeoutS {
-		if Trapped(a, rho) {
+		if trapped(a, rho) {
 			return w + (a*rho-1)*after
 		}
 		above := (w - timeoutS) / (1 - a*rho)
@@ -93,13 +93,13 @@ func PredictedWait(a, rho, k, spikeS, timeoutS, t float64) float64 {
 	return math.Max(0, w-(1-rho)*after)
 }
 
-// AmplificationFromRecovery inverts the full recovery-time form for A: the
+// amplificationFromRecovery inverts the full recovery-time form for A: the
 // amplification under which a service at utilization rho recovers from the
 // given spike in recoveryS seconds (docs/model.md, "What a trigger test
 // measures", item 4). T_rec grows with A, so the root is found by bisection on
 // [1, 1/ρ). It returns NaN when the spike is not a trigger or recoveryS is
 // shorter than the A = 1 recovery time.
-func AmplificationFromRecovery(recoveryS, rho, k, spikeS, timeoutS float64) float64 {
+func amplificationFromRecovery(recoveryS, rho, k, spikeS, timeoutS float64) float64 {
 	if !CheckTrigger(k, rho, spikeS, timeoutS).Valid || rho <= 0 || rho >= 1 || math.IsNaN(recoveryS) || math.IsInf(recoveryS, 0) {
 		return math.NaN()
 	}

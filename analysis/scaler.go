@@ -37,15 +37,15 @@ type ScalerVerdict struct {
 	Reason string `json:"reason"`
 }
 
-// ScalerEscape applies the scaler rules of docs/model.md ("Autoscalers,
+// scalerEscape applies the scaler rules of docs/model.md ("Autoscalers,
 // ceilings and admission"): a
 // debt-blind signal (first attempts) holds ρ at its target u* and is trapped
 // iff u* ≥ 1/A; a signal that counts every attempt (ingress, CPU, paired)
 // sizes capacity so that A·ρ = u* and escapes whenever u* < 1.
-func ScalerEscape(signal ScalerSignal, target, amplification float64) ScalerVerdict {
+func scalerEscape(signal ScalerSignal, target, amplification float64) ScalerVerdict {
 	switch signal {
 	case SignalFirstAttempts:
-		threshold := TrapThreshold(amplification)
+		threshold := trapThreshold(amplification)
 		if target >= threshold {
 			return ScalerVerdict{false, target, fmt.Sprintf(
 				"a first-attempt signal holds ρ at its target %.2f ≥ 1/A = %.2f: the retry debt never shows, so the service stays failed", target, threshold)}
@@ -66,10 +66,10 @@ func ScalerEscape(signal ScalerSignal, target, amplification float64) ScalerVerd
 	return ScalerVerdict{false, target, fmt.Sprintf("unknown signal %q", signal)}
 }
 
-// CeilingFloor is M* = A·λ/c, in pods: with a replica ceiling M ≤ M* a failed
+// ceilingFloor is M* = A·λ/c, in pods: with a replica ceiling M ≤ M* a failed
 // service stays failed whatever its scaling signal (docs/model.md,
 // "Autoscalers, ceilings and admission", ceiling).
-func CeilingFloor(amplification, demand, podRate float64) float64 {
+func ceilingFloor(amplification, demand, podRate float64) float64 {
 	return amplification * demand / podRate
 }
 
@@ -90,12 +90,12 @@ type CeilingBand struct {
 	Empty bool `json:"empty"`
 }
 
-// SafeCeilingBand computes the band of safe ceilings for a service whose
+// safeCeilingBand computes the band of safe ceilings for a service whose
 // throughput peaks at scalabilityPeak pods (docs/model.md, "Autoscalers,
 // ceilings and admission", ceiling).
-func SafeCeilingBand(amplification, demand, podRate float64, scalabilityPeak int) CeilingBand {
+func safeCeilingBand(amplification, demand, podRate float64, scalabilityPeak int) CeilingBand {
 	b := CeilingBand{
-		FloorPods: CeilingFloor(amplification, demand, podRate),
+		FloorPods: ceilingFloor(amplification, demand, podRate),
 		TopPods:   0.8 * float64(scalabilityPeak),
 	}
 	lowest, highest := int(math.Floor(b.FloorPods))+1, int(math.Floor(b.TopPods))
@@ -107,11 +107,11 @@ func SafeCeilingBand(amplification, demand, podRate float64, scalabilityPeak int
 	return b
 }
 
-// CeilingDrainRate is the rate, in work per second, at which the debt of a
+// ceilingDrainRate is the rate, in work per second, at which the debt of a
 // failed service drains at ceiling maxReplicas: c·(M − M*), or zero when
 // M ≤ M* and the debt never drains (docs/model.md, "Autoscalers, ceilings
 // and admission", ceiling).
-func CeilingDrainRate(podRate float64, maxReplicas int, floorPods float64) float64 {
+func ceilingDrainRate(podRate float64, maxReplicas int, floorPods float64) float64 {
 	spare := float64(maxReplicas) - floorPods
 	if spare <= 0 {
 		return 0
@@ -119,10 +119,10 @@ func CeilingDrainRate(podRate float64, maxReplicas int, floorPods float64) float
 	return podRate * spare
 }
 
-// AdmissionBoundHolds reports b < τ_out: with an admission bound shorter
+// admissionBoundHolds reports b < τ_out: with an admission bound shorter
 // than the client timeout every admitted attempt is served before its client
 // gives up, no debt forms and the trap cannot hold (docs/model.md,
 // "Autoscalers, ceilings and admission", admission bound).
-func AdmissionBoundHolds(boundS, timeoutS float64) bool {
+func admissionBoundHolds(boundS, timeoutS float64) bool {
 	return boundS > 0 && boundS < timeoutS
 }

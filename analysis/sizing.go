@@ -4,61 +4,61 @@ import "math"
 
 // Sizing formulas for one service (docs/model.md, "Sizing formulas").
 
-// LittleL is Little's law L = λ·W: the number in the system for an arrival
+// littleL is Little's law L = λ·W: the number in the system for an arrival
 // rate lambda (per second) and a time in system waitS (seconds).
-func LittleL(lambda, waitS float64) float64 { return lambda * waitS }
+func littleL(lambda, waitS float64) float64 { return lambda * waitS }
 
-// DrainTime is Q/(μ − λ), seconds to drain a backlog of q units with service
+// drainTime is Q/(μ − λ), seconds to drain a backlog of q units with service
 // rate mu and arrival rate lambda (per second); +Inf when μ ≤ λ.
-func DrainTime(q, mu, lambda float64) float64 {
+func drainTime(q, mu, lambda float64) float64 {
 	if mu <= lambda {
 		return math.Inf(1)
 	}
 	return q / (mu - lambda)
 }
 
-// SpikeBacklog is Q = (λ_peak − μ)·T, the units left by a burst of
+// spikeBacklog is Q = (λ_peak − μ)·T, the units left by a burst of
 // peak rate lambdaPeak lasting spikeS seconds; zero when λ_peak ≤ μ.
-func SpikeBacklog(lambdaPeak, mu, spikeS float64) float64 {
+func spikeBacklog(lambdaPeak, mu, spikeS float64) float64 {
 	return math.Max(0, (lambdaPeak-mu)*spikeS)
 }
 
-// BoundedQueue is the largest queue worth holding, in units:
+// boundedQueue is the largest queue worth holding, in units:
 // min(μ·W_q,budget, (μ − λ0)·T_recover), for a queueing-delay budget waitBudgetS
 // and a recovery budget recoverS, both seconds.
-func BoundedQueue(mu, waitBudgetS, lambda0, recoverS float64) float64 {
+func boundedQueue(mu, waitBudgetS, lambda0, recoverS float64) float64 {
 	return math.Min(mu*waitBudgetS, math.Max(0, (mu-lambda0)*recoverS))
 }
 
-// ScalingTarget is ρ_target = ρ_max/B, the utilization to hold so that a
+// scalingTarget is ρ_target = ρ_max/B, the utilization to hold so that a
 // burst of multiplier B during the scaling delay still peaks at ρ_max.
-func ScalingTarget(rhoMax, burst float64) float64 { return rhoMax / burst }
+func scalingTarget(rhoMax, burst float64) float64 { return rhoMax / burst }
 
-// MM1Wait is the M/M/1 queueing delay E[S]·ρ/(1 − ρ) in seconds for a mean
+// mm1Wait is the M/M/1 queueing delay E[S]·ρ/(1 − ρ) in seconds for a mean
 // service time meanServiceS; +Inf when ρ ≥ 1.
-func MM1Wait(rho, meanServiceS float64) float64 {
+func mm1Wait(rho, meanServiceS float64) float64 {
 	if rho >= 1 {
 		return math.Inf(1)
 	}
 	return meanServiceS * rho / (1 - rho)
 }
 
-// KingmanWait is Kingman's G/G/1 approximation of the queueing delay,
+// kingmanWait is Kingman's G/G/1 approximation of the queueing delay,
 // W_q ≈ E[S]·(ρ/(1 − ρ))·(C_a² + C_s²)/2, in seconds, with ca2 and cs2 the
 // squared coefficients of variation of inter-arrival and service times.
-func KingmanWait(meanServiceS, rho, ca2, cs2 float64) float64 {
-	return MM1Wait(rho, meanServiceS) * (ca2 + cs2) / 2
+func kingmanWait(meanServiceS, rho, ca2, cs2 float64) float64 {
+	return mm1Wait(rho, meanServiceS) * (ca2 + cs2) / 2
 }
 
-// AdmitByDeadline reports E[W_q] + E[S] + ε ≤ D_remaining: admit an attempt
+// admitByDeadline reports E[W_q] + E[S] + ε ≤ D_remaining: admit an attempt
 // only if it is expected to finish while its caller still waits (seconds).
-func AdmitByDeadline(expectedWaitS, expectedServiceS, slackS, remainingS float64) bool {
+func admitByDeadline(expectedWaitS, expectedServiceS, slackS, remainingS float64) bool {
 	return expectedWaitS+expectedServiceS+slackS <= remainingS
 }
 
-// WasteRatio is the scarce resource spent on attempts that did not produce
+// wasteRatio is the scarce resource spent on attempts that did not produce
 // a useful answer over all of it spent; zero when nothing was spent.
-func WasteRatio(wasted, total float64) float64 {
+func wasteRatio(wasted, total float64) float64 {
 	if total <= 0 {
 		return 0
 	}

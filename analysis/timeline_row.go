@@ -129,12 +129,6 @@ func (m TimelineRow) Failures() float64 { return m.Timeouts + m.Rejected + m.Err
 // second, whatever the class.
 func (m TimelineRow) FirstFailed() float64 { return m.FirstDone - m.FirstOK }
 
-// failing reports whether more first attempts failed this second than the
-// success threshold allows: the second belongs to a failed state.
-func (m TimelineRow) failing(threshold float64) bool {
-	return m.FirstDone > 0 && m.FirstFailed() > (1-threshold)*m.FirstDone
-}
-
 // UnknownRow returns a row whose every number is unknown (NaN), for a
 // source to fill the fields it knows.
 func UnknownRow() TimelineRow {

@@ -13,10 +13,10 @@ type Trend struct {
 	SlopeStdErr float64
 }
 
-// FitTrend fits w = Intercept + Slope·t by ordinary least squares, skipping
+// fitTrend fits w = Intercept + Slope·t by ordinary least squares, skipping
 // NaN samples. With fewer than two usable samples it returns N < 2 and a
 // zero slope.
-func FitTrend(ts, ws []float64) Trend {
+func fitTrend(ts, ws []float64) Trend {
 	var n, st, sw float64
 	for i := range ts {
 		if math.IsNaN(ts[i]) || math.IsNaN(ws[i]) {
@@ -94,4 +94,28 @@ func binned(ts, ws []float64, fromS, widthS float64) (bt, bw []float64) {
 	}
 	flush()
 	return bt, bw
+}
+
+// tTable holds the two-sided 95 % quantiles of Student's t distribution,
+// t(0.975; ν), for ν = 1 … 30 degrees of freedom.
+var tTable = [...]float64{
+	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+}
+
+// TQuantile is the two-sided 95 % quantile of Student's t with dof degrees
+// of freedom: the half-width of a 95 % interval in standard errors when
+// the standard error itself is estimated from dof residual degrees of
+// freedom. Beyond the table it uses the Cornish–Fisher expansion around
+// z = 1.96, exact to three decimals there. NaN for dof < 1.
+func TQuantile(dof int) float64 {
+	switch {
+	case dof < 1:
+		return math.NaN()
+	case dof <= len(tTable):
+		return tTable[dof-1]
+	}
+	z, v := 1.959964, float64(dof)
+	return z + (z*z*z+z)/(4*v) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*v*v)
 }

@@ -53,10 +53,10 @@ func TriggerTime(k, rho, timeoutS float64) float64 {
 	return timeoutS / growth
 }
 
-// MinMultiplier is the infimum of the spike multiples k that trigger with a
+// minMultiplier is the infimum of the spike multiples k that trigger with a
 // spike of spikeS seconds: (1 + τ_out/Δ)/ρ. Any k strictly above it is a
 // trigger (docs/model.md, "The trap", trigger size).
-func MinMultiplier(rho, spikeS, timeoutS float64) float64 {
+func minMultiplier(rho, spikeS, timeoutS float64) float64 {
 	if rho <= 0 || spikeS <= 0 {
 		return math.Inf(1)
 	}
@@ -70,10 +70,10 @@ func MinSpike(k, rho, timeoutS float64) float64 {
 	return TriggerTime(k, rho, timeoutS)
 }
 
-// StepTriggers reports whether a sustained step to k·λ on an autoscaled
+// stepTriggers reports whether a sustained step to k·λ on an autoscaled
 // service with dead time deadTimeS triggers before the first new pod serves:
 // the step is a spike of length τ (docs/model.md, "Autoscalers, ceilings
 // and admission", dead time), so it triggers iff k·ρ − 1 > τ_out/τ.
-func StepTriggers(k, rho, deadTimeS, timeoutS float64) bool {
+func stepTriggers(k, rho, deadTimeS, timeoutS float64) bool {
 	return CheckTrigger(k, rho, deadTimeS, timeoutS).Valid
 }

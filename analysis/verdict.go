@@ -37,13 +37,13 @@ func ApplyBudget(v Verdict, recoveryS, budgetS float64) Verdict {
 	return v
 }
 
-// ProjectRecovery projects the recovery time, in seconds from the spike's
+// projectRecovery projects the recovery time, in seconds from the spike's
 // end, of a service still failing elapsedS seconds after the spike ended
 // with wait waitS falling at slopeS seconds per second (negative): the wait
 // falls to τ_out at that slope, then to zero at 1 − ρ (docs/model.md,
 // "The trap", phases).
 // It returns +Inf when the wait is not falling.
-func ProjectRecovery(elapsedS, waitS, slope, timeoutS, rho float64) float64 {
+func projectRecovery(elapsedS, waitS, slope, timeoutS, rho float64) float64 {
 	if slope >= 0 {
 		return math.Inf(1)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/request"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
@@ -36,7 +37,7 @@ type Test struct {
 	// take to reach their new rates, seconds.
 	RetrySettleS float64
 
-	request analysis.RequestConfig
+	request request.Config
 }
 
 // New converts a resolved scenario. The scenario has been validated, so
@@ -63,9 +64,9 @@ func New(s *scenarios.Scenario) (*Test, error) {
 
 // RequestConfig is the request-level model's configuration with the given
 // seed: every call gets its own copy.
-func (t *Test) RequestConfig(seed uint64) analysis.RequestConfig {
+func (t *Test) RequestConfig(seed uint64) request.Config {
 	c := t.request
-	c.Stages = append([]analysis.FluidStage(nil), c.Stages...)
+	c.Stages = append([]analysis.DemandStage(nil), c.Stages...)
 	c.Seed = seed
 	return c
 }

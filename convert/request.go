@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/request"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
@@ -16,18 +17,18 @@ import (
 // policy through loadgen's Retrier (SimRetry), and the other retry layers
 // as hidden work per failing attempt. A service given by its capacity alone
 // is one pod at that rate. Seed is left zero.
-func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy loadgen.RetryPolicy) (analysis.RequestConfig, error) {
+func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy loadgen.RetryPolicy) (request.Config, error) {
 	arrivals, err := vocab.ParseArrivals(s.Client.Arrivals)
 	if err != nil {
-		return analysis.RequestConfig{}, fmt.Errorf("convert: %w", err)
+		return request.Config{}, fmt.Errorf("convert: %w", err)
 	}
 	service, err := vocab.ParseServiceTime(s.Service.ServiceTime)
 	if err != nil {
-		return analysis.RequestConfig{}, fmt.Errorf("convert: %w", err)
+		return request.Config{}, fmt.Errorf("convert: %w", err)
 	}
 	queue, err := vocab.ParseQueue(s.Service.Queue)
 	if err != nil {
-		return analysis.RequestConfig{}, fmt.Errorf("convert: %w", err)
+		return request.Config{}, fmt.Errorf("convert: %w", err)
 	}
 	sc := in.Scenario
 	pods, podRate := s.Service.Pods, s.Service.PodRate
@@ -41,7 +42,7 @@ func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy loadgen
 	// Attempts fail once they wait past the shortest patience in front of
 	// the service, a layer's per-try timeout when it is shorter than τ_out.
 	patience, _ := analysis.Patience(sc.TimeoutS, in.Layers)
-	return analysis.RequestConfig{
+	return request.Config{
 		Stages:              analysis.SpikeSchedule(sc.DemandPerS, sc.Multiplier, sc.WarmupS, sc.SpikeS, sc.ObserveS),
 		Arrivals:            arrivals,
 		Pods:                pods,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/request"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -16,7 +17,7 @@ import (
 // way in and out; a refusal at the door is the 503 the specimen answers.
 type simRetry struct{ r *loadgen.Retrier }
 
-var _ analysis.RetryDecider = simRetry{}
+var _ request.RetryDecider = simRetry{}
 
 // seconds converts model time to a Duration, saturating beyond what a
 // Duration holds (a model run far past any horizon) instead of overflowing
@@ -36,9 +37,9 @@ func seconds(s float64) time.Duration {
 func (s simRetry) FirstAttempt(nowS float64) { s.r.FirstAttempt(seconds(nowS)) }
 func (s simRetry) Succeeded(nowS float64)    { s.r.Succeeded(seconds(nowS)) }
 
-func (s simRetry) Failed(nowS float64, f analysis.RetryFailure) (bool, float64) {
+func (s simRetry) Failed(nowS float64, f request.RetryFailure) (bool, float64) {
 	outcome := vocab.OutcomeTimeout
-	if f.Kind == analysis.FailureRefused {
+	if f.Kind == request.FailureRefused {
 		outcome = vocab.Outcome503
 	}
 	d := s.r.Failed(seconds(nowS), loadgen.Failure{
@@ -53,15 +54,15 @@ func (s simRetry) Failed(nowS float64, f analysis.RetryFailure) (bool, float64) 
 // SimRetry is the retry model of a loadgen policy for the request-level
 // model: each run gets a fresh Retrier (its own budget window and token
 // bucket) whose jitter is drawn from a source seeded by the run's seed.
-func SimRetry(p loadgen.RetryPolicy) analysis.RetryModel {
+func SimRetry(p loadgen.RetryPolicy) request.RetryModel {
 	maxDelay := time.Duration(0)
 	prev := time.Duration(0)
 	for n := 1; n <= min(p.MaxRetries, 64); n++ {
 		_, hi := p.Backoff.Bounds(n, prev)
 		maxDelay, prev = max(maxDelay, hi), hi
 	}
-	return analysis.RetryModel{
-		New: func(seed uint64) analysis.RetryDecider {
+	return request.RetryModel{
+		New: func(seed uint64) request.RetryDecider {
 			return simRetry{loadgen.NewRetrier(p, rand.New(rand.NewPCG(seed, 0x6a69747465722121)))}
 		},
 		MaxRetries: p.MaxRetries,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/request"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
@@ -17,22 +18,22 @@ func ptr[T any](v T) *T { return &v }
 // outcome classes (a refusal is a 503), the budget, the token bucket, the
 // overall deadline and the backoff's jitter bounds.
 func TestSimRetryPassesDecisionsThrough(t *testing.T) {
-	timeout := analysis.RetryFailure{Kind: analysis.FailureTimeout}
-	refused := analysis.RetryFailure{Kind: analysis.FailureRefused}
-	at := func(f analysis.RetryFailure, attempt int) analysis.RetryFailure { f.Attempt = attempt; return f }
+	timeout := request.RetryFailure{Kind: request.FailureTimeout}
+	refused := request.RetryFailure{Kind: request.FailureRefused}
+	at := func(f request.RetryFailure, attempt int) request.RetryFailure { f.Attempt = attempt; return f }
 	exp := loadgen.Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull}
 	for _, tc := range []struct {
 		name   string
 		policy loadgen.RetryPolicy
 		// drive calls the decider and returns what it wants checked.
-		drive func(d analysis.RetryDecider) (granted int, delays []float64)
+		drive func(d request.RetryDecider) (granted int, delays []float64)
 		want  int // retries granted
 		lo    []float64
 		hi    []float64
 	}{
 		// A cap of 2: attempts 1 and 2 are retried, attempt 3 is not.
 		{"cap", loadgen.RetryPolicy{MaxRetries: 2, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)},
-			func(d analysis.RetryDecider) (int, []float64) {
+			func(d request.RetryDecider) (int, []float64) {
 				n := 0
 				for a := 1; a <= 3; a++ {
 					if ok, _ := d.Failed(float64(a), at(timeout, a)); ok {
@@ -43,20 +44,20 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 			}, 2, nil, nil},
 		// Only timeouts retried: a refusal (503) is not.
 		{"class", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)},
-			func(d analysis.RetryDecider) (int, []float64) {
+			func(d request.RetryDecider) (int, []float64) {
 				ok, _ := d.Failed(1, at(refused, 1))
 				return map[bool]int{true: 1}[ok], nil
 			}, 0, nil, nil},
 		// 503 in the classes: the refusal is retried.
 		{"refusal retried", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.Outcome503)},
-			func(d analysis.RetryDecider) (int, []float64) {
+			func(d request.RetryDecider) (int, []float64) {
 				ok, _ := d.Failed(1, at(refused, 1))
 				return map[bool]int{true: 1}[ok], nil
 			}, 1, nil, nil},
 		// A budget of 0.2 over 100 first attempts in the window grants 20
 		// of 100 retries.
 		{"budget", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(0.2)},
-			func(d analysis.RetryDecider) (int, []float64) {
+			func(d request.RetryDecider) (int, []float64) {
 				for i := range 100 {
 					d.FirstAttempt(float64(i) * 0.01)
 				}
@@ -71,7 +72,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 		// A token bucket of 30 tokens and 10 per timeout retry: three retries.
 		{"token bucket", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout),
 			TokenBucket: &loadgen.TokenBucket{Capacity: 30, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1}},
-			func(d analysis.RetryDecider) (int, []float64) {
+			func(d request.RetryDecider) (int, []float64) {
 				n := 0
 				for i := range 10 {
 					if ok, _ := d.Failed(float64(i), at(timeout, 1)); ok {
@@ -83,7 +84,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 		// An overall deadline of 2 s: a failure 1.5 s after the request
 		// started still retries, one at 2.5 s does not.
 		{"deadline", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Deadline: 2 * time.Second},
-			func(d analysis.RetryDecider) (int, []float64) {
+			func(d request.RetryDecider) (int, []float64) {
 				n := 0
 				for _, now := range []float64{1.5, 2.5} {
 					if ok, _ := d.Failed(now, at(timeout, 1)); ok {
@@ -95,7 +96,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 		// Exponential backoff with full jitter: retry n waits within
 		// [0, min(0.1·2^(n−1), 1)] seconds.
 		{"backoff bounds", loadgen.RetryPolicy{MaxRetries: 6, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Backoff: exp},
-			func(d analysis.RetryDecider) (int, []float64) {
+			func(d request.RetryDecider) (int, []float64) {
 				n, delays := 0, []float64{}
 				for a := 1; a <= 6; a++ {
 					ok, delay := d.Failed(float64(a), at(timeout, a))
@@ -134,7 +135,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 func TestSimRetryJitterSeeded(t *testing.T) {
 	m := SimRetry(loadgen.RetryPolicy{MaxRetries: 3, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout),
 		Backoff: loadgen.Backoff{Kind: vocab.BackoffConstant, Base: time.Second, Jitter: vocab.JitterFull}})
-	f := analysis.RetryFailure{Attempt: 1, Kind: analysis.FailureTimeout}
+	f := request.RetryFailure{Attempt: 1, Kind: request.FailureTimeout}
 	_, a := m.New(7).Failed(1, f)
 	_, b := m.New(7).Failed(1, f)
 	_, c := m.New(8).Failed(1, f)
@@ -153,8 +154,8 @@ func TestRequestConfigFromScenario(t *testing.T) {
 	if len(cfg.Stages) != 3 || cfg.Stages[0] != want[0] || cfg.Stages[1] != want[1] || cfg.Stages[2] != want[2] {
 		t.Errorf("stages %+v, want %+v", cfg.Stages, want)
 	}
-	if cfg.Arrivals != analysis.ArrivalsUniform || cfg.Pods != 4 || cfg.Workers != 2 || cfg.PodRatePerS != 50 ||
-		cfg.ServiceTime != analysis.ServiceLognormal || cfg.ServiceCV != 2 || cfg.Queue != analysis.QueueShared ||
+	if cfg.Arrivals != request.ArrivalsUniform || cfg.Pods != 4 || cfg.Workers != 2 || cfg.PodRatePerS != 50 ||
+		cfg.ServiceTime != request.ServiceLognormal || cfg.ServiceCV != 2 || cfg.Queue != request.QueueShared ||
 		!cfg.DeadlinePropagation || cfg.AdmissionBoundS != 3 || cfg.TimeoutS != 1 || cfg.InnerAmplification != 2 ||
 		cfg.Seed != 42 || cfg.Retry.MaxRetries != 3 || cfg.Retry.New == nil {
 		t.Errorf("config %+v", cfg)
@@ -166,7 +167,7 @@ func TestRequestConfigFromScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg = test.RequestConfig(1)
-	if cfg.Pods != 1 || cfg.PodRatePerS != 200 || cfg.Workers != 1 || cfg.ServiceTime != analysis.ServiceDeterministic {
+	if cfg.Pods != 1 || cfg.PodRatePerS != 200 || cfg.Workers != 1 || cfg.ServiceTime != request.ServiceDeterministic {
 		t.Errorf("capacity alone: %+v", cfg)
 	}
 }
@@ -176,7 +177,7 @@ func TestRequestConfigFromScenario(t *testing.T) {
 // amplification"), whatever the cap above it; at ρ = 0.75 that traps it for β = 0.5 only.
 func TestRequestModelWithLoadgenBudget(t *testing.T) {
 	for _, beta := range []float64{0.2, 0.5} {
-		res, err := analysis.SimulateRequests(context.Background(), analysis.RequestConfig{
+		res, err := request.Simulate(context.Background(), request.Config{
 			Stages:      analysis.SpikeSchedule(300, 5, 10, 30, 600),
 			Pods:        4,
 			PodRatePerS: 100,
@@ -199,11 +200,11 @@ func TestRequestModelWithLoadgenBudget(t *testing.T) {
 // asks the Retrier): the cost of the real policy against the analysis
 // package's own cap (BenchmarkRequestSim20000sTrapped).
 func BenchmarkRequestSimLoadgenRetry(b *testing.B) {
-	cfg := analysis.RequestConfig{
+	cfg := request.Config{
 		Stages:      analysis.SpikeSchedule(1000.0/3, 3, 20, 10, 20000-30),
 		Pods:        8,
 		PodRatePerS: 100,
-		ServiceTime: analysis.ServiceExponential,
+		ServiceTime: request.ServiceExponential,
 		TimeoutS:    1,
 		Retry:       SimRetry(loadgen.RetryPolicy{MaxRetries: 2, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)}),
 		Seed:        1,
@@ -211,7 +212,7 @@ func BenchmarkRequestSimLoadgenRetry(b *testing.B) {
 	b.ReportAllocs()
 	var attempts int64
 	for b.Loop() {
-		res, err := analysis.SimulateRequests(context.Background(), cfg)
+		res, err := request.Simulate(context.Background(), cfg)
 		if err != nil || res.Verdict != analysis.VerdictTrapped {
 			b.Fatalf("%v %s", err, res.Verdict)
 		}

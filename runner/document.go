@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/infer"
 )
 
 // document assembles the run's result document: the plan's sections, what
@@ -100,7 +101,7 @@ func (r *run) document() analysis.Document {
 	if j.Trend.N >= analysis.MeasuredJudgePolicy.MinPoints {
 		obs.ProjectedRecoveryS = analysis.Num(j.ProjectedS)
 	}
-	obs.Estimates = analysis.EstimateTable(r.plan, in, r.recoveryS, obs.WaitSource)
+	obs.Estimates = infer.EstimateTable(r.plan, in, r.recoveryS, obs.WaitSource)
 	doc.Amplification.Measured = analysis.Num(in.AFail.Value)
 	doc.Amplification.MeasuredLo, doc.Amplification.MeasuredHi = analysis.Num(in.AFail.Lo), analysis.Num(in.AFail.Hi)
 	if in.AFail.Known() && in.AClient.Known() {
@@ -132,7 +133,7 @@ func (r *run) document() analysis.Document {
 
 // layerNote describes a layer that gives up before the clients do, when
 // the run saw one; "" otherwise.
-func (r *run) layerNote(in analysis.Inference) string {
+func (r *run) layerNote(in infer.Inference) string {
 	if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.s.Client.Timeout.Seconds()); ok {
 		return g.describe(in.Hidden.Value)
 	}

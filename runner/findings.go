@@ -5,12 +5,13 @@ import (
 	"math"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/infer"
 )
 
 // findings puts what the run measured into plain words. Advice about the
 // scenario's layers is given only when A_fail's interval excludes the A
 // the scenario declares.
-func findings(doc analysis.Document, rows []analysis.TimelineRow, in analysis.Inference, recoveryS float64, layerNote string) []string {
+func findings(doc analysis.Document, rows []analysis.TimelineRow, in infer.Inference, recoveryS float64, layerNote string) []string {
 	var out []string
 	o := doc.Observation
 	predicted := doc.Amplification.Predicted
@@ -46,7 +47,7 @@ func findings(doc analysis.Document, rows []analysis.TimelineRow, in analysis.In
 }
 
 // intervalText prints an estimate with its interval: "9.02 (8.91–9.13)".
-func intervalText(iv analysis.Interval) string {
+func intervalText(iv infer.Interval) string {
 	if !iv.Bounded() {
 		return fmt.Sprintf("%.2f", iv.Value)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/infer"
 	"github.com/trigger-test/trigger/loadgen"
 )
 
@@ -67,7 +68,7 @@ func (r *run) startOnTrap(now float64) {
 func (r *run) watchOnTrap(now float64) bool {
 	st, ot := r.onTrap, r.s.OnTrap
 	hold := r.s.Recovery.Hold.Seconds()
-	at, ok := analysis.FindRecovery(r.rows, st.at, r.s.Recovery.SuccessRatio, hold)
+	at, ok := infer.FindRecovery(r.rows, st.at, r.s.Recovery.SuccessRatio, hold)
 	if ot.Action == "drop" {
 		at, ok = r.drained(st.at, hold)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/infer"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/loadgen"
 )
@@ -85,7 +86,7 @@ func (r *run) startSpike() {
 // horizon.
 func (r *run) observe(now float64) bool {
 	rec := r.s.Recovery
-	if at, ok := analysis.FindRecovery(r.rows, r.recoverySearchFrom(), rec.SuccessRatio, rec.Hold.Seconds()); ok {
+	if at, ok := infer.FindRecovery(r.rows, r.recoverySearchFrom(), rec.SuccessRatio, rec.Hold.Seconds()); ok {
 		r.recoveryS = math.Max(0, at-r.spikeEnd)
 		if r.triggered() {
 			r.verdict = analysis.VerdictRecovered
@@ -130,7 +131,7 @@ func (r *run) observe(now float64) bool {
 // triggered reports whether a second after the spike began failed more
 // first attempts than the recovery threshold allows, whatever the failure.
 func (r *run) triggered() bool {
-	return analysis.Triggered(r.rows, r.spikeStart, r.s.Recovery.SuccessRatio)
+	return infer.Triggered(r.rows, r.spikeStart, r.s.Recovery.SuccessRatio)
 }
 
 // recoverySearchFrom is where the search for a recovery starts: one client
@@ -173,7 +174,7 @@ func (r *run) horizon(why string) {
 		}
 		return
 	}
-	if at, ok := analysis.FindRecovery(r.rows, r.recoverySearchFrom(), r.s.Recovery.SuccessRatio, r.s.Recovery.Hold.Seconds()); ok {
+	if at, ok := infer.FindRecovery(r.rows, r.recoverySearchFrom(), r.s.Recovery.SuccessRatio, r.s.Recovery.Hold.Seconds()); ok {
 		r.recoveryS = math.Max(0, at-r.spikeEnd)
 		r.verdict, r.reason = analysis.VerdictRecovered, "recovered by the end of the run"
 		return
@@ -219,7 +220,7 @@ func (r *run) status(phase string) Status {
 
 // facts are what Infer needs besides the timeline, now seconds into the
 // run, with the run's judgement of the wait.
-func (r *run) facts(now float64, j analysis.Judgement) analysis.RunFacts {
+func (r *run) facts(now float64, j analysis.Judgement) infer.RunFacts {
 	to := now
 	if !math.IsNaN(r.recoveryS) {
 		to = r.spikeEnd + r.recoveryS
@@ -232,7 +233,7 @@ func (r *run) facts(now float64, j analysis.Judgement) analysis.RunFacts {
 	if r.onTrap != nil {
 		baselineTo = r.onTrap.at
 	}
-	return analysis.RunFacts{
+	return infer.RunFacts{
 		BaselineToS:          baselineTo,
 		SpikeStartS:          r.spikeStart,
 		SpikeEndS:            r.spikeEnd,
@@ -255,12 +256,12 @@ func (r *run) facts(now float64, j analysis.Judgement) analysis.RunFacts {
 
 // infer estimates the model's parameters from the run so far, with the
 // shortest patience the run knows of.
-func (r *run) infer(now float64, j analysis.Judgement) analysis.Inference {
+func (r *run) infer(now float64, j analysis.Judgement) infer.Inference {
 	f := r.facts(now, j)
-	in := analysis.Infer(r.rows, f)
+	in := infer.Infer(r.rows, f)
 	if p, _ := r.patience(in); p < f.PatienceS {
 		f.PatienceS = p
-		in = analysis.Infer(r.rows, f)
+		in = infer.Infer(r.rows, f)
 	}
 	return in
 }
@@ -268,7 +269,7 @@ func (r *run) infer(now float64, j analysis.Judgement) analysis.Inference {
 // patience is the shortest patience in front of the service: the plan's
 // (τ_out, or a declared layer's per-try timeout), or shorter when the run
 // saw a layer give up first (layerGivesUp), with what sets it.
-func (r *run) patience(in analysis.Inference) (float64, string) {
+func (r *run) patience(in infer.Inference) (float64, string) {
 	p, by := r.plan.Scenario.PatienceS, r.plan.Scenario.PatienceFrom
 	if math.IsNaN(r.spikeEnd) {
 		return p, by
@@ -282,10 +283,10 @@ func (r *run) patience(in analysis.Inference) (float64, string) {
 }
 
 // cohorts converts the driver's cohorts for the estimators.
-func cohorts(cs []loadgen.Cohort) []analysis.Cohort {
-	out := make([]analysis.Cohort, len(cs))
+func cohorts(cs []loadgen.Cohort) []infer.Cohort {
+	out := make([]infer.Cohort, len(cs))
 	for i, c := range cs {
-		out[i] = analysis.Cohort{TS: float64(c.Index), First: float64(c.First), Attempts: float64(c.Attempts),
+		out[i] = infer.Cohort{TS: float64(c.Index), First: float64(c.First), Attempts: float64(c.Attempts),
 			Succeeded: float64(c.Succeeded), Open: float64(c.Open)}
 	}
 	return out

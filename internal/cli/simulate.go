@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid"
+	"github.com/trigger-test/trigger/analysis/request"
 )
 
 // simulateFlags are simulate's own flags.
@@ -109,11 +111,11 @@ func runSimulate(ctx context.Context, sf *scenarioFlags, f *simulateFlags, path 
 	}
 	var doc analysis.Document
 	if f.model == "fluid" {
-		doc, err = analysis.SimulatePlan(t.Plan, f.step, f.sample)
+		doc, err = fluid.SimulatePlan(t.Plan, f.step, f.sample)
 	} else {
 		cfg := t.RequestConfig(uint64(f.seed))
 		cfg.SampleS = f.sample
-		doc, err = analysis.SimulateRequestPlan(ctx, t.Plan, cfg, f.runs)
+		doc, err = request.SimulatePlan(ctx, t.Plan, cfg, f.runs)
 	}
 	if err != nil {
 		return modelError(err)
@@ -135,7 +137,7 @@ func modelError(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return &ExitError{Code: ExitInterrupted, Err: err}
-	case errors.Is(err, analysis.ErrFluidConfig) || errors.Is(err, analysis.ErrRequestConfig):
+	case errors.Is(err, fluid.ErrConfig) || errors.Is(err, request.ErrConfig):
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	return &ExitError{Code: ExitHarness, Err: err}
@@ -164,7 +166,7 @@ func printSpread(w io.Writer, sp *analysis.RunSpread) error {
 // runTipping sweeps the collapse law's service.
 func runTipping(cmd *cobra.Command, sf *scenarioFlags, f *simulateFlags, args []string, stdout, stderr io.Writer) error {
 	fl := cmd.Flags()
-	cfg := analysis.TippingConfig{Theta: f.theta, Attempts: f.attempts, Loads: f.loads, Runs: f.runs,
+	cfg := request.TippingConfig{Theta: f.theta, Attempts: f.attempts, Loads: f.loads, Runs: f.runs,
 		HorizonS: f.horizon, CollapseWait: f.collapseWait}
 	if f.seed < 0 {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--seed %d: want a seed ≥ 0", f.seed)}
@@ -192,7 +194,7 @@ func runTipping(cmd *cobra.Command, sf *scenarioFlags, f *simulateFlags, args []
 	if cfg.Theta <= 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("--tipping needs --theta θ > 0, or a scenario to take it from")}
 	}
-	res, err := analysis.TippingSweep(cmd.Context(), cfg)
+	res, err := request.TippingSweep(cmd.Context(), cfg)
 	if err != nil {
 		return modelError(err)
 	}
@@ -211,7 +213,7 @@ func runTipping(cmd *cobra.Command, sf *scenarioFlags, f *simulateFlags, args []
 }
 
 // printTipping writes the sweep as a table beside the collapse law.
-func printTipping(w io.Writer, res analysis.TippingResult, source string) error {
+func printTipping(w io.Writer, res request.TippingResult, source string) error {
 	t := &textWriter{w: w}
 	retries := "unlimited retries (R → ∞)"
 	if res.Attempts > 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/request"
 )
 
 // runSub calls Main in a subtest of its own, so that several calls in one
@@ -73,7 +74,7 @@ func TestSimulateRequestText(t *testing.T) {
 // with θ and R taken from a scenario; the text is pinned.
 func TestSimulateTipping(t *testing.T) {
 	code, stdout, stderr := runSub(t, "simulate", "--tipping", "--theta", "5", "--runs", "8", "--json")
-	res := decode[analysis.TippingResult](t, code, stdout, stderr)
+	res := decode[request.TippingResult](t, code, stdout, stderr)
 	lc, _ := analysis.CollapseCeiling(1, 5)
 	if code != ExitPassed || res.Theta != 5 || res.Attempts != 0 || res.Runs != 8 || res.LambdaC != lc || len(res.Points) != 16 ||
 		res.Tipping50 == nil || *res.Tipping50 > lc {
@@ -87,7 +88,7 @@ func TestSimulateTipping(t *testing.T) {
 
 	// recovers.hcl: θ = C·τ_out = 200·1, R = 2 + 1 = 3.
 	code, stdout, stderr = runSub(t, "simulate", "--tipping", "--json", "--runs", "2", "--loads", "0.5,1.2", "scenarios/recovers.hcl")
-	res = decode[analysis.TippingResult](t, code, stdout, stderr)
+	res = decode[request.TippingResult](t, code, stdout, stderr)
 	if res.Theta != 200 || res.Attempts != 3 || len(res.Points) != 2 || res.Points[0].Collapsed != 0 || res.Points[1].Collapsed != 2 {
 		t.Errorf("from recovers.hcl: %+v", res)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -65,7 +66,7 @@ func golden(t *testing.T, name string, got []byte) {
 // recovers.hcl: a fluid model's document with its own timeline.
 func simulateDoc(t *testing.T) analysis.Document {
 	t.Helper()
-	doc, err := analysis.SimulatePlan(analysis.PlanInputs{
+	doc, err := fluid.SimulatePlan(analysis.PlanInputs{
 		Scenario: analysis.ScenarioSection{Name: "recovers", DemandPerS: 50, CapacityPerS: 200, Multiplier: 5,
 			SpikeS: 10, WarmupS: 20, ObserveS: 90, TimeoutS: 1},
 		Layers: []analysis.RetryLayer{{Name: "client", MaxRetries: 2}},

@@ -1,8 +1,9 @@
-package analysis
+package infer
 
 import (
 	"math"
 
+	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -61,12 +62,8 @@ type RunFacts struct {
 	Cohorts []Cohort
 	// Wait is the run's judgement of the wait's trend: its slope is the one
 	// slope of the run.
-	Wait Judgement
+	Wait analysis.Judgement
 }
-
-// DefaultSuccessRatio is the first-attempt success ratio, a fraction, above
-// which a run counts as recovered when the scenario names none.
-const DefaultSuccessRatio = vocab.DefaultSuccessRatio
 
 // fullyFailedRatio is the most a second's first-attempt success ratio may
 // be for the second to count as "every attempt fails", where A is defined.
@@ -118,23 +115,23 @@ type Inference struct {
 }
 
 // within reports whether the second r lies in [lo, hi), judged by its middle.
-func within(r TimelineRow, lo, hi float64) bool {
+func within(r analysis.TimelineRow, lo, hi float64) bool {
 	mid := r.TS + 0.5
 	return mid >= lo && mid < hi
 }
 
 // meanOver is the mean of f over the rows within [lo, hi) where f is not NaN.
-func meanOver(rows []TimelineRow, lo, hi float64, f func(TimelineRow) float64) float64 {
+func meanOver(rows []analysis.TimelineRow, lo, hi float64, f func(analysis.TimelineRow) float64) float64 {
 	return meanIn(rows, [][2]float64{{lo, hi}}, f)
 }
 
 // Infer estimates λ, C, ρ and A from a run's timeline, and predicts the
 // recovery time from them (docs/model.md, "What a trigger test measures",
 // item 4). No estimate uses data that still carries the spike.
-func Infer(rows []TimelineRow, f RunFacts) Inference {
+func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	nan := math.NaN()
 	if f.SuccessRatio <= 0 {
-		f.SuccessRatio = DefaultSuccessRatio
+		f.SuccessRatio = vocab.DefaultSuccessRatio
 	}
 	if f.PatienceS <= 0 {
 		f.PatienceS = f.TimeoutS
@@ -148,7 +145,7 @@ func Infer(rows []TimelineRow, f RunFacts) Inference {
 	// baseline counts, the observation's as much as the warmup's (a Poisson
 	// count over ten seconds is ±8 % off its rate, and ρ near 1/A moves the
 	// recovery time as 1/(1 − A·ρ)).
-	sent := func(r TimelineRow) float64 { return r.Sent }
+	sent := func(r analysis.TimelineRow) float64 { return r.Sent }
 	in.BaselinePerS = meanIn(rows, [][2]float64{{1, f.SpikeStartS}, {f.SpikeEndS + 1, f.BaselineToS}}, sent)
 	if math.IsNaN(in.BaselinePerS) {
 		in.BaselinePerS = meanOver(rows, 0, f.SpikeStartS, sent)
@@ -156,11 +153,11 @@ func Infer(rows []TimelineRow, f RunFacts) Inference {
 	if math.IsNaN(in.BaselinePerS) || in.BaselinePerS <= 0 {
 		in.BaselinePerS = f.ScenarioDemandPerS
 	}
-	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r TimelineRow) float64 { return r.Sent }) / in.BaselinePerS
+	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r analysis.TimelineRow) float64 { return r.Sent }) / in.BaselinePerS
 
-	in.T0S, in.T0Source = CohortT0(f.Cohorts, f.SpikeStartS, f.SuccessRatio), "cohorts"
+	in.T0S, in.T0Source = cohortT0(f.Cohorts, f.SpikeStartS, f.SuccessRatio), "cohorts"
 	if math.IsNaN(in.T0S) {
-		in.T0S, in.T0Source = FirstFailure(rows, f.SpikeStartS, f.TimeoutS, f.SuccessRatio), "outcomes"
+		in.T0S, in.T0Source = firstFailure(rows, f.SpikeStartS, f.TimeoutS, f.SuccessRatio), "outcomes"
 	}
 	if math.IsNaN(in.T0S) {
 		in.T0Source = ""
@@ -169,7 +166,7 @@ func Infer(rows []TimelineRow, f RunFacts) Inference {
 	if n := len(windows); n > 0 && windows[n-1][0] >= f.SpikeEndS {
 		in.FailedFromS, in.FailedToS = windows[n-1][0], windows[n-1][1]
 	}
-	in.CapacityPerS = meanIn(rows, windows, func(r TimelineRow) float64 { return r.ServedPerS })
+	in.CapacityPerS = meanIn(rows, windows, func(r analysis.TimelineRow) float64 { return r.ServedPerS })
 	in.CapacitySource = "served"
 	if math.IsNaN(in.CapacityPerS) || in.CapacityPerS <= 0 {
 		in.CapacityPerS, in.CapacitySource = f.ScenarioCapacityPerS, "scenario"
@@ -179,7 +176,7 @@ func Infer(rows []TimelineRow, f RunFacts) Inference {
 	in.AClient = cohortAmplification(f.Cohorts, f.SpikeStartS)
 	in.AFail = failedAmplification(rows, windows, f)
 	if in.AFail.Known() && in.AClient.Known() {
-		in.Hidden = in.AFail.Scale(1 / in.AClient.Value)
+		in.Hidden = in.AFail.scale(1 / in.AClient.Value)
 	}
 	if j := f.Wait; j.Trend.N >= 2 {
 		in.WaitSlope = Interval{Value: j.Trend.Slope, Lo: j.SlopeLo, Hi: j.SlopeHi, N: j.Trend.N}
@@ -199,11 +196,13 @@ func Infer(rows []TimelineRow, f RunFacts) Inference {
 	// patience in front of the service, which the run may not know.
 	t0 := in.T0S
 	if !(t0 < spike) {
-		t0 = TriggerTime(k, rho, patience)
+		t0 = analysis.TriggerTime(k, rho, patience)
 	}
 	if !math.IsNaN(f.RecoveryS) {
 		// The recovery is known to the second: invert at its two ends.
-		fromRecovery := func(t float64) float64 { return AmplificationFromRecoveryAfter(t, rho, k, spike, t0, patience) }
+		fromRecovery := func(t float64) float64 {
+			return analysis.AmplificationFromRecoveryAfter(t, rho, k, spike, t0, patience)
+		}
 		in.AFromRecovery = Interval{Value: fromRecovery(f.RecoveryS), Lo: fromRecovery(math.Max(0, f.RecoveryS-1)), Hi: fromRecovery(f.RecoveryS + 1), N: 1}
 	}
 	a := in.AFail
@@ -211,19 +210,19 @@ func Infer(rows []TimelineRow, f RunFacts) Inference {
 		a = in.AClient
 	}
 	if a.Known() {
-		predict := func(a float64) float64 { return RecoveryTimeAfter(a, rho, k, spike, t0, patience) }
+		predict := func(a float64) float64 { return analysis.RecoveryTimeAfter(a, rho, k, spike, t0, patience) }
 		in.PredictedRecoveryS = Interval{Value: predict(a.Value), Lo: predict(a.Lo), Hi: predict(a.Hi), N: a.N}
 	}
 	return in
 }
 
-// CohortT0 is t0 measured from the driver's cohorts, seconds after the
+// cohortT0 is t0 measured from the driver's cohorts, seconds after the
 // spike started: in the first cohort from the spike's second on whose
 // requests failed more often than the threshold allows, the requests that
 // still succeeded were sent before the wait crossed the patience, so with
 // sends spread evenly over the second t0 ≈ TS + succeeded/first − spike
 // start. NaN when no cohort failed.
-func CohortT0(cohorts []Cohort, spikeStartS, threshold float64) float64 {
+func cohortT0(cohorts []Cohort, spikeStartS, threshold float64) float64 {
 	for _, c := range cohorts {
 		if c.TS+1 <= spikeStartS || c.First <= 0 {
 			continue
@@ -242,7 +241,7 @@ func CohortT0(cohorts []Cohort, spikeStartS, threshold float64) float64 {
 // after the spike), each ending where the failed state ends. A rate read at
 // the end of second TS covers [TS + 1 − lag, TS + 1]: that span must lie in
 // a settled failed state.
-func settledFailedWindows(rows []TimelineRow, f RunFacts, t0 float64) [][2]float64 {
+func settledFailedWindows(rows []analysis.TimelineRow, f RunFacts, t0 float64) [][2]float64 {
 	lag := f.RetrySettleS + f.IngressLagS
 	var out [][2]float64
 	if !math.IsNaN(t0) {
@@ -263,7 +262,7 @@ func settledFailedWindows(rows []TimelineRow, f RunFacts, t0 float64) [][2]float
 // seconds since the run started: the start of the first second, one
 // patience after the spike, whose first attempts succeed more than
 // fullyFailedRatio of the time, or FailedToS if earlier.
-func failedStateEnd(rows []TimelineRow, f RunFacts) float64 {
+func failedStateEnd(rows []analysis.TimelineRow, f RunFacts) float64 {
 	end := f.FailedToS
 	if math.IsNaN(end) {
 		end = math.Inf(1)
@@ -284,7 +283,7 @@ func failedStateEnd(rows []TimelineRow, f RunFacts) float64 {
 
 // meanIn is the mean of f over the rows within any of the windows (which
 // do not overlap), where f is not NaN.
-func meanIn(rows []TimelineRow, windows [][2]float64, f func(TimelineRow) float64) float64 {
+func meanIn(rows []analysis.TimelineRow, windows [][2]float64, f func(analysis.TimelineRow) float64) float64 {
 	var sum, n float64
 	for _, w := range windows {
 		for _, r := range rows {
@@ -329,7 +328,7 @@ func cohortAmplification(cohorts []Cohort, fromS float64) Interval {
 // one, else the driver's first attempts averaged over the ingress query's
 // own range window. The interval comes from the spread between scrapes,
 // widened for the overlap of consecutive rate windows.
-func failedAmplification(rows []TimelineRow, windows [][2]float64, f RunFacts) Interval {
+func failedAmplification(rows []analysis.TimelineRow, windows [][2]float64, f RunFacts) Interval {
 	width := math.Max(1, f.IngressResolutionS)
 	var num, den float64
 	var ratios []float64
@@ -348,7 +347,7 @@ func failedAmplification(rows []TimelineRow, windows [][2]float64, f RunFacts) I
 			}
 			first := r.ServiceFirstPerS
 			if math.IsNaN(first) {
-				first = trailingMean(rows, i, f.IngressRangeS, func(m TimelineRow) float64 { return m.Sent })
+				first = trailingMean(rows, i, f.IngressRangeS, func(m analysis.TimelineRow) float64 { return m.Sent })
 			}
 			if math.IsNaN(r.IngressPerS) || math.IsNaN(first) {
 				continue
@@ -372,7 +371,7 @@ func failedAmplification(rows []TimelineRow, windows [][2]float64, f RunFacts) I
 
 // trailingMean is the mean of f over the rows ending at row i that lie in
 // the rangeS seconds before its end (row i alone when rangeS ≤ 1).
-func trailingMean(rows []TimelineRow, i int, rangeS float64, f func(TimelineRow) float64) float64 {
+func trailingMean(rows []analysis.TimelineRow, i int, rangeS float64, f func(analysis.TimelineRow) float64) float64 {
 	from := rows[i].TS + 1 - math.Max(1, rangeS)
 	var sum, n float64
 	for j := i; j >= 0 && rows[j].TS >= from-1e-9; j-- {
@@ -401,7 +400,7 @@ func pointWithSpread(point float64, spread Interval) Interval {
 // first-attempt success ratio stays at or above threshold for holdS seconds
 // of known ratios (seconds with no completed first attempt neither count
 // nor break the hold), and whether there is one.
-func FindRecovery(rows []TimelineRow, fromS, threshold, holdS float64) (float64, bool) {
+func FindRecovery(rows []analysis.TimelineRow, fromS, threshold, holdS float64) (float64, bool) {
 	start, held := math.NaN(), 0.0
 	for _, r := range rows {
 		if r.TS < fromS {
@@ -431,24 +430,24 @@ func FindRecovery(rows []TimelineRow, fromS, threshold, holdS float64) (float64,
 // failure: timed out at the client, answered with an error (a proxy's 504
 // before the client's timeout), refused. The spike pushed the service past
 // the patience in front of it, or into its defences.
-func Triggered(rows []TimelineRow, fromS, threshold float64) bool {
+func Triggered(rows []analysis.TimelineRow, fromS, threshold float64) bool {
 	for _, r := range rows {
-		if r.TS >= fromS && r.failing(threshold) {
+		if r.TS >= fromS && failing(r, threshold) {
 			return true
 		}
 	}
 	return false
 }
 
-// FirstFailure is t0 as measured: when the first failed second's first
+// firstFailure is t0 as measured: when the first failed second's first
 // attempts met the wait that failed them, seconds after the spike started
 // (NaN when no second failed). Outcomes are counted when attempts complete:
 // a timeout τ_out after its attempt met the long wait, a server error after
 // its own latency, a refusal at once; the class that dominates the second
 // places it.
-func FirstFailure(rows []TimelineRow, spikeStartS, timeoutS, threshold float64) float64 {
+func firstFailure(rows []analysis.TimelineRow, spikeStartS, timeoutS, threshold float64) float64 {
 	for _, r := range rows {
-		if r.TS+1 <= spikeStartS || !r.failing(threshold) {
+		if r.TS+1 <= spikeStartS || !failing(r, threshold) {
 			continue
 		}
 		latency := 0.0
@@ -461,4 +460,10 @@ func FirstFailure(rows []TimelineRow, spikeStartS, timeoutS, threshold float64) 
 		return math.Max(0, r.TS+0.5-latency-spikeStartS)
 	}
 	return math.NaN()
+}
+
+// failing reports whether more first attempts failed in row m than the
+// success threshold allows: the second belongs to a failed state.
+func failing(m analysis.TimelineRow, threshold float64) bool {
+	return m.FirstDone > 0 && m.FirstFailed() > (1-threshold)*m.FirstDone
 }

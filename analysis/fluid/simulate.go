@@ -1,22 +1,26 @@
-package analysis
+package fluid
 
-import "math"
+import (
+	"math"
 
-// SimulateFluid runs the fluid model (docs/model.md, "The trap") in delay form:
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// Simulate runs the fluid model (docs/model.md, "The trap") in delay form:
 // an attempt that finds the wait above τ_out times out, stays in the queue
 // and is served anyway; its retry, when the policy allows one, arrives
 // τ_out plus the backoff later. Refused attempts cost no service and are
 // retried after the backoff alone.
-func SimulateFluid(cfg FluidConfig) (ModelResult, error) {
+func Simulate(cfg Config) (analysis.ModelResult, error) {
 	if err := cfg.normalize(); err != nil {
-		return ModelResult{}, err
+		return analysis.ModelResult{}, err
 	}
-	return newFluidRun(cfg).run(), nil
+	return newSim(cfg).run(), nil
 }
 
-// fluidRun is the state of one simulation.
-type fluidRun struct {
-	cfg                FluidConfig
+// sim is the state of one simulation.
+type sim struct {
+	cfg                Config
 	dt, capacity       float64
 	timeoutSteps       int
 	retryAfterTimeout  []int       // [j]: steps from a timed-out attempt to retry j
@@ -27,11 +31,11 @@ type fluidRun struct {
 	queue              fifo
 	backlog            float64 // work in the queue
 	spikeStep, endStep int
-	res                ModelResult
+	res                analysis.ModelResult
 }
 
-func newFluidRun(cfg FluidConfig) *fluidRun {
-	r := &fluidRun{cfg: cfg, dt: cfg.StepS, capacity: cfg.CapacityPerS}
+func newSim(cfg Config) *sim {
+	r := &sim{cfg: cfg, dt: cfg.StepS, capacity: cfg.CapacityPerS}
 	maxRetries := cfg.Retry.MaxRetries
 	r.timeoutSteps = steps(cfg.TimeoutS, r.dt, 1)
 	r.retryAfterTimeout = make([]int, maxRetries+1)
@@ -52,20 +56,20 @@ func newFluidRun(cfg FluidConfig) *fluidRun {
 	r.settle = maxRetries*longest + r.timeoutSteps
 	r.spikeStep = int(math.Round(cfg.SpikeStartS / r.dt))
 	r.endStep = int(math.Round(cfg.SpikeEndS / r.dt))
-	r.res = ModelResult{SpikeStartS: cfg.SpikeStartS, SpikeEndS: cfg.SpikeEndS, T0S: math.NaN(), CollapsedAtS: math.NaN()}
+	r.res = analysis.ModelResult{SpikeStartS: cfg.SpikeStartS, SpikeEndS: cfg.SpikeEndS, T0S: math.NaN(), CollapsedAtS: math.NaN()}
 	return r
 }
 
 // schedule walks the stages by step: the rate at a step, and whether any
 // stage from the current one on could overload the service by itself.
 type schedule struct {
-	stages    []FluidStage
+	stages    []analysis.DemandStage
 	idx       int
 	end       float64
 	calmAfter []bool // [i]: stages i.. all have rate below capacity
 }
 
-func newSchedule(stages []FluidStage, capacity float64) *schedule {
+func newSchedule(stages []analysis.DemandStage, capacity float64) *schedule {
 	s := &schedule{stages: stages, end: stages[0].DurationS, calmAfter: make([]bool, len(stages)+1)}
 	s.calmAfter[len(stages)] = true
 	for i := len(stages) - 1; i >= 0; i-- {
@@ -95,7 +99,7 @@ func (s *schedule) demandIn(from, to float64) float64 {
 
 func (s *schedule) calm() bool { return s.calmAfter[s.idx] }
 
-func (r *fluidRun) run() ModelResult {
+func (r *sim) run() analysis.ModelResult {
 	cfg, dt := r.cfg, r.dt
 	maxRetries := cfg.Retry.MaxRetries
 	total := 0.0
@@ -104,7 +108,7 @@ func (r *fluidRun) run() ModelResult {
 	}
 	nSteps := int(math.Ceil(total/dt - 1e-9))
 	sampleSteps := steps(cfg.SampleS, dt, 1)
-	r.res.Timeline = make([]TimelineRow, 0, nSteps/sampleSteps+1)
+	r.res.Timeline = make([]analysis.TimelineRow, 0, nSteps/sampleSteps+1)
 	sched := newSchedule(cfg.Stages, r.capacity)
 	baseline := cfg.Stages[0].RatePerS
 	bound := cfg.AdmissionBoundS * r.capacity
@@ -113,7 +117,7 @@ func (r *fluidRun) run() ModelResult {
 
 	offered := make([]float64, maxRetries+1)
 	acc := newSampleAccumulator(maxRetries, sampleSteps, dt, cfg.SpikeStartS, cfg.SpikeEndS)
-	fail := newFailWindow(r.settle)
+	fail := analysis.NewFailWindow(r.settle)
 	var lostFirst float64
 	lastDue, lastBad, firstFail, n := -1, -1, -1, 0
 
@@ -122,7 +126,7 @@ func (r *fluidRun) run() ModelResult {
 		first := sched.demandIn(float64(n)*dt, float64(n+1)*dt)
 		if sched.idx != stage {
 			stage = sched.idx
-			fail.edge()
+			fail.Edge()
 		}
 		slot := n % r.ring
 		offered[0] = first
@@ -223,7 +227,7 @@ func (r *fluidRun) run() ModelResult {
 		if timedOut > 0 || refused > 0 || r.backlog > 0 {
 			lastBad = n
 		}
-		fail.add(work+refused, first, failing || (admitted == 0 && arriving > 0))
+		fail.Add(work+refused, first, failing || (admitted == 0 && arriving > 0))
 		r.res.TimedOut += timedOut
 		r.res.Refused += refused
 		r.res.Abandoned += abandoned
@@ -244,7 +248,7 @@ func (r *fluidRun) run() ModelResult {
 	r.res.EndS = float64(n) * dt
 	r.res.PeakWaitS = acc.peak
 	r.res.FinalWaitS = r.backlog / r.capacity
-	r.res.AmplificationFailed = fail.ratio()
+	r.res.AmplificationFailed = fail.Ratio()
 	if baseline > 0 {
 		r.res.LostWorkS = lostFirst / baseline
 	}
@@ -253,7 +257,7 @@ func (r *fluidRun) run() ModelResult {
 }
 
 // judge sets the verdict, the recovery time and the projection.
-func (r *fluidRun) judge(firstFail, lastBad, lastDue, n int, sched *schedule) {
+func (r *sim) judge(firstFail, lastBad, lastDue, n int, sched *schedule) {
 	res := &r.res
 	dt := r.dt
 	if firstFail >= 0 {
@@ -266,58 +270,39 @@ func (r *fluidRun) judge(firstFail, lastBad, lastDue, n int, sched *schedule) {
 	res.WaitSlope = j.Trend.Slope
 	switch {
 	case firstFail < 0:
-		res.Verdict = VerdictNoTrigger
+		res.Verdict = analysis.VerdictNoTrigger
 		res.RecoveryS = math.Max(0, recoveredAt-res.SpikeEndS)
 		if !clean {
 			res.RecoveryS = math.Inf(1)
 		}
 		res.ProjectedRecoveryS = res.RecoveryS
 	case clean:
-		res.Verdict = VerdictRecovered
+		res.Verdict = analysis.VerdictRecovered
 		res.RecoveryS = math.Max(0, recoveredAt-res.SpikeEndS)
 		res.ProjectedRecoveryS = res.RecoveryS
 	default:
 		res.RecoveryS = math.Inf(1)
 		res.ProjectedRecoveryS = j.ProjectedS
-		res.Verdict = modelVerdict(j)
+		res.Verdict = analysis.ModelVerdict(j)
 	}
 }
 
 // judgeWait judges the wait's trend over the last quarter of the time
 // after the spike (at least two settling times of the retry streams) by the
-// one verdict rule (Judge). The fluid model's wait is exact: its standard
+// one verdict rule (analysis.Judge). The fluid model's wait is exact: its standard
 // error is floored only at 1e-9 s/s, so the slope's sign decides.
-func (r *fluidRun) judgeWait(rho float64) Judgement {
+func (r *sim) judgeWait(rho float64) analysis.Judgement {
 	tl := r.res.Timeline
 	settleS := float64(r.settle) * r.dt
 	end := r.res.EndS
 	window := math.Max(0.25*(end-r.res.SpikeEndS), 2*settleS)
 	from := math.Max(r.res.SpikeEndS, end-window)
-	w := WaitSeries{Source: "fluid model", DelayS: from - r.res.SpikeEndS, ResolutionS: r.cfg.SampleS}
+	w := analysis.WaitSeries{Source: "fluid model", DelayS: from - r.res.SpikeEndS, ResolutionS: r.cfg.SampleS}
 	for _, s := range tl {
 		if at := s.TS + r.cfg.SampleS; at >= from && at <= end {
 			w.T, w.W = append(w.T, at), append(w.W, s.WaitS)
 		}
 	}
-	return Judge(JudgeInput{Wait: w, SpikeEndS: r.res.SpikeEndS, FailedToS: math.Inf(1), HorizonS: end,
-		PatienceS: r.cfg.TimeoutS, Utilization: rho, Final: true}, modelJudgePolicy(1e-9))
-}
-
-// modelJudgePolicy is the verdict rule's policy for a model: three samples
-// suffice, with the given floor on the slope's standard error.
-func modelJudgePolicy(minStdErr float64) JudgePolicy {
-	return JudgePolicy{MinPoints: 3, MinStdErr: minStdErr}
-}
-
-// modelVerdict is a model's verdict for a run that ended failed: the one
-// rule's (Judge, which calls a wait still falling at the end metastable);
-// where the rule stays undecided at the end, a slope zero within its
-// interval or too short a watch, trapped: a model cannot wait for more
-// evidence than its horizon gives, and the trap condition A·ρ ≥ 1 counts a
-// flat wait as trapped (docs/model.md, "The trap").
-func modelVerdict(j Judgement) Verdict {
-	if j.Verdict != "" {
-		return j.Verdict
-	}
-	return VerdictTrapped
+	return analysis.Judge(analysis.JudgeInput{Wait: w, SpikeEndS: r.res.SpikeEndS, FailedToS: math.Inf(1), HorizonS: end,
+		PatienceS: r.cfg.TimeoutS, Utilization: rho, Final: true}, analysis.ModelJudgePolicy(1e-9))
 }

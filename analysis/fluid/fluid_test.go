@@ -1,10 +1,11 @@
-package analysis
+package fluid
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
 // gridCase is one point of the grid the models are checked on:
@@ -37,18 +38,18 @@ const gridTimeout, gridCapacity = 10.0, 400.0
 
 // simulateGrid runs one grid point long enough to recover (or 2,000 s when
 // the closed form says it never does).
-func simulateGrid(t testing.TB, g gridCase, lagS float64) ModelResult {
+func simulateGrid(t testing.TB, g gridCase, lagS float64) analysis.ModelResult {
 	t.Helper()
-	pred := RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
+	pred := analysis.RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
 	observe := 2000.0
 	if !math.IsInf(pred, 0) {
 		observe = 1.5*pred + 200
 	}
-	res, err := SimulateFluid(FluidConfig{
-		Stages:            SpikeSchedule(g.rho*gridCapacity, g.k, 20, g.spike, observe),
+	res, err := Simulate(Config{
+		Stages:            analysis.SpikeSchedule(g.rho*gridCapacity, g.k, 20, g.spike, observe),
 		CapacityPerS:      gridCapacity,
 		TimeoutS:          gridTimeout,
-		Retry:             FluidRetry{MaxRetries: g.retries},
+		Retry:             Retry{MaxRetries: g.retries},
 		RetryLagS:         lagS,
 		StepS:             0.01,
 		StopWhenRecovered: true,
@@ -67,8 +68,8 @@ func TestFluidMatchesClosedFormWithImmediateRetries(t *testing.T) {
 	for _, g := range grid([]float64{0.5, 0.6, 0.8, 0.9, 1.0, 1.2}) {
 		res := simulateGrid(t, g, 0.01)
 		checkGridVerdict(t, g, res)
-		if res.Verdict == VerdictRecovered {
-			want := RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
+		if res.Verdict == analysis.VerdictRecovered {
+			want := analysis.RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
 			if !near(res.RecoveryS, want, 0.02) {
 				t.Errorf("%v: recovery %.1f s, closed form %.1f s (%+.2f %%)", g, res.RecoveryS, want, 100*(res.RecoveryS/want-1))
 			}
@@ -87,14 +88,14 @@ func TestFluidDelayFormMatchesClosedForm(t *testing.T) {
 	for _, g := range grid([]float64{0.5, 0.6, 0.8, 0.9, 1.0, 1.2}) {
 		res := simulateGrid(t, g, 0)
 		checkGridVerdict(t, g, res)
-		if res.Verdict != VerdictRecovered {
+		if res.Verdict != analysis.VerdictRecovered {
 			continue
 		}
-		lagged := RecoveryTimeWithRetryLag(g.retries, g.rho, g.k, g.spike, gridTimeout)
+		lagged := analysis.RecoveryTimeWithRetryLag(g.retries, g.rho, g.k, g.spike, gridTimeout)
 		if !near(res.RecoveryS, lagged, 0.02) {
 			t.Errorf("%v: recovery %.1f s, lag-corrected closed form %.1f s", g, res.RecoveryS, lagged)
 		}
-		plain := RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
+		plain := analysis.RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
 		dev := res.RecoveryS/plain - 1
 		worst = math.Min(worst, dev)
 		if (g.spike == 300 || g.retries == 0) && math.Abs(dev) > 0.02 {
@@ -107,19 +108,19 @@ func TestFluidDelayFormMatchesClosedForm(t *testing.T) {
 	t.Logf("largest departure of the delay form from the uncorrected closed form: %+.2f %%", 100*worst)
 }
 
-func checkGridVerdict(t *testing.T, g gridCase, res ModelResult) {
+func checkGridVerdict(t *testing.T, g gridCase, res analysis.ModelResult) {
 	t.Helper()
 	switch {
-	case !CheckTrigger(g.k, g.rho, g.spike, gridTimeout).Valid:
-		if res.Verdict != VerdictNoTrigger || res.TimedOut != 0 {
+	case !analysis.CheckTrigger(g.k, g.rho, g.spike, gridTimeout).Valid:
+		if res.Verdict != analysis.VerdictNoTrigger || res.TimedOut != 0 {
 			t.Errorf("%v: (kρ−1)Δ ≤ τ_out, got %s with %.0f timeouts", g, res.Verdict, res.TimedOut)
 		}
 	case g.aRho >= 1:
-		if res.Verdict != VerdictTrapped {
+		if res.Verdict != analysis.VerdictTrapped {
 			t.Errorf("%v: A·ρ ≥ 1, got %s", g, res.Verdict)
 		}
 	default:
-		if res.Verdict != VerdictRecovered {
+		if res.Verdict != analysis.VerdictRecovered {
 			t.Errorf("%v: got %s, want recovered", g, res.Verdict)
 		}
 	}
@@ -135,10 +136,10 @@ func TestFluidBudgetAmplification(t *testing.T) {
 	}{
 		{3, 0.2}, {5, 0.1}, {2, 0.5}, {10, 1},
 	} {
-		res, err := SimulateFluid(FluidConfig{
-			Stages:       SpikeSchedule(300, 5, 10, 30, 600), // ρ = 0.75: trapped even at 1 + β
+		res, err := Simulate(Config{
+			Stages:       analysis.SpikeSchedule(300, 5, 10, 30, 600), // ρ = 0.75: trapped even at 1 + β
 			CapacityPerS: 400, TimeoutS: 1,
-			Retry: FluidRetry{MaxRetries: tc.retries, HasBudget: true, Budget: tc.budget},
+			Retry: Retry{MaxRetries: tc.retries, HasBudget: true, Budget: tc.budget},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -148,8 +149,8 @@ func TestFluidBudgetAmplification(t *testing.T) {
 		}
 	}
 	// Without a budget the cap sets it: R + 1.
-	res, _ := SimulateFluid(FluidConfig{Stages: SpikeSchedule(300, 5, 10, 30, 300), CapacityPerS: 400, TimeoutS: 1, Retry: FluidRetry{MaxRetries: 2}})
-	if !near(res.AmplificationFailed, 3, 0.01) || res.Verdict != VerdictTrapped {
+	res, _ := Simulate(Config{Stages: analysis.SpikeSchedule(300, 5, 10, 30, 300), CapacityPerS: 400, TimeoutS: 1, Retry: Retry{MaxRetries: 2}})
+	if !near(res.AmplificationFailed, 3, 0.01) || res.Verdict != analysis.VerdictTrapped {
 		t.Errorf("cap 2: A_fail %.4f verdict %s, want 3 and trapped", res.AmplificationFailed, res.Verdict)
 	}
 }
@@ -158,11 +159,11 @@ func TestFluidBudgetAmplification(t *testing.T) {
 // the service recovers right after the spike; a bound twice the timeout
 // still builds debt (docs/model.md, "Autoscalers, ceilings and admission").
 func TestFluidAdmissionBound(t *testing.T) {
-	run := func(bound float64) ModelResult {
-		res, err := SimulateFluid(FluidConfig{
-			Stages:       SpikeSchedule(80, 5, 10, 10, 300), // ρ = 0.4, A = 3: trapped without a bound
+	run := func(bound float64) analysis.ModelResult {
+		res, err := Simulate(Config{
+			Stages:       analysis.SpikeSchedule(80, 5, 10, 10, 300), // ρ = 0.4, A = 3: trapped without a bound
 			CapacityPerS: 200, TimeoutS: 1,
-			Retry:           FluidRetry{MaxRetries: 2, BackoffS: []float64{0.05}},
+			Retry:           Retry{MaxRetries: 2, BackoffS: []float64{0.05}},
 			AdmissionBoundS: bound,
 		})
 		if err != nil {
@@ -174,15 +175,15 @@ func TestFluidAdmissionBound(t *testing.T) {
 	if short.Abandoned != 0 || short.TimedOut != 0 || short.Refused == 0 {
 		t.Errorf("b = τ/2: abandoned %.1f timed out %.1f refused %.1f; want no debt and some refusals", short.Abandoned, short.TimedOut, short.Refused)
 	}
-	if short.Verdict != VerdictRecovered || short.RecoveryS > 2 {
+	if short.Verdict != analysis.VerdictRecovered || short.RecoveryS > 2 {
 		t.Errorf("b = τ/2: %s after %.2f s, want recovered within 2 s", short.Verdict, short.RecoveryS)
 	}
 	long := run(2)
-	if long.Abandoned == 0 || long.Verdict == VerdictRecovered {
+	if long.Abandoned == 0 || long.Verdict == analysis.VerdictRecovered {
 		t.Errorf("b = 2τ: abandoned %.1f verdict %s, want debt and no recovery", long.Abandoned, long.Verdict)
 	}
 	none := run(0)
-	if none.Verdict != VerdictTrapped {
+	if none.Verdict != analysis.VerdictTrapped {
 		t.Errorf("no bound: %s, want trapped", none.Verdict)
 	}
 }
@@ -190,9 +191,9 @@ func TestFluidAdmissionBound(t *testing.T) {
 // The timeline accounts for every unit of work: what arrived was admitted
 // or refused, what was admitted was served or is still queued.
 func TestFluidTimelineConservation(t *testing.T) {
-	res, err := SimulateFluid(FluidConfig{
-		Stages:       SpikeSchedule(50, 5, 20, 10, 200),
-		CapacityPerS: 200, TimeoutS: 1, Retry: FluidRetry{MaxRetries: 2},
+	res, err := Simulate(Config{
+		Stages:       analysis.SpikeSchedule(50, 5, 20, 10, 200),
+		CapacityPerS: 200, TimeoutS: 1, Retry: Retry{MaxRetries: 2},
 		SampleS: 0.5,
 	})
 	if err != nil {
@@ -217,7 +218,7 @@ func TestFluidTimelineConservation(t *testing.T) {
 	if !near(arrived, admitted+refused, 1e-9) || !near(admitted, served+queued, 1e-9) {
 		t.Errorf("arrived %.3f admitted %.3f refused %.3f served %.3f queued %.3f", arrived, admitted, refused, served, queued)
 	}
-	if res.Verdict != VerdictRecovered || res.PeakWaitS <= 1 || math.IsNaN(res.T0S) || !near(res.T0S, 4, 0.01) {
+	if res.Verdict != analysis.VerdictRecovered || res.PeakWaitS <= 1 || math.IsNaN(res.T0S) || !near(res.T0S, 4, 0.01) {
 		t.Errorf("verdict %s peak %.2f t0 %.2f; want recovered, peak above τ, t0 = 4 s", res.Verdict, res.PeakWaitS, res.T0S)
 	}
 	if res.LostWorkS <= 0 {
@@ -228,69 +229,34 @@ func TestFluidTimelineConservation(t *testing.T) {
 // A run that ends failed but draining is metastable, with a projection.
 func TestFluidMetastableAtHorizon(t *testing.T) {
 	// A = 1, ρ = 0.9, k = 5, Δ = 60 s: T_rec = 2,100 s, far beyond a 300 s horizon.
-	res, err := SimulateFluid(FluidConfig{Stages: SpikeSchedule(360, 5, 10, 60, 300), CapacityPerS: 400, TimeoutS: 10})
+	res, err := Simulate(Config{Stages: analysis.SpikeSchedule(360, 5, 10, 60, 300), CapacityPerS: 400, TimeoutS: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != VerdictMetastable || !near(res.ProjectedRecoveryS, 2100, 0.02) {
+	if res.Verdict != analysis.VerdictMetastable || !near(res.ProjectedRecoveryS, 2100, 0.02) {
 		t.Errorf("%s, projected %.0f s; want metastable projecting 2,100 s", res.Verdict, res.ProjectedRecoveryS)
 	}
-	if ApplyBudget(VerdictRecovered, 200, 120) != VerdictMetastable || ApplyBudget(VerdictRecovered, 100, 120) != VerdictRecovered {
+	if analysis.ApplyBudget(analysis.VerdictRecovered, 200, 120) != analysis.VerdictMetastable || analysis.ApplyBudget(analysis.VerdictRecovered, 100, 120) != analysis.VerdictRecovered {
 		t.Error("ApplyBudget")
 	}
 }
 
 func TestFluidConfigErrors(t *testing.T) {
-	for name, cfg := range map[string]FluidConfig{
+	for name, cfg := range map[string]Config{
 		"no stages":     {CapacityPerS: 1, TimeoutS: 1},
-		"no capacity":   {Stages: SpikeSchedule(1, 2, 1, 1, 1), TimeoutS: 1},
-		"no timeout":    {Stages: SpikeSchedule(1, 2, 1, 1, 1), CapacityPerS: 1},
-		"negative rate": {Stages: []FluidStage{{1, -1}}, CapacityPerS: 1, TimeoutS: 1},
+		"no capacity":   {Stages: analysis.SpikeSchedule(1, 2, 1, 1, 1), TimeoutS: 1},
+		"no timeout":    {Stages: analysis.SpikeSchedule(1, 2, 1, 1, 1), CapacityPerS: 1},
+		"negative rate": {Stages: []analysis.DemandStage{{DurationS: 1, RatePerS: -1}}, CapacityPerS: 1, TimeoutS: 1},
 	} {
-		if _, err := SimulateFluid(cfg); err == nil {
+		if _, err := Simulate(cfg); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
 }
 
-// Both models write the one timeline row: the phases from the spike, what
-// they know (first attempts, retries, failed first attempts by class,
-// ingress, the wait) and nothing they do not (tracers, pods, connections).
-func TestModelTimelineRows(t *testing.T) {
-	in := PlanInputs{
-		Scenario: ScenarioSection{Name: "recovers", DemandPerS: 50, CapacityPerS: 200, Multiplier: 5,
-			SpikeS: 10, WarmupS: 20, ObserveS: 90, TimeoutS: 1},
-		Layers: []RetryLayer{{Name: "client", MaxRetries: 2}},
+func near(got, want, relTol float64) bool {
+	if math.IsInf(want, 0) {
+		return got == want
 	}
-	fluid, err := SimulatePlan(in, 0.01, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := SimulateRequestPlan(context.Background(), in, RequestConfig{
-		Stages:      SpikeSchedule(50, 5, 20, 10, 90),
-		SpikeStartS: 20, SpikeEndS: 30, Pods: 1, Workers: 1, PodRatePerS: 200, TimeoutS: 1, Retry: CapRetries(2, 0),
-	}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, doc := range []Document{fluid, req} {
-		phases := map[string]int{}
-		failedFirst := 0.0
-		for i, m := range doc.Timeline {
-			phases[m.Phase]++
-			if math.Abs(m.IngressPerS-(m.Sent+m.Retries)) > 1e-9 || m.Planned != m.Sent || m.FirstDone != m.Sent {
-				t.Fatalf("%s row %d: ingress %v ≠ first %v + retries %v (no hidden layer)", doc.Model, i, m.IngressPerS, m.Sent, m.Retries)
-			}
-			if !math.IsNaN(m.Pods) || !math.IsNaN(m.TracerWaitS) || !math.IsNaN(m.FirstConnect) || !math.IsNaN(m.LatencyP50S) {
-				t.Fatalf("%s row %d: a model has no pods, tracers, latencies or connections: %+v", doc.Model, i, m)
-			}
-			failedFirst = max(failedFirst, m.FirstTimeouts)
-		}
-		if failedFirst <= 0 {
-			t.Errorf("%s: no failed first attempts", doc.Model)
-		}
-		if n := len(doc.Timeline); phases["warmup"] != 20 || phases["spike"] != 10 || phases["observe"] != n-30 {
-			t.Errorf("%s: phases %v", doc.Model, phases)
-		}
-	}
+	return math.Abs(got-want) <= relTol*math.Max(math.Abs(want), 1e-12)
 }

@@ -1,4 +1,4 @@
-package analysis
+package request
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
 // gridPods and gridPodRate are the request model's service on the grid:
@@ -14,16 +16,16 @@ const gridPods, gridPodRate = 4, 100.0
 
 // simulateGridRequests runs one grid point of the request model for a
 // seed, observing as long as the fluid model needed plus a margin.
-func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue QueueDiscipline, service ServiceTimeKind, seed uint64) ModelResult {
+func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue QueueDiscipline, service ServiceTimeKind, seed uint64) analysis.ModelResult {
 	t.Helper()
-	res, err := SimulateRequests(context.Background(), RequestConfig{
-		Stages:            SpikeSchedule(g.rho*gridCapacity, g.k, 20, g.spike, observe),
+	res, err := Simulate(context.Background(), Config{
+		Stages:            analysis.SpikeSchedule(g.rho*gridCapacity, g.k, 20, g.spike, observe),
 		Pods:              gridPods,
 		PodRatePerS:       gridPodRate,
 		ServiceTime:       service,
 		Queue:             queue,
 		TimeoutS:          gridTimeout,
-		Retry:             CapRetries(g.retries, 0),
+		Retry:             capRetries(g.retries, 0),
 		Seed:              seed,
 		StopWhenRecovered: true,
 	})
@@ -61,34 +63,34 @@ func TestRequestMatchesFluidOnGrid(t *testing.T) {
 		kind := kinds[n%len(kinds)]
 		n++
 		observe := 2000.0
-		if fl.Verdict == VerdictRecovered {
+		if fl.Verdict == analysis.VerdictRecovered {
 			observe = 1.2*fl.RecoveryS + 500
 		}
 		var recoveries []float64
 		for seed := uint64(1); seed <= 3; seed++ {
 			res := simulateGridRequests(t, g, observe, kind.queue, kind.service, seed)
-			if fl.Verdict == VerdictNoTrigger {
+			if fl.Verdict == analysis.VerdictNoTrigger {
 				// k·ρ ≤ 1 + τ_out/Δ: no spike of this size is a trigger.
-				if res.Verdict != VerdictNoTrigger || res.Counts.TimedOut != 0 {
+				if res.Verdict != analysis.VerdictNoTrigger || res.Counts.TimedOut != 0 {
 					t.Errorf("%v seed %d: no trigger in the fluid model, got %s with %d timeouts", g, seed, res.Verdict, res.Counts.TimedOut)
 				}
 				continue
 			}
 			if g.aRho >= 1 {
-				if res.Verdict == VerdictRecovered || res.Verdict == VerdictNoTrigger {
+				if res.Verdict == analysis.VerdictRecovered || res.Verdict == analysis.VerdictNoTrigger {
 					t.Errorf("%v seed %d: A·ρ ≥ 1 but %s", g, seed, res.Verdict)
 				}
-				if g.aRho > 1 && res.Verdict != VerdictTrapped {
+				if g.aRho > 1 && res.Verdict != analysis.VerdictTrapped {
 					t.Errorf("%v seed %d: A·ρ > 1 but %s (slope %.3f)", g, seed, res.Verdict, res.WaitSlope)
 				}
 				continue
 			}
-			if res.Verdict != VerdictRecovered {
+			if res.Verdict != analysis.VerdictRecovered {
 				t.Errorf("%v seed %d: %s, want recovered as the fluid model (%.0f s)", g, seed, res.Verdict, fl.RecoveryS)
 			}
 			recoveries = append(recoveries, res.RecoveryS)
 		}
-		if g.aRho >= 1 || fl.Verdict == VerdictNoTrigger {
+		if g.aRho >= 1 || fl.Verdict == analysis.VerdictNoTrigger {
 			continue
 		}
 		slices.Sort(recoveries)
@@ -113,21 +115,21 @@ func TestRequestNoSpikeNoTimeouts(t *testing.T) {
 	for _, queue := range []QueueDiscipline{QueuePerPod, QueueShared} {
 		for _, rho := range []float64{0.5, 0.8, 0.95} {
 			for seed := uint64(1); seed <= 3; seed++ {
-				res, err := SimulateRequests(context.Background(), RequestConfig{
-					Stages:      []FluidStage{{DurationS: 20000, RatePerS: rho * gridCapacity}},
+				res, err := Simulate(context.Background(), Config{
+					Stages:      []analysis.DemandStage{{DurationS: 20000, RatePerS: rho * gridCapacity}},
 					Pods:        gridPods,
 					PodRatePerS: gridPodRate,
 					ServiceTime: ServiceExponential,
 					Queue:       queue,
 					TimeoutS:    gridTimeout,
-					Retry:       CapRetries(2, 0),
+					Retry:       capRetries(2, 0),
 					Seed:        seed,
 				})
 				if err != nil {
 					t.Fatal(err)
 				}
 				c := res.Counts
-				if c.TimedOut != 0 || c.Attempts != c.FirstAttempts || res.Verdict != VerdictNoTrigger {
+				if c.TimedOut != 0 || c.Attempts != c.FirstAttempts || res.Verdict != analysis.VerdictNoTrigger {
 					t.Errorf("%v ρ = %v seed %d: %d timeouts, %d attempts for %d requests, %s; want none, one each, no-trigger",
 						queue, rho, seed, c.TimedOut, c.Attempts, c.FirstAttempts, res.Verdict)
 				}
@@ -145,14 +147,14 @@ func TestRequestNoSpikeNoTimeouts(t *testing.T) {
 // near the closed form (A = 1, ρ = 0.9, k = 5, Δ = 60 s: T_rec = 2,100 s
 // against a 300 s horizon).
 func TestRequestMetastableAtHorizon(t *testing.T) {
-	res, err := SimulateRequests(context.Background(), RequestConfig{
-		Stages: SpikeSchedule(360, 5, 10, 60, 300), Pods: 4, PodRatePerS: 100, TimeoutS: 10,
+	res, err := Simulate(context.Background(), Config{
+		Stages: analysis.SpikeSchedule(360, 5, 10, 60, 300), Pods: 4, PodRatePerS: 100, TimeoutS: 10,
 		ServiceTime: ServiceExponential, Seed: 7,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != VerdictMetastable || !near(res.ProjectedRecoveryS, 2100, 0.05) || !math.IsInf(res.RecoveryS, 1) {
+	if res.Verdict != analysis.VerdictMetastable || !near(res.ProjectedRecoveryS, 2100, 0.05) || !math.IsInf(res.RecoveryS, 1) {
 		t.Errorf("%s, recovery %v, projected %.0f s (slope %.3f); want metastable projecting about 2,100 s", res.Verdict, res.RecoveryS, res.ProjectedRecoveryS, res.WaitSlope)
 	}
 }
@@ -163,14 +165,14 @@ func TestRequestMetastableAtHorizon(t *testing.T) {
 // deadline propagation drops the debt instead of serving it.
 func TestRequestDefences(t *testing.T) {
 	// ρ = 0.4, A = 3, k = 5, Δ = 10 s, τ_out = 1 s: trapped without a defence.
-	base := RequestConfig{
-		Stages: SpikeSchedule(80, 5, 10, 10, 200), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
-		ServiceTime: ServiceExponential, Retry: CapRetries(2, 0.05), Seed: 3,
+	base := Config{
+		Stages: analysis.SpikeSchedule(80, 5, 10, 10, 200), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
+		ServiceTime: ServiceExponential, Retry: capRetries(2, 0.05), Seed: 3,
 	}
-	run := func(mod func(*RequestConfig)) ModelResult {
+	run := func(mod func(*Config)) analysis.ModelResult {
 		c := base
 		mod(&c)
-		res, err := SimulateRequests(context.Background(), c)
+		res, err := Simulate(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,26 +180,26 @@ func TestRequestDefences(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		mod   func(*RequestConfig)
-		check func(ModelResult) bool
+		mod   func(*Config)
+		check func(analysis.ModelResult) bool
 		want  string
 	}{
 		// No defence: the trap holds.
-		{"none", func(*RequestConfig) {}, func(r ModelResult) bool {
-			return r.Verdict == VerdictTrapped && r.Counts.Abandoned > 0 && near(r.AmplificationFailed, 3, 0.02)
+		{"none", func(*Config) {}, func(r analysis.ModelResult) bool {
+			return r.Verdict == analysis.VerdictTrapped && r.Counts.Abandoned > 0 && near(r.AmplificationFailed, 3, 0.02)
 		}, "trapped, debt served, A_fail = 3"},
 		// b = τ/2: refusals at the door, no timeouts, no debt, back within 2 s.
-		{"bound below timeout", func(c *RequestConfig) { c.AdmissionBoundS = 0.5 }, func(r ModelResult) bool {
-			return r.Counts.TimedOut == 0 && r.Counts.Abandoned == 0 && r.Counts.Refused > 0 && r.Verdict == VerdictRecovered && r.RecoveryS < 2
+		{"bound below timeout", func(c *Config) { c.AdmissionBoundS = 0.5 }, func(r analysis.ModelResult) bool {
+			return r.Counts.TimedOut == 0 && r.Counts.Abandoned == 0 && r.Counts.Refused > 0 && r.Verdict == analysis.VerdictRecovered && r.RecoveryS < 2
 		}, "refusals only, recovered within 2 s"},
 		// b = 2τ: admitted work still outlives its client.
-		{"bound above timeout", func(c *RequestConfig) { c.AdmissionBoundS = 2 }, func(r ModelResult) bool {
-			return r.Counts.Abandoned > 0 && r.Verdict != VerdictRecovered
+		{"bound above timeout", func(c *Config) { c.AdmissionBoundS = 2 }, func(r analysis.ModelResult) bool {
+			return r.Counts.Abandoned > 0 && r.Verdict != analysis.VerdictRecovered
 		}, "debt and no recovery"},
 		// Deadline propagation: late work is dropped unserved, so the
 		// queue drains at once after the spike.
-		{"deadline propagation", func(c *RequestConfig) { c.DeadlinePropagation = true }, func(r ModelResult) bool {
-			return r.Counts.Dropped > 0 && r.Verdict == VerdictRecovered && r.RecoveryS < 10 &&
+		{"deadline propagation", func(c *Config) { c.DeadlinePropagation = true }, func(r analysis.ModelResult) bool {
+			return r.Counts.Dropped > 0 && r.Verdict == analysis.VerdictRecovered && r.RecoveryS < 10 &&
 				r.Counts.Abandoned < r.Counts.Dropped/2
 		}, "drops, recovered within 10 s, abandoned work only from attempts that started in time"},
 	} {
@@ -211,42 +213,42 @@ func TestRequestDefences(t *testing.T) {
 // Hidden layers multiply the work a failing client attempt brings: with
 // clients that never retry and an inner factor of 2.5, A_fail is 2.5.
 func TestRequestInnerAmplification(t *testing.T) {
-	res, err := SimulateRequests(context.Background(), RequestConfig{
-		Stages: SpikeSchedule(200, 5, 10, 30, 300), Pods: 4, PodRatePerS: 100, TimeoutS: 1,
+	res, err := Simulate(context.Background(), Config{
+		Stages: analysis.SpikeSchedule(200, 5, 10, 30, 300), Pods: 4, PodRatePerS: 100, TimeoutS: 1,
 		InnerAmplification: 2.5, Seed: 5,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(res.AmplificationFailed, 2.5, 0.02) || res.Verdict != VerdictTrapped || res.Counts.Hidden == 0 {
+	if !near(res.AmplificationFailed, 2.5, 0.02) || res.Verdict != analysis.VerdictTrapped || res.Counts.Hidden == 0 {
 		t.Errorf("A_fail %.3f verdict %s hidden %d; want 2.5, trapped (A·ρ = 1.25), copies", res.AmplificationFailed, res.Verdict, res.Counts.Hidden)
 	}
 }
 
 // A collapse threshold stops the run at once and marks it trapped.
 func TestRequestCollapseStops(t *testing.T) {
-	res, err := SimulateRequests(context.Background(), RequestConfig{
-		Stages: []FluidStage{{DurationS: 1e5, RatePerS: 0.9}}, PodRatePerS: 1, ServiceTime: ServiceExponential,
-		TimeoutS: 2, Retry: CapRetries(-1, 0), CollapseWaitS: 40, Seed: 1,
+	res, err := Simulate(context.Background(), Config{
+		Stages: []analysis.DemandStage{{DurationS: 1e5, RatePerS: 0.9}}, PodRatePerS: 1, ServiceTime: ServiceExponential,
+		TimeoutS: 2, Retry: capRetries(-1, 0), CollapseWaitS: 40, Seed: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Collapsed() || res.Verdict != VerdictTrapped || res.EndS != res.CollapsedAtS || res.EndS >= 1e5 {
+	if !res.Collapsed() || res.Verdict != analysis.VerdictTrapped || res.EndS != res.CollapsedAtS || res.EndS >= 1e5 {
 		t.Errorf("collapsed at %v, end %v, %s; want an early collapse, trapped", res.CollapsedAtS, res.EndS, res.Verdict)
 	}
 }
 
 // More pending attempts than MaxPending end the run as truncated.
 func TestRequestMaxPending(t *testing.T) {
-	res, err := SimulateRequests(context.Background(), RequestConfig{
-		Stages: []FluidStage{{DurationS: 1000, RatePerS: 50}}, PodRatePerS: 10, TimeoutS: 1,
-		Retry: CapRetries(-1, 0), MaxPending: 1000, Seed: 1,
+	res, err := Simulate(context.Background(), Config{
+		Stages: []analysis.DemandStage{{DurationS: 1000, RatePerS: 50}}, PodRatePerS: 10, TimeoutS: 1,
+		Retry: capRetries(-1, 0), MaxPending: 1000, Seed: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Truncated || res.EndS >= 1000 || res.Verdict == VerdictRecovered {
+	if !res.Truncated || res.EndS >= 1000 || res.Verdict == analysis.VerdictRecovered {
 		t.Errorf("truncated %v at %v, %s; want an early stop, not recovered", res.Truncated, res.EndS, res.Verdict)
 	}
 }
@@ -255,35 +257,35 @@ func TestRequestMaxPending(t *testing.T) {
 func TestRequestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := SimulateRequests(ctx, RequestConfig{Stages: []FluidStage{{DurationS: 1000, RatePerS: 1000}}, PodRatePerS: 2000, TimeoutS: 1})
+	_, err := Simulate(ctx, Config{Stages: []analysis.DemandStage{{DurationS: 1000, RatePerS: 1000}}, PodRatePerS: 2000, TimeoutS: 1})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
 
 func TestRequestConfigErrors(t *testing.T) {
-	ok := RequestConfig{Stages: []FluidStage{{1, 1}}, PodRatePerS: 1, TimeoutS: 1}
+	ok := Config{Stages: []analysis.DemandStage{{DurationS: 1, RatePerS: 1}}, PodRatePerS: 1, TimeoutS: 1}
 	for _, tc := range []struct {
 		name string
-		mod  func(*RequestConfig)
+		mod  func(*Config)
 	}{
-		{"no stages", func(c *RequestConfig) { c.Stages = nil }},
-		{"no pod rate", func(c *RequestConfig) { c.PodRatePerS = 0 }},
-		{"no timeout", func(c *RequestConfig) { c.TimeoutS = 0 }},
-		{"negative pods", func(c *RequestConfig) { c.Pods = -1 }},
-		{"negative rate", func(c *RequestConfig) { c.Stages = []FluidStage{{1, -1}} }},
-		{"infinite duration", func(c *RequestConfig) { c.Stages = []FluidStage{{math.Inf(1), 1}} }},
-		{"negative bound", func(c *RequestConfig) { c.AdmissionBoundS = -1 }},
-		{"unknown queue", func(c *RequestConfig) { c.Queue = 9 }},
-		{"too many servers", func(c *RequestConfig) { c.Pods, c.Workers = 1<<11, 1<<11 }},
+		{"no stages", func(c *Config) { c.Stages = nil }},
+		{"no pod rate", func(c *Config) { c.PodRatePerS = 0 }},
+		{"no timeout", func(c *Config) { c.TimeoutS = 0 }},
+		{"negative pods", func(c *Config) { c.Pods = -1 }},
+		{"negative rate", func(c *Config) { c.Stages = []analysis.DemandStage{{DurationS: 1, RatePerS: -1}} }},
+		{"infinite duration", func(c *Config) { c.Stages = []analysis.DemandStage{{DurationS: math.Inf(1), RatePerS: 1}} }},
+		{"negative bound", func(c *Config) { c.AdmissionBoundS = -1 }},
+		{"unknown queue", func(c *Config) { c.Queue = 9 }},
+		{"too many servers", func(c *Config) { c.Pods, c.Workers = 1<<11, 1<<11 }},
 	} {
 		c := ok
 		tc.mod(&c)
-		if _, err := SimulateRequests(context.Background(), c); !errors.Is(err, ErrRequestConfig) {
-			t.Errorf("%s: err = %v, want ErrRequestConfig", tc.name, err)
+		if _, err := Simulate(context.Background(), c); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: err = %v, want ErrConfig", tc.name, err)
 		}
 	}
-	if _, err := SimulateRequests(context.Background(), ok); err != nil {
+	if _, err := Simulate(context.Background(), ok); err != nil {
 		t.Errorf("valid config: %v", err)
 	}
 }
@@ -292,11 +294,11 @@ func TestRequestConfigErrors(t *testing.T) {
 // by recovery time, and the document carries it with the spread.
 func TestRequestRunsSpread(t *testing.T) {
 	// recovers.hcl's numbers: ρ = 0.25, A = 3, k = 5, Δ = 10 s, τ_out = 1 s.
-	cfg := RequestConfig{
-		Stages: SpikeSchedule(50, 5, 20, 10, 180), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
-		ServiceTime: ServiceExponential, Retry: CapRetries(2, 0), Seed: 10,
+	cfg := Config{
+		Stages: analysis.SpikeSchedule(50, 5, 20, 10, 180), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
+		ServiceTime: ServiceExponential, Retry: capRetries(2, 0), Seed: 10,
 	}
-	res, sp, err := SimulateRequestRuns(context.Background(), cfg, 7)
+	res, sp, err := simulateRuns(context.Background(), cfg, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,36 +309,36 @@ func TestRequestRunsSpread(t *testing.T) {
 	if total != 7 || sp.Runs != 7 || sp.FirstSeed != 10 || sp.ShownSeed < 10 || sp.ShownSeed > 16 || res.Seed != sp.ShownSeed {
 		t.Errorf("spread %+v, shown run seed %d", sp, res.Seed)
 	}
-	if sp.RecoveredFraction != 1 || sp.TrappedFraction != 0 || Value(sp.RecoveryMedianS) != res.RecoveryS ||
-		!(Value(sp.RecoveryMinS) <= res.RecoveryS && res.RecoveryS <= Value(sp.RecoveryMaxS)) || sp.RecoveryMinS == sp.RecoveryMaxS {
-		t.Errorf("spread %+v: min %v median %v max %v, shown %v", sp, Value(sp.RecoveryMinS), Value(sp.RecoveryMedianS), Value(sp.RecoveryMaxS), res.RecoveryS)
+	if sp.RecoveredFraction != 1 || sp.TrappedFraction != 0 || analysis.Value(sp.RecoveryMedianS) != res.RecoveryS ||
+		!(analysis.Value(sp.RecoveryMinS) <= res.RecoveryS && res.RecoveryS <= analysis.Value(sp.RecoveryMaxS)) || sp.RecoveryMinS == sp.RecoveryMaxS {
+		t.Errorf("spread %+v: min %v median %v max %v, shown %v", sp, analysis.Value(sp.RecoveryMinS), analysis.Value(sp.RecoveryMedianS), analysis.Value(sp.RecoveryMaxS), res.RecoveryS)
 	}
 	// The closed form says about 67 s; the lag-corrected form 60 s.
-	if med := Value(sp.RecoveryMedianS); med < 45 || med > 80 {
+	if med := analysis.Value(sp.RecoveryMedianS); med < 45 || med > 80 {
 		t.Errorf("median recovery %.1f s, want near the closed form's 60–67 s", med)
 	}
 
-	in := PlanInputs{
-		Scenario: ScenarioSection{Name: "recovers", DemandPerS: 50, CapacityPerS: 200, Multiplier: 5, SpikeS: 10, WarmupS: 20, ObserveS: 180, TimeoutS: 1},
-		Layers:   []RetryLayer{{Name: "client", MaxRetries: 2}},
-		Gate:     GateSpec{MaxRecoveryS: 120},
+	in := analysis.PlanInputs{
+		Scenario: analysis.ScenarioSection{Name: "recovers", DemandPerS: 50, CapacityPerS: 200, Multiplier: 5, SpikeS: 10, WarmupS: 20, ObserveS: 180, TimeoutS: 1},
+		Layers:   []analysis.RetryLayer{{Name: "client", MaxRetries: 2}},
+		Gate:     analysis.GateSpec{MaxRecoveryS: 120},
 	}
-	doc, err := SimulateRequestPlan(context.Background(), in, cfg, 7)
+	doc, err := SimulatePlan(context.Background(), in, cfg, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if doc.Kind != "simulate" || doc.Model != "request" || doc.Observation == nil || doc.Observation.Source != "request" ||
-		doc.Runs == nil || doc.Runs.ShownSeed != sp.ShownSeed || doc.Verdict != VerdictRecovered || !doc.Gate.Passed ||
-		Value(doc.RecoveryS) != res.RecoveryS || len(doc.Timeline) == 0 {
+		doc.Runs == nil || doc.Runs.ShownSeed != sp.ShownSeed || doc.Verdict != analysis.VerdictRecovered || !doc.Gate.Passed ||
+		analysis.Value(doc.RecoveryS) != res.RecoveryS || len(doc.Timeline) == 0 {
 		t.Errorf("document: kind %s model %s verdict %s gate %+v runs %+v", doc.Kind, doc.Model, doc.Verdict, doc.Gate, doc.Runs)
 	}
-	if one, _ := SimulateRequestPlan(context.Background(), in, cfg, 1); one.Runs != nil {
+	if one, _ := SimulatePlan(context.Background(), in, cfg, 1); one.Runs != nil {
 		t.Error("a single run carries a spread")
 	}
 
 	// Trapped in every run (A·ρ = 1.2): no recovery anywhere.
-	cfg.Stages = SpikeSchedule(80, 5, 20, 10, 180)
-	_, sp, err = SimulateRequestRuns(context.Background(), cfg, 3)
+	cfg.Stages = analysis.SpikeSchedule(80, 5, 20, 10, 180)
+	_, sp, err = simulateRuns(context.Background(), cfg, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

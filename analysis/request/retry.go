@@ -1,4 +1,4 @@
-package analysis
+package request
 
 // capRetry retries every failure after a fixed delay until a cap: the
 // policy of the closed forms in docs/model.md (A = R + 1) and of the
@@ -20,10 +20,10 @@ func (c capRetry) Failed(_ float64, f RetryFailure) (bool, float64) {
 	return true, c.delayS
 }
 
-// CapRetries is the retry model that retries every failed attempt, timeout
+// capRetries is the retry model that retries every failed attempt, timeout
 // or refusal, delayS seconds after the client learns of it, at most
 // maxRetries times (R; negative means unlimited, the collapse law's R → ∞).
-func CapRetries(maxRetries int, delayS float64) RetryModel {
+func capRetries(maxRetries int, delayS float64) RetryModel {
 	c := capRetry{maxRetries: maxRetries, delayS: max(delayS, 0)}
 	return RetryModel{
 		New:        func(uint64) RetryDecider { return c },

@@ -1,10 +1,12 @@
-package analysis
+package request
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
 // TippingConfig is a sweep of the collapse law's service (docs/model.md,
@@ -16,7 +18,7 @@ type TippingConfig struct {
 	Theta float64
 	// Attempts is R, attempts per request in total; 0 means unlimited (R → ∞).
 	Attempts int
-	// Loads are the λ/μ values swept; empty means DefaultTippingLoads.
+	// Loads are the λ/μ values swept; empty means defaultTippingLoads.
 	Loads []float64
 	// Runs is the number of seeds per load; zero means 20.
 	Runs int
@@ -69,8 +71,8 @@ type TippingResult struct {
 	Points    []TippingPoint `json:"points"`
 }
 
-// DefaultTippingLoads is the default sweep: λ_c × 0.1 … 1.5, denser near λ_c.
-func DefaultTippingLoads(lambdaC float64) []float64 {
+// defaultTippingLoads is the default sweep: λ_c × 0.1 … 1.5, denser near λ_c.
+func defaultTippingLoads(lambdaC float64) []float64 {
 	var out []float64
 	for _, f := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1, 1.05, 1.1, 1.2, 1.35, 1.5} {
 		out = append(out, math.Round(f*lambdaC*1e4)/1e4)
@@ -85,7 +87,7 @@ func DefaultTippingLoads(lambdaC float64) []float64 {
 func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error) {
 	if !(cfg.Theta > 0) || math.IsInf(cfg.Theta, 0) || cfg.Attempts < 0 || cfg.Runs < 0 || cfg.HorizonS < 0 || cfg.CollapseWait < 0 {
 		return TippingResult{}, fmt.Errorf("%w: tipping: θ %v must be positive, attempts %d, runs %d, horizon %v and collapse wait %v not negative",
-			ErrRequestConfig, cfg.Theta, cfg.Attempts, cfg.Runs, cfg.HorizonS, cfg.CollapseWait)
+			ErrConfig, cfg.Theta, cfg.Attempts, cfg.Runs, cfg.HorizonS, cfg.CollapseWait)
 	}
 	if cfg.Runs == 0 {
 		cfg.Runs = 20
@@ -96,30 +98,30 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 	if cfg.CollapseWait == 0 {
 		cfg.CollapseWait = 20
 	}
-	lc, rhoStar := CollapseCeiling(1, cfg.Theta)
+	lc, rhoStar := analysis.CollapseCeiling(1, cfg.Theta)
 	res := TippingResult{
 		Theta: cfg.Theta, Attempts: cfg.Attempts, Horizon: cfg.HorizonS, CollapseWait: cfg.CollapseWait * cfg.Theta, Runs: cfg.Runs,
-		LambdaC: lc, RhoStar: rhoStar, LambdaCAsymptote: CollapseCeilingAsymptote(1, cfg.Theta),
-		RecoveryThreshold: RecoveryThreshold(1, cfg.Attempts), Hysteresis: HasHysteresis(cfg.Attempts, cfg.Theta),
+		LambdaC: lc, RhoStar: rhoStar, LambdaCAsymptote: analysis.CollapseCeilingAsymptote(1, cfg.Theta),
+		RecoveryThreshold: analysis.RecoveryThreshold(1, cfg.Attempts), Hysteresis: analysis.HasHysteresis(cfg.Attempts, cfg.Theta),
 	}
 	loads := cfg.Loads
 	if len(loads) == 0 {
-		loads = DefaultTippingLoads(lc)
+		loads = defaultTippingLoads(lc)
 	}
 	retries := cfg.Attempts - 1 // unlimited: −1
 	for _, load := range loads {
 		if !(load > 0) || math.IsInf(load, 0) {
-			return res, fmt.Errorf("%w: tipping: load %v must be positive", ErrRequestConfig, load)
+			return res, fmt.Errorf("%w: tipping: load %v must be positive", ErrConfig, load)
 		}
 		p := TippingPoint{Load: load, Runs: cfg.Runs}
 		var times []float64
 		for i := range cfg.Runs {
-			run, err := SimulateRequests(ctx, RequestConfig{
-				Stages:        []FluidStage{{DurationS: cfg.HorizonS, RatePerS: load}},
+			run, err := Simulate(ctx, Config{
+				Stages:        []analysis.DemandStage{{DurationS: cfg.HorizonS, RatePerS: load}},
 				PodRatePerS:   1,
 				ServiceTime:   ServiceExponential,
 				TimeoutS:      cfg.Theta,
-				Retry:         CapRetries(retries, 0),
+				Retry:         capRetries(retries, 0),
 				Seed:          cfg.Seed + uint64(i),
 				SampleS:       cfg.HorizonS / 100,
 				CollapseWaitS: res.CollapseWait,
@@ -140,7 +142,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 		p.Fraction = float64(p.Collapsed) / float64(p.Runs)
 		if len(times) > 0 {
 			slices.Sort(times)
-			p.MedianCollapse = Num(median(times))
+			p.MedianCollapse = analysis.Num(median(times))
 		}
 		res.Points = append(res.Points, p)
 	}
@@ -156,13 +158,13 @@ func tippingPoint(points []TippingPoint, level float64) *float64 {
 			continue
 		}
 		if i == 0 {
-			return Num(p.Load)
+			return analysis.Num(p.Load)
 		}
 		q := points[i-1]
 		if p.Fraction == q.Fraction {
-			return Num(p.Load)
+			return analysis.Num(p.Load)
 		}
-		return Num(q.Load + (level-q.Fraction)/(p.Fraction-q.Fraction)*(p.Load-q.Load))
+		return analysis.Num(q.Load + (level-q.Fraction)/(p.Fraction-q.Fraction)*(p.Load-q.Load))
 	}
 	return nil
 }

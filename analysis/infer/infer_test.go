@@ -1,22 +1,24 @@
-package analysis
+package infer
 
 import (
 	"math"
 	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
 // syntheticRun builds the timeline of a trapped run at steady rates: λ
 // first attempts/s, capacity c, the clients retrying up to A_client times
 // and a hidden layer multiplying by hidden; every attempt fails from t0 on,
 // timed out at the client. The service's rates are exact (no window).
-func syntheticRun(lambda, c, aClient, hidden, k float64, spikeStart, spikeEnd, end, t0 float64) []TimelineRow {
-	var rows []TimelineRow
+func syntheticRun(lambda, c, aClient, hidden, k float64, spikeStart, spikeEnd, end, t0 float64) []analysis.TimelineRow {
+	var rows []analysis.TimelineRow
 	for t := 0.0; t < end; t++ {
 		rate := lambda
 		if t >= spikeStart && t < spikeEnd {
 			rate = k * lambda
 		}
-		r := TimelineRow{TS: t, Sent: rate, FirstDone: rate, FirstOK: rate, ServiceFirstPerS: rate, IngressPerS: rate,
+		r := analysis.TimelineRow{TS: t, Sent: rate, FirstDone: rate, FirstOK: rate, ServiceFirstPerS: rate, IngressPerS: rate,
 			ServedPerS: math.Min(rate, c), WaitS: math.NaN(), AbandonedPerS: 0, ErrorLatencyP50S: math.NaN()}
 		if t >= spikeStart+t0 {
 			r.FirstOK, r.FirstTimeouts = 0, rate
@@ -33,7 +35,7 @@ func syntheticRun(lambda, c, aClient, hidden, k float64, spikeStart, spikeEnd, e
 
 // failedCohorts are the driver's cohorts of a run in which every attempt
 // fails from fromS on: each request makes aClient attempts.
-func failedCohorts(rows []TimelineRow, fromS, aClient float64) []Cohort {
+func failedCohorts(rows []analysis.TimelineRow, fromS, aClient float64) []Cohort {
 	var out []Cohort
 	for _, r := range rows {
 		c := Cohort{TS: r.TS, First: r.Sent, Attempts: r.Sent, Succeeded: r.Sent}
@@ -45,7 +47,7 @@ func failedCohorts(rows []TimelineRow, fromS, aClient float64) []Cohort {
 	return out
 }
 
-func trappedFacts(rows []TimelineRow) RunFacts {
+func trappedFacts(rows []analysis.TimelineRow) RunFacts {
 	return RunFacts{SpikeStartS: 10, SpikeEndS: 20, TimeoutS: 0.5, Multiplier: 10, RetrySettleS: 2, IngressLagS: 3, IngressRangeS: 3,
 		IngressResolutionS: 1, FailedToS: 40, RecoveryS: math.NaN(), ScenarioCapacityPerS: 120, Cohorts: failedCohorts(rows, 11, 3)}
 }
@@ -54,7 +56,7 @@ func TestInferTrapped(t *testing.T) {
 	rows := syntheticRun(15, 100, 3, 3, 10, 10, 20, 40, 1)
 	f := trappedFacts(rows)
 	// The judged wait grows at A·ρ − 1 = 9·0.15 − 1 = 0.35 s/s after the spike.
-	f.Wait = Judgement{Source: "service", Trend: Trend{N: 10, Slope: 0.35}, SlopeLo: 0.3, SlopeHi: 0.4}
+	f.Wait = analysis.Judgement{Source: "service", Trend: analysis.Trend{N: 10, Slope: 0.35}, SlopeLo: 0.3, SlopeHi: 0.4}
 	in := Infer(rows, f)
 	for _, c := range []struct {
 		name      string
@@ -108,7 +110,7 @@ func TestInferTrapped(t *testing.T) {
 // the same 20 s, it reads 9.
 func TestInferFailedAmplificationIgnoresWindowsHoldingTheSpike(t *testing.T) {
 	exact := syntheticRun(15, 100, 3, 3, 10, 10, 20, 80, 1)
-	rows := make([]TimelineRow, len(exact))
+	rows := make([]analysis.TimelineRow, len(exact))
 	copy(rows, exact)
 	for i := range rows {
 		// A scrape every 5 s; at each, the mean over the last 20 s.
@@ -185,29 +187,36 @@ func TestFindRecoveryAndTriggered(t *testing.T) {
 // the client's timeout trigger like timeouts do, and place t0 by their own
 // latency; one stray failure in a healthy second does not.
 func TestTriggeredAndT0ByEveryFailureClass(t *testing.T) {
-	healthy := TimelineRow{TS: 12, FirstDone: 50, FirstOK: 50, ErrorLatencyP50S: math.NaN()}
+	healthy := analysis.TimelineRow{TS: 12, FirstDone: 50, FirstOK: 50, ErrorLatencyP50S: math.NaN()}
 	stray := healthy
 	stray.TS, stray.FirstOK, stray.FirstErrors, stray.ErrorLatencyP50S = 13, 49.6, 0.4, 0.05
 	for _, tc := range []struct {
 		name      string
-		fail      func(*TimelineRow)
+		fail      func(*analysis.TimelineRow)
 		triggered bool
 		t0        float64
 	}{
-		{"timeouts", func(m *TimelineRow) { m.FirstOK, m.FirstTimeouts = 10, 40 }, true, 14.5 - 1 - 10},
-		{"proxy 504 after 0.9 s", func(m *TimelineRow) { m.FirstOK, m.FirstErrors, m.ErrorLatencyP50S = 0, 50, 0.9 }, true, 14.5 - 0.9 - 10},
-		{"connections refused", func(m *TimelineRow) { m.FirstOK, m.FirstConnect = 0, 50 }, true, 14.5 - 10},
-		{"healthy", func(*TimelineRow) {}, false, math.NaN()},
+		{"timeouts", func(m *analysis.TimelineRow) { m.FirstOK, m.FirstTimeouts = 10, 40 }, true, 14.5 - 1 - 10},
+		{"proxy 504 after 0.9 s", func(m *analysis.TimelineRow) { m.FirstOK, m.FirstErrors, m.ErrorLatencyP50S = 0, 50, 0.9 }, true, 14.5 - 0.9 - 10},
+		{"connections refused", func(m *analysis.TimelineRow) { m.FirstOK, m.FirstConnect = 0, 50 }, true, 14.5 - 10},
+		{"healthy", func(*analysis.TimelineRow) {}, false, math.NaN()},
 	} {
 		failed := healthy
 		failed.TS = 14
 		tc.fail(&failed)
-		rows := []TimelineRow{healthy, stray, failed}
+		rows := []analysis.TimelineRow{healthy, stray, failed}
 		if got := Triggered(rows, 10, 0.99); got != tc.triggered {
 			t.Errorf("%s: triggered %v, want %v", tc.name, got, tc.triggered)
 		}
-		if got := FirstFailure(rows, 10, 1, 0.99); !(near(got, tc.t0, 1e-9) || math.IsNaN(got) && math.IsNaN(tc.t0)) {
+		if got := firstFailure(rows, 10, 1, 0.99); !(near(got, tc.t0, 1e-9) || math.IsNaN(got) && math.IsNaN(tc.t0)) {
 			t.Errorf("%s: t0 %v, want %v", tc.name, got, tc.t0)
 		}
 	}
+}
+
+func near(got, want, relTol float64) bool {
+	if math.IsInf(want, 0) {
+		return got == want
+	}
+	return math.Abs(got-want) <= relTol*math.Max(math.Abs(want), 1e-12)
 }

@@ -1,12 +1,12 @@
-package analysis
+package infer
 
-import "math"
+import (
+	"math"
 
-// Confidence is the two-sided confidence level of every interval the
-// analysis reports (estimates and the wait's slope): 95 %.
-const Confidence = 0.95
+	"github.com/trigger-test/trigger/analysis"
+)
 
-// Interval is an estimate with its confidence interval (Confidence). Lo
+// Interval is an estimate with its 95 % confidence interval. Lo
 // and Hi are NaN when the data cannot give an interval (too few
 // independent samples); Value is NaN when there is no estimate at all.
 type Interval struct {
@@ -30,33 +30,9 @@ func (iv Interval) Bounded() bool { return !math.IsNaN(iv.Lo) && !math.IsNaN(iv.
 // Excludes reports whether the interval is known and x lies outside it.
 func (iv Interval) Excludes(x float64) bool { return iv.Bounded() && (x < iv.Lo || x > iv.Hi) }
 
-// Scale multiplies the estimate and its bounds by k > 0.
-func (iv Interval) Scale(k float64) Interval {
+// scale multiplies the estimate and its bounds by k > 0.
+func (iv Interval) scale(k float64) Interval {
 	return Interval{Value: iv.Value * k, Lo: iv.Lo * k, Hi: iv.Hi * k, N: iv.N}
-}
-
-// tTable holds the two-sided 95 % quantiles of Student's t distribution,
-// t(0.975; ν), for ν = 1 … 30 degrees of freedom.
-var tTable = [...]float64{
-	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-}
-
-// tQuantile is the two-sided 95 % quantile of Student's t with dof degrees
-// of freedom: the half-width of a 95 % interval in standard errors when
-// the standard error itself is estimated from dof residual degrees of
-// freedom. Beyond the table it uses the Cornish–Fisher expansion around
-// z = 1.96, exact to three decimals there. NaN for dof < 1.
-func tQuantile(dof int) float64 {
-	switch {
-	case dof < 1:
-		return math.NaN()
-	case dof <= len(tTable):
-		return tTable[dof-1]
-	}
-	z, v := 1.959964, float64(dof)
-	return z + (z*z*z+z)/(4*v) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*v*v)
 }
 
 // meanInterval is the mean of xs with its 95 % t interval, the standard
@@ -88,7 +64,7 @@ func meanInterval(xs []float64, inflate float64) Interval {
 		}
 	}
 	se := math.Sqrt(ss/(n-1)/n) * math.Max(1, inflate)
-	h := tQuantile(int(n)-1) * se
+	h := analysis.TQuantile(int(n)-1) * se
 	iv.Lo, iv.Hi = mean-h, mean+h
 	return iv
 }

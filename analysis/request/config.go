@@ -1,20 +1,13 @@
-package analysis
+package request
 
 import (
 	"errors"
 	"fmt"
 	"math"
 
+	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/vocab"
 )
-
-// The request-level model: a discrete-event simulation of single attempts.
-// It answers what the fluid model cannot: how likely a trigger is, whether
-// a busy service ever times out on its own, how long recovery takes when
-// arrivals are Poisson and service times vary. It stays in the delay form
-// of docs/model.md ("The trap"): an attempt's retry is decided when its
-// client's timeout fires, and work whose client has gone is served anyway
-// unless deadlines propagate.
 
 // ArrivalProcess is how first attempts arrive within the rate stages; the
 // names and the parser are vocab's.
@@ -101,9 +94,9 @@ type RetryModel struct {
 	MaxDelayS float64
 }
 
-// RequestConfig is one run of the request-level model.
-type RequestConfig struct {
-	Stages   []FluidStage // first-attempt demand; the run lasts their total duration
+// Config is one run of the request-level model.
+type Config struct {
+	Stages   []analysis.DemandStage // first-attempt demand; the run lasts their total duration
 	Arrivals ArrivalProcess
 	// Pods is N and Workers the servers in one pod: c = Pods × Workers
 	// servers. Zero means 1 (vocab.DefaultWorkers for Workers).
@@ -120,7 +113,7 @@ type RequestConfig struct {
 	Retry     RetryModel
 	// InnerAmplification is the work a timing-out client attempt brings when
 	// hidden layers retry it on the way (the product of their factors, as in
-	// FluidConfig): ⌊A⌋ − 1 extra copies, one more with probability A − ⌊A⌋,
+	// fluid.Config): ⌊A⌋ − 1 extra copies, one more with probability A − ⌊A⌋,
 	// arriving with it. Zero means 1.
 	InnerAmplification float64
 	// DeadlinePropagation drops a request whose deadline (arrival + τ_out)
@@ -154,15 +147,15 @@ type RequestConfig struct {
 
 // Errors of the request-level simulator.
 var (
-	// ErrRequestConfig is wrapped by every configuration error.
-	ErrRequestConfig = errors.New("request model: invalid configuration")
+	// ErrConfig is wrapped by every configuration error.
+	ErrConfig = errors.New("request model: invalid configuration")
 )
 
 const defaultMaxPending = 4 << 20
 
-func (c *RequestConfig) normalize() error {
+func (c *Config) normalize() error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrRequestConfig, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 	}
 	if c.Pods == 0 {
 		c.Pods = 1
@@ -209,34 +202,12 @@ func (c *RequestConfig) normalize() error {
 		c.MaxPending = defaultMaxPending
 	}
 	if c.SpikeStartS == 0 && c.SpikeEndS == 0 {
-		c.SpikeStartS, c.SpikeEndS = peakStage(c.Stages)
+		c.SpikeStartS, c.SpikeEndS = analysis.PeakStage(c.Stages)
 	}
 	return nil
 }
 
 // CapacityPerS is C = Pods × PodRatePerS, requests per second (zero pods count as one).
-func (c RequestConfig) CapacityPerS() float64 {
+func (c Config) CapacityPerS() float64 {
 	return float64(max(c.Pods, 1)) * c.PodRatePerS
-}
-
-// RequestCounts are a run's totals, each attempt counted once.
-type RequestCounts struct {
-	// FirstAttempts are logical requests started; Attempts all client
-	// attempts that arrived (first attempts and retries).
-	FirstAttempts, Attempts int64
-	// Succeeded are attempts answered within their timeout; TimedOut were
-	// admitted and answered too late or never; Refused were turned away by
-	// the admission bound. Attempts = Succeeded + TimedOut + Refused.
-	Succeeded, TimedOut, Refused int64
-	// Hidden are the copies hidden layers added; HiddenRefused of them were refused.
-	Hidden, HiddenRefused int64
-	// Served finished service within the run, Abandoned of them after their
-	// client had gone; Dropped were discarded unserved (deadline
-	// propagation); Queued were admitted but not finished when the run ended.
-	// Attempts + Hidden − Refused − HiddenRefused = Served + Dropped + Queued.
-	Served, Abandoned, Dropped, Queued int64
-	// GaveUp are logical requests whose last allowed attempt failed; Pending
-	// were still waiting for a timeout or a retry when the run ended.
-	// FirstAttempts = Succeeded + GaveUp + Pending.
-	GaveUp, Pending int64
 }

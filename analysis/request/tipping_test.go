@@ -1,9 +1,11 @@
-package analysis
+package request
 
 import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
 // The sweep reproduces the collapse law: for its M/M/1 service with
@@ -17,16 +19,16 @@ func TestTippingSweepCollapseLaw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lc, _ := CollapseCeiling(1, theta)
+		lc, _ := analysis.CollapseCeiling(1, theta)
 		if res.LambdaC != lc || !res.Hysteresis || res.RecoveryThreshold != 0 {
 			t.Errorf("θ = %v: λ_c %v (want %v), hysteresis %v, λ_r %v", theta, res.LambdaC, lc, res.Hysteresis, res.RecoveryThreshold)
 		}
 		if res.Tipping50 == nil || *res.Tipping50 > lc {
-			t.Errorf("θ = %v: 50 %% tipping point %v, want at or below λ_c = %.4f", theta, Value(res.Tipping50), lc)
+			t.Errorf("θ = %v: 50 %% tipping point %v, want at or below λ_c = %.4f", theta, analysis.Value(res.Tipping50), lc)
 		}
 		above := 0
 		for _, p := range res.Points {
-			t.Logf("θ = %v: λ/μ = %.4f (%.2f λ_c): %2d/%d collapsed, median after %.0f service times", theta, p.Load, p.Load/lc, p.Collapsed, p.Runs, Value(p.MedianCollapse))
+			t.Logf("θ = %v: λ/μ = %.4f (%.2f λ_c): %2d/%d collapsed, median after %.0f service times", theta, p.Load, p.Load/lc, p.Collapsed, p.Runs, analysis.Value(p.MedianCollapse))
 			if p.Load > lc {
 				above++
 				if p.Collapsed != p.Runs {
@@ -43,7 +45,7 @@ func TestTippingSweepCollapseLaw(t *testing.T) {
 // A long timeout keeps a lightly loaded server up: at θ = 50 and λ = λ_c/2
 // no run collapses, while above λ_c runs do.
 func TestTippingSweepLongTimeout(t *testing.T) {
-	lc, _ := CollapseCeiling(1, 50)
+	lc, _ := analysis.CollapseCeiling(1, 50)
 	res, err := TippingSweep(context.Background(), TippingConfig{Theta: 50, Runs: 10, Seed: 3, HorizonS: 5000, Loads: []float64{0.5 * lc, 1.3 * lc}})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +74,7 @@ func TestTippingPointInterpolation(t *testing.T) {
 		{"never", pts(0, 0.1, 0.4), math.NaN()},            // no load reaches half
 		{"first crossing", pts(0, 0.6, 0.2, 0.9), 0.18333}, // non-monotone: the first crossing counts
 	} {
-		got := Value(tippingPoint(tc.pts, 0.5))
+		got := analysis.Value(tippingPoint(tc.pts, 0.5))
 		if math.IsNaN(tc.want) != math.IsNaN(got) || !math.IsNaN(got) && math.Abs(got-tc.want) > 1e-4 {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}

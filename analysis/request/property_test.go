@@ -1,4 +1,4 @@
-package analysis
+package request
 
 import (
 	"context"
@@ -8,19 +8,21 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
 // requestPoint draws a small request-level configuration that exercises
 // every path: spikes that may or may not trigger, caps (or none), backoff,
 // admission bounds, deadline propagation, hidden layers, both queues, the
 // three service-time laws and both arrival processes.
-func requestPoint(t *rapid.T) RequestConfig {
+func requestPoint(t *rapid.T) Config {
 	pods := rapid.IntRange(1, 4).Draw(t, "pods")
 	podRate := rapid.Float64Range(5, 50).Draw(t, "podRate")
 	c := float64(pods) * podRate
 	rho := rapid.Float64Range(0.1, 0.9).Draw(t, "rho")
-	cfg := RequestConfig{
-		Stages:              SpikeSchedule(rho*c, rapid.Float64Range(1, 8).Draw(t, "k"), 5, rapid.Float64Range(1, 20).Draw(t, "spike"), rapid.Float64Range(5, 60).Draw(t, "observe")),
+	cfg := Config{
+		Stages:              analysis.SpikeSchedule(rho*c, rapid.Float64Range(1, 8).Draw(t, "k"), 5, rapid.Float64Range(1, 20).Draw(t, "spike"), rapid.Float64Range(5, 60).Draw(t, "observe")),
 		Arrivals:            ArrivalProcess(rapid.IntRange(0, 1).Draw(t, "arrivals")),
 		Pods:                pods,
 		Workers:             rapid.IntRange(1, 3).Draw(t, "workers"),
@@ -39,7 +41,7 @@ func requestPoint(t *rapid.T) RequestConfig {
 		cfg.AdmissionBoundS = rapid.Float64Range(0.05, 3).Draw(t, "bound")
 	}
 	if retries := rapid.IntRange(-1, 4).Draw(t, "retries"); retries >= 0 {
-		cfg.Retry = CapRetries(retries, rapid.SampledFrom([]float64{0, 0.05, 0.3}).Draw(t, "delay"))
+		cfg.Retry = capRetries(retries, rapid.SampledFrom([]float64{0, 0.05, 0.3}).Draw(t, "delay"))
 	}
 	return cfg
 }
@@ -51,7 +53,7 @@ func requestPoint(t *rapid.T) RequestConfig {
 func TestPropertyRequestConservation(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := requestPoint(t)
-		res, err := SimulateRequests(context.Background(), cfg)
+		res, err := Simulate(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +71,7 @@ func TestPropertyRequestConservation(t *testing.T) {
 		if !cfg.DeadlinePropagation && c.Dropped != 0 || c.Abandoned > c.Served {
 			t.Fatalf("drops without deadline propagation, or more abandoned than served: %+v", c)
 		}
-		var rows RequestCounts
+		var rows analysis.RequestCounts
 		var refused, timedOut, goodput float64
 		sample := cfg.SampleS
 		for i, s := range res.Timeline {
@@ -100,7 +102,7 @@ func TestPropertyRequestConservation(t *testing.T) {
 		if res.TimedOut != float64(c.TimedOut) || res.Refused != float64(c.Refused) || res.FailedRequests != float64(c.GaveUp) {
 			t.Fatalf("result totals differ from counts: %+v", res)
 		}
-		if res.Verdict == VerdictRecovered && (c.Pending != 0 || math.IsInf(res.RecoveryS, 0) || res.RecoveryS < 0) {
+		if res.Verdict == analysis.VerdictRecovered && (c.Pending != 0 || math.IsInf(res.RecoveryS, 0) || res.RecoveryS < 0) {
 			t.Fatalf("recovered with %d pending, recovery %v", c.Pending, res.RecoveryS)
 		}
 	})
@@ -110,17 +112,17 @@ func TestPropertyRequestConservation(t *testing.T) {
 func TestPropertyRequestReproducible(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := requestPoint(t)
-		a, err := SimulateRequests(context.Background(), cfg)
+		a, err := Simulate(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := SimulateRequests(context.Background(), cfg)
+		b, _ := Simulate(context.Background(), cfg)
 		if fa, fb := fmt.Sprintf("%+v", a), fmt.Sprintf("%+v", b); fa != fb {
 			t.Fatalf("same seed, different runs:\n%s\n%s", fa, fb)
 		}
 		if cfg.Arrivals == ArrivalsPoisson && a.Counts.FirstAttempts > 20 {
 			cfg.Seed++
-			c, _ := SimulateRequests(context.Background(), cfg)
+			c, _ := Simulate(context.Background(), cfg)
 			if fmt.Sprintf("%+v", c.Timeline) == fmt.Sprintf("%+v", a.Timeline) {
 				t.Fatalf("seeds %d and %d gave the same timeline", cfg.Seed-1, cfg.Seed)
 			}
@@ -132,7 +134,7 @@ func TestPropertyRequestReproducible(t *testing.T) {
 // first attempts in a stage that starts on an arrival (here, every stage
 // holds a whole number of them), Poisson arrivals about that many.
 func TestRequestArrivalCounts(t *testing.T) {
-	stages := []FluidStage{{DurationS: 10, RatePerS: 30}, {DurationS: 0, RatePerS: 1000}, {DurationS: 5, RatePerS: 0}, {DurationS: 20, RatePerS: 250}}
+	stages := []analysis.DemandStage{{DurationS: 10, RatePerS: 30}, {DurationS: 0, RatePerS: 1000}, {DurationS: 5, RatePerS: 0}, {DurationS: 20, RatePerS: 250}}
 	for _, tc := range []struct {
 		arrivals ArrivalProcess
 		tol      float64
@@ -140,7 +142,7 @@ func TestRequestArrivalCounts(t *testing.T) {
 		{ArrivalsUniform, 0}, // exact
 		{ArrivalsPoisson, 4}, // within 4σ
 	} {
-		res, err := SimulateRequests(context.Background(), RequestConfig{Stages: stages, Arrivals: tc.arrivals, PodRatePerS: 1e4, TimeoutS: 1, Seed: 9})
+		res, err := Simulate(context.Background(), Config{Stages: stages, Arrivals: tc.arrivals, PodRatePerS: 1e4, TimeoutS: 1, Seed: 9})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +176,7 @@ func TestRequestServiceTimeMoments(t *testing.T) {
 		{ServiceLognormal, 0.5},   // light tail
 		{ServiceLognormal, 2},     // heavy tail
 	} {
-		r := newRequestRun(RequestConfig{Stages: []FluidStage{{1, 1}}, PodRatePerS: 50, Workers: 2, ServiceTime: tc.kind, ServiceCV: tc.cv, TimeoutS: 1, Seed: 11})
+		r := newSim(Config{Stages: []analysis.DemandStage{{DurationS: 1, RatePerS: 1}}, PodRatePerS: 50, Workers: 2, ServiceTime: tc.kind, ServiceCV: tc.cv, TimeoutS: 1, Seed: 11})
 		var sum, sq float64
 		const n = 400000
 		for range n {

@@ -1,6 +1,10 @@
-package analysis
+package infer
 
-import "math"
+import (
+	"math"
+
+	"github.com/trigger-test/trigger/analysis"
+)
 
 // EstimateTable sets what a run measured beside what the plan predicted
 // (docs/model.md, "What a trigger test measures", item 4): capacity,
@@ -8,12 +12,12 @@ import "math"
 // the hidden factor, the wait's slope, A from the slope and from the
 // recovery time, and the recovery time itself, each with its 95 % interval
 // where the data give one.
-func EstimateTable(plan Document, in Inference, recoveryS float64, waitSource string) []Estimate {
+func EstimateTable(plan analysis.Document, in Inference, recoveryS float64, waitSource string) []analysis.Estimate {
 	p := plan.Prediction
 	client := plan.Amplification.Client
-	row := func(name, label, unit string, pred float64, meas Interval, note string) Estimate {
-		return Estimate{Name: name, Label: label, Unit: unit, Predicted: Num(pred), Measured: Num(meas.Value),
-			MeasuredLo: Num(meas.Lo), MeasuredHi: Num(meas.Hi), Note: note}
+	row := func(name, label, unit string, pred float64, meas Interval, note string) analysis.Estimate {
+		return analysis.Estimate{Name: name, Label: label, Unit: unit, Predicted: analysis.Num(pred), Measured: analysis.Num(meas.Value),
+			MeasuredLo: analysis.Num(meas.Lo), MeasuredHi: analysis.Num(meas.Hi), Note: note}
 	}
 	point := func(x float64) Interval { return Interval{Value: x, Lo: math.NaN(), Hi: math.NaN()} }
 	slopeNote := "not measured: no settled wait signal"
@@ -24,7 +28,7 @@ func EstimateTable(plan Document, in Inference, recoveryS float64, waitSource st
 	if waitSource == "ingress-served" {
 		fromSlopeNote = "not reported: the slope of ingress − served restates A_fail"
 	}
-	return []Estimate{
+	return []analysis.Estimate{
 		row("baseline_per_s", "Demand λ", "1/s", plan.Scenario.DemandPerS, point(in.BaselinePerS), "first attempts sent during warmup"),
 		row("capacity_per_s", "Capacity C", "1/s", plan.Scenario.CapacityPerS, point(in.CapacityPerS), capacityNote(in.CapacitySource)),
 		row("utilization", "Utilization ρ = λ/C", "", plan.Scenario.Utilization, point(in.Utilization), ""),
@@ -34,7 +38,7 @@ func EstimateTable(plan Document, in Inference, recoveryS float64, waitSource st
 		row("wait_slope", "Wait slope after the spike (A·ρ − 1)", "s/s", p.AmplifiedUtilization-1, in.WaitSlope, slopeNote),
 		row("amplification_from_slope", "A from the wait slope", "", plan.Amplification.Predicted, in.AFromSlope, fromSlopeNote),
 		row("amplification_from_recovery", "A from the recovery time", "", plan.Amplification.Predicted, in.AFromRecovery, "recovery-time formula inverted"),
-		row("recovery_s", "Recovery time", "s", Value(p.RecoveryS), point(recoveryS), recoveryNote(in)),
+		row("recovery_s", "Recovery time", "s", analysis.Value(p.RecoveryS), point(recoveryS), recoveryNote(in)),
 	}
 }
 
@@ -50,5 +54,5 @@ func recoveryNote(in Inference) string {
 	if math.IsNaN(pr) || math.IsInf(pr, 0) {
 		return ""
 	}
-	return "from measured A_fail and ρ the formula gives " + FormatSeconds(pr)
+	return "from measured A_fail and ρ the formula gives " + analysis.FormatSeconds(pr)
 }

@@ -1,8 +1,10 @@
-package analysis
+package request
 
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
 // servers holds the time each server of the request model becomes free,
@@ -205,7 +207,7 @@ func (q *retryHeap) pop() pending {
 // time-change construction loadgen's schedule uses too). Inverting from the
 // stage's start keeps rounding error from accumulating.
 type arrivalGen struct {
-	stages  []FluidStage
+	stages  []analysis.DemandStage
 	poisson bool
 	rng     *rand.Rand
 	idx     int
@@ -214,7 +216,7 @@ type arrivalGen struct {
 	target  float64 // Λ of the next arrival
 }
 
-func newArrivalGen(stages []FluidStage, a ArrivalProcess, rng *rand.Rand) *arrivalGen {
+func newArrivalGen(stages []analysis.DemandStage, a ArrivalProcess, rng *rand.Rand) *arrivalGen {
 	g := &arrivalGen{stages: stages, poisson: a == ArrivalsPoisson, rng: rng}
 	if g.poisson {
 		g.target = rng.ExpFloat64()

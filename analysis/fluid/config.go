@@ -1,29 +1,15 @@
-package analysis
+package fluid
 
 import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
-// FluidStage is one piece of a piecewise-constant demand schedule.
-type FluidStage struct {
-	DurationS float64 `json:"duration_s"` // seconds
-	RatePerS  float64 `json:"rate_per_s"` // first attempts per second
-}
-
-// SpikeSchedule is the demand of a trigger test: baseline λ for warmupS,
-// k·λ for spikeS, then λ for observeS (seconds).
-func SpikeSchedule(baseline, k, warmupS, spikeS, observeS float64) []FluidStage {
-	return []FluidStage{
-		{DurationS: warmupS, RatePerS: baseline},
-		{DurationS: spikeS, RatePerS: k * baseline},
-		{DurationS: observeS, RatePerS: baseline},
-	}
-}
-
-// FluidRetry is the retry policy of the fluid model's clients.
-type FluidRetry struct {
+// Retry is the retry policy of the fluid model's clients.
+type Retry struct {
 	// MaxRetries is R, retries after the first attempt.
 	MaxRetries int `json:"max_retries"`
 	// HasBudget says whether Budget limits retries.
@@ -36,21 +22,21 @@ type FluidRetry struct {
 	BackoffS []float64 `json:"backoff_s,omitempty"`
 }
 
-func (r FluidRetry) backoff(retry int) float64 {
+func (r Retry) backoff(retry int) float64 {
 	if len(r.BackoffS) == 0 {
 		return 0
 	}
 	return r.BackoffS[min(retry-1, len(r.BackoffS)-1)]
 }
 
-// FluidConfig is one run of the fluid model: a FIFO queue served at a fixed
+// Config is one run of the fluid model: a FIFO queue served at a fixed
 // capacity, whose clients give up after TimeoutS and retry, and which serves
 // abandoned work (docs/model.md, "The trap").
-type FluidConfig struct {
-	Stages       []FluidStage // demand; the run lasts their total duration
-	CapacityPerS float64      // C, work per second
-	TimeoutS     float64      // τ_out, seconds
-	Retry        FluidRetry
+type Config struct {
+	Stages       []analysis.DemandStage // demand; the run lasts their total duration
+	CapacityPerS float64                // C, work per second
+	TimeoutS     float64                // τ_out, seconds
+	Retry        Retry
 	// InnerAmplification is the work a failing client attempt brings when
 	// hidden layers (gateway, mesh) retry it on the way: the product of their
 	// amplifications. Zero means 1. The inner retries are taken to arrive
@@ -80,13 +66,13 @@ type FluidConfig struct {
 
 // Errors of the fluid simulator.
 var (
-	// ErrFluidConfig is wrapped by every configuration error.
-	ErrFluidConfig = errors.New("fluid: invalid configuration")
+	// ErrConfig is wrapped by every configuration error.
+	ErrConfig = errors.New("fluid: invalid configuration")
 )
 
-func (c *FluidConfig) normalize() error {
+func (c *Config) normalize() error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrFluidConfig, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 	}
 	switch {
 	case len(c.Stages) == 0:
@@ -121,21 +107,9 @@ func (c *FluidConfig) normalize() error {
 		c.InnerAmplification = 1
 	}
 	if c.SpikeStartS == 0 && c.SpikeEndS == 0 {
-		c.SpikeStartS, c.SpikeEndS = peakStage(c.Stages)
+		c.SpikeStartS, c.SpikeEndS = analysis.PeakStage(c.Stages)
 	}
 	return nil
-}
-
-// peakStage returns the start and end of the first stage with the highest rate.
-func peakStage(stages []FluidStage) (start, end float64) {
-	best, t := -1.0, 0.0
-	for _, s := range stages {
-		if s.RatePerS > best {
-			best, start, end = s.RatePerS, t, t+s.DurationS
-		}
-		t += s.DurationS
-	}
-	return start, end
 }
 
 // steps converts seconds to a whole number of steps of stepS (at least lo).

@@ -1,8 +1,10 @@
-package analysis
+package request
 
 import (
 	"context"
 	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
 // benchmarkRequestSim runs 20,000 simulated seconds at about 1,000
@@ -10,11 +12,11 @@ import (
 // at least 2 million attempts per second on one core), and reports the
 // simulated attempts per second of wall time (make bench; the README's
 // Benchmarks table has the figures).
-func benchmarkRequestSim(b *testing.B, cfg RequestConfig, want Verdict) {
+func benchmarkRequestSim(b *testing.B, cfg Config, want analysis.Verdict) {
 	b.ReportAllocs()
 	var attempts int64
 	for b.Loop() {
-		res, err := SimulateRequests(context.Background(), cfg)
+		res, err := Simulate(context.Background(), cfg)
 		if err != nil || res.Verdict != want {
 			b.Fatalf("%v %s, want %s", err, res.Verdict, want)
 		}
@@ -27,15 +29,15 @@ func benchmarkRequestSim(b *testing.B, cfg RequestConfig, want Verdict) {
 // A healthy service: 1,000 first attempts per second at ρ = 0.8 on 4 pods,
 // exponential service, no timeout in 20,000 s.
 func BenchmarkRequestSim20000sHealthy(b *testing.B) {
-	benchmarkRequestSim(b, RequestConfig{
-		Stages:      []FluidStage{{DurationS: 20000, RatePerS: 1000}},
+	benchmarkRequestSim(b, Config{
+		Stages:      []analysis.DemandStage{{DurationS: 20000, RatePerS: 1000}},
 		Pods:        4,
 		PodRatePerS: 312.5,
 		ServiceTime: ServiceExponential,
 		TimeoutS:    1,
-		Retry:       CapRetries(2, 0),
+		Retry:       capRetries(2, 0),
 		Seed:        1,
-	}, VerdictNoTrigger)
+	}, analysis.VerdictNoTrigger)
 }
 
 // A trapped service: 333 first attempts per second with two retries
@@ -44,13 +46,13 @@ func BenchmarkRequestSim20000sHealthy(b *testing.B) {
 // and is retried for 20,000 s: the retry decider and the timeout queue are
 // on the path of every attempt.
 func BenchmarkRequestSim20000sTrapped(b *testing.B) {
-	benchmarkRequestSim(b, RequestConfig{
-		Stages:      SpikeSchedule(1000.0/3, 3, 20, 10, 20000-30),
+	benchmarkRequestSim(b, Config{
+		Stages:      analysis.SpikeSchedule(1000.0/3, 3, 20, 10, 20000-30),
 		Pods:        8,
 		PodRatePerS: 100,
 		ServiceTime: ServiceExponential,
 		TimeoutS:    1,
-		Retry:       CapRetries(2, 0),
+		Retry:       capRetries(2, 0),
 		Seed:        1,
-	}, VerdictTrapped)
+	}, analysis.VerdictTrapped)
 }

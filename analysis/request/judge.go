@@ -1,13 +1,17 @@
-package analysis
+package request
 
-import "math"
+import (
+	"math"
+
+	"github.com/trigger-test/trigger/analysis"
+)
 
 // finish closes the timeline at end and judges the run as the fluid model
 // does: recovered when, after the spike and the last failed attempt, the
 // queue emptied and nothing was left to fail; otherwise trapped when the
 // wait's trend is not falling at the horizon, metastable when it is, with a
-// projected recovery time (Judge, modelVerdict).
-func (r *requestRun) finish(end float64) {
+// projected recovery time (analysis.Judge, analysis.ModelVerdict).
+func (r *sim) finish(end float64) {
 	res := &r.res
 	rows, served, abandoned, queued := r.tl.finish(r.srv, end)
 	c := &res.Counts
@@ -18,7 +22,7 @@ func (r *requestRun) finish(end float64) {
 	res.Timeline = rows
 	res.PeakWaitS = r.tl.peak
 	res.FinalWaitS = r.srv.wait(end)
-	res.AmplificationFailed = r.tl.fail.ratio()
+	res.AmplificationFailed = r.tl.fail.Ratio()
 	res.TimedOut, res.Refused, res.Abandoned = float64(c.TimedOut), float64(c.Refused), float64(c.Abandoned)
 	res.FailedRequests = float64(c.GaveUp)
 	if base := r.cfg.Stages[0].RatePerS; base > 0 {
@@ -40,32 +44,32 @@ func (r *requestRun) finish(end float64) {
 	}
 	switch {
 	case res.Collapsed():
-		res.Verdict = VerdictTrapped
+		res.Verdict = analysis.VerdictTrapped
 		res.RecoveryS, res.ProjectedRecoveryS = recovery, recovery
 		res.WaitSlope = r.judgeWait(end).Trend.Slope
 	case math.IsNaN(r.firstFail):
-		res.Verdict = VerdictNoTrigger
+		res.Verdict = analysis.VerdictNoTrigger
 		res.RecoveryS, res.ProjectedRecoveryS = recovery, recovery
 	case clean:
-		res.Verdict = VerdictRecovered
+		res.Verdict = analysis.VerdictRecovered
 		res.RecoveryS, res.ProjectedRecoveryS = recovery, recovery
 	default:
 		j := r.judgeWait(end)
 		res.RecoveryS = recovery
 		res.WaitSlope = j.Trend.Slope
 		res.ProjectedRecoveryS = j.ProjectedS
-		res.Verdict = modelVerdict(j)
+		res.Verdict = analysis.ModelVerdict(j)
 	}
 }
 
 // judgeWait judges the wait over the last quarter of the time after the
 // spike (at least two settling times of the retry streams) by the one
 // verdict rule (Judge), on the rows' end-of-sample waits.
-func (r *requestRun) judgeWait(end float64) Judgement {
+func (r *sim) judgeWait(end float64) analysis.Judgement {
 	after := end - r.spikeEnd
-	window := math.Max(0.25*after, 2*float64(r.tl.fail.settle)*r.tl.sample)
+	window := math.Max(0.25*after, 2*float64(r.tl.settle)*r.tl.sample)
 	from := math.Max(r.spikeEnd, end-window)
-	w := WaitSeries{Source: "request model", DelayS: from - r.spikeEnd, ResolutionS: r.tl.sample}
+	w := analysis.WaitSeries{Source: "request model", DelayS: from - r.spikeEnd, ResolutionS: r.tl.sample}
 	for _, row := range r.res.Timeline {
 		rowEnd := math.Min(row.TS+r.tl.sample, end)
 		if rowEnd >= from && rowEnd <= end {
@@ -74,6 +78,6 @@ func (r *requestRun) judgeWait(end float64) Judgement {
 	}
 	stage := min(r.arrivals.idx, len(r.cfg.Stages)-1)
 	rho := r.cfg.Stages[stage].RatePerS / r.capacity
-	return Judge(JudgeInput{Wait: w, SpikeEndS: r.spikeEnd, FailedToS: math.Inf(1), HorizonS: end,
-		PatienceS: r.timeout, Utilization: rho, Final: true}, modelJudgePolicy(0))
+	return analysis.Judge(analysis.JudgeInput{Wait: w, SpikeEndS: r.spikeEnd, FailedToS: math.Inf(1), HorizonS: end,
+		PatienceS: r.timeout, Utilization: rho, Final: true}, analysis.ModelJudgePolicy(0))
 }

@@ -1,13 +1,15 @@
-package analysis
+package request
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
-// SimulateRequests runs the request-level model: first attempts arrive on
+// Simulate runs the request-level model: first attempts arrive on
 // the stages (Poisson or uniform), join a FIFO queue (shared, or one per pod
 // behind round robin) of c = Pods × Workers servers, and are served whether
 // or not their client is still waiting, unless deadlines propagate. A
@@ -15,20 +17,20 @@ import (
 // trap", in delay form) and the retry decider says whether, and after what
 // backoff, it tries again. The same seed gives the same result. ctx is
 // checked every 65,536 events; a cancelled run returns ctx's error.
-func SimulateRequests(ctx context.Context, cfg RequestConfig) (ModelResult, error) {
+func Simulate(ctx context.Context, cfg Config) (analysis.ModelResult, error) {
 	if err := cfg.normalize(); err != nil {
-		return ModelResult{}, err
+		return analysis.ModelResult{}, err
 	}
-	r := newRequestRun(cfg)
+	r := newSim(cfg)
 	if err := r.run(ctx); err != nil {
-		return ModelResult{}, fmt.Errorf("request model: %w", err)
+		return analysis.ModelResult{}, fmt.Errorf("request model: %w", err)
 	}
 	return r.res, nil
 }
 
-// requestRun is the state of one request-level run.
-type requestRun struct {
-	cfg      RequestConfig
+// sim is the state of one request-level run.
+type sim struct {
+	cfg      Config
 	timeout  float64
 	srv      *servers
 	svc      serviceSampler
@@ -37,7 +39,7 @@ type requestRun struct {
 	dec      RetryDecider
 	ring     timeoutRing
 	retries  retryHeap
-	tl       *requestTimeline
+	tl       *timeline
 
 	capacity           float64
 	bound              float64 // admission bound, seconds; 0 = none
@@ -52,7 +54,7 @@ type requestRun struct {
 	firstFail, lastBad float64 // arrival times of failing attempts; NaN when none
 	cleanFrom          float64 // first empty instant after the last failure and the spike; NaN when none yet
 	lostFirst          float64
-	res                ModelResult
+	res                analysis.ModelResult
 }
 
 // Seed streams: one per source of randomness, so that changing one part of
@@ -63,8 +65,8 @@ const (
 	streamHidden   = 0x68696464 // "hidd"
 )
 
-func newRequestRun(cfg RequestConfig) *requestRun {
-	r := &requestRun{cfg: cfg, timeout: cfg.TimeoutS, capacity: cfg.CapacityPerS()}
+func newSim(cfg Config) *sim {
+	r := &sim{cfg: cfg, timeout: cfg.TimeoutS, capacity: cfg.CapacityPerS()}
 	queues, perQueue := cfg.Pods, cfg.Workers
 	if cfg.Queue == QueueShared {
 		queues, perQueue = 1, cfg.Pods*cfg.Workers
@@ -91,12 +93,12 @@ func newRequestRun(cfg RequestConfig) *requestRun {
 	r.stopAt = r.horizon
 	r.spikeStart, r.spikeEnd = cfg.SpikeStartS, cfg.SpikeEndS
 	r.firstFail, r.lastBad, r.cleanFrom = math.NaN(), math.NaN(), math.NaN()
-	r.tl = newRequestTimeline(cfg, r.horizon)
-	r.res = ModelResult{Seed: cfg.Seed, CollapsedAtS: math.NaN(), SpikeStartS: cfg.SpikeStartS, SpikeEndS: cfg.SpikeEndS, T0S: math.NaN()}
+	r.tl = newTimeline(cfg, r.horizon)
+	r.res = analysis.ModelResult{Seed: cfg.Seed, CollapsedAtS: math.NaN(), SpikeStartS: cfg.SpikeStartS, SpikeEndS: cfg.SpikeEndS, T0S: math.NaN()}
 	return r
 }
 
-func (r *requestRun) run(ctx context.Context) error {
+func (r *sim) run(ctx context.Context) error {
 	next := r.arrivals.next()
 	for n := 1; ; n++ {
 		if n&0xffff == 0 {
@@ -144,7 +146,7 @@ func (r *requestRun) run(ctx context.Context) error {
 }
 
 // arrive handles one client attempt arriving at t.
-func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64) {
+func (r *sim) arrive(t float64, attempt int32, started, prevDelay float64) {
 	c := &r.res.Counts
 	c.Attempts++
 	first := attempt == 1
@@ -164,17 +166,17 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 	q := r.srv.pick()
 	if r.bound > 0 && r.srv.backlog(q, t)+r.perServerS > r.bound {
 		c.Refused++
-		row.refused++
+		row.Refused++
 		if first {
-			row.firstRefused++
+			row.FirstRefused++
 		}
 		r.bad(t, first)
 		r.failed(t, pending{at: t, started: started, prevDelay: prevDelay, attempt: attempt}, FailureRefused)
 		return
 	}
 	start := math.Max(t, r.srv.earliest(q))
-	if w := start - t; w > row.maxWait {
-		row.maxWait = w
+	if w := start - t; w > row.MaxWait {
+		row.MaxWait = w
 		if r.cfg.CollapseWaitS > 0 && w > r.cfg.CollapseWaitS && math.IsNaN(r.res.CollapsedAtS) {
 			r.res.CollapsedAtS = t
 			r.stopAt = t
@@ -191,7 +193,7 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 	if !late {
 		c.Succeeded++
 		if first {
-			row.goodput++
+			row.Goodput++
 		}
 		if r.dec != nil {
 			r.dec.Succeeded(t)
@@ -199,9 +201,9 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 		return
 	}
 	c.TimedOut++
-	row.timedOut++
+	row.TimedOut++
 	if first {
-		row.firstTimedOut++
+		row.FirstTimedOut++
 	}
 	r.bad(t, first)
 	r.ring.push(pending{at: t + r.timeout, started: started, prevDelay: prevDelay, attempt: attempt})
@@ -212,7 +214,7 @@ func (r *requestRun) arrive(t float64, attempt int32, started, prevDelay float64
 
 // hidden adds the copies hidden retry layers send of a timing-out attempt:
 // pure work, answered to nobody.
-func (r *requestRun) hidden(t float64) {
+func (r *sim) hidden(t float64) {
 	n := r.innerWhole
 	if r.innerFrac > 0 && r.coin.Float64() < r.innerFrac {
 		n++
@@ -238,7 +240,7 @@ func (r *requestRun) hidden(t float64) {
 }
 
 // bad records a failing attempt arriving at t.
-func (r *requestRun) bad(t float64, first bool) {
+func (r *sim) bad(t float64, first bool) {
 	if math.IsNaN(r.firstFail) && t >= r.spikeStart {
 		r.firstFail = t
 	}
@@ -253,7 +255,7 @@ func (r *requestRun) bad(t float64, first bool) {
 
 // failed tells the client at t that attempt p failed, and schedules its
 // retry when the decider grants one.
-func (r *requestRun) failed(t float64, p pending, kind FailureKind) {
+func (r *sim) failed(t float64, p pending, kind FailureKind) {
 	if r.dec == nil {
 		r.giveUp(t)
 		return
@@ -275,7 +277,7 @@ func (r *requestRun) failed(t float64, p pending, kind FailureKind) {
 	r.retries.push(pending{at: at, started: p.started, prevDelay: delay, attempt: p.attempt + 1})
 }
 
-func (r *requestRun) giveUp(t float64) {
+func (r *sim) giveUp(t float64) {
 	r.res.Counts.GaveUp++
-	r.tl.row(t).gaveUp++
+	r.tl.row(t).GaveUp++
 }
