@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"testing"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func near(got, want, relTol float64) bool {
@@ -144,20 +146,20 @@ func TestPredictedWaitPhases(t *testing.T) {
 
 func TestScalerRules(t *testing.T) {
 	for _, tc := range []struct {
-		signal  ScalerSignal
+		signal  vocab.ScalerSignal
 		target  float64
 		a       float64
 		escapes bool
 	}{
 		// A first-attempt signal at 50 % with A = 3: 0.5 ≥ 1/3, trapped.
-		{SignalFirstAttempts, 0.5, 3, false},
+		{vocab.SignalFirstAttempts, 0.5, 3, false},
 		// At 30 % it sits below 1/A and escapes.
-		{SignalFirstAttempts, 0.3, 3, true},
+		{vocab.SignalFirstAttempts, 0.3, 3, true},
 		// Ingress, CPU and paired signals escape whenever u* < 1.
-		{SignalIngress, 0.5, 3, true},
-		{SignalCPU, 0.9, 9, true},
-		{SignalPaired, 0.7, 3, true},
-		{SignalIngress, 1, 3, false},
+		{vocab.SignalIngress, 0.5, 3, true},
+		{vocab.SignalCPU, 0.9, 9, true},
+		{vocab.SignalPaired, 0.7, 3, true},
+		{vocab.SignalIngress, 1, 3, false},
 	} {
 		if got := scalerEscape(tc.signal, tc.target, tc.a); got.Escapes != tc.escapes || got.Reason == "" {
 			t.Errorf("%s at %v with A = %v: %+v, want escapes = %v", tc.signal, tc.target, tc.a, got, tc.escapes)

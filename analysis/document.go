@@ -1,6 +1,10 @@
 package analysis
 
-import "math"
+import (
+	"math"
+
+	"github.com/trigger-test/trigger/vocab"
+)
 
 // Document is the result document that plan (predicted), simulate
 // (modelled) and run (measured) all produce (docs/design.md, "The result
@@ -127,8 +131,8 @@ type AdmissionPrediction struct {
 // ScalerPrediction applies the scaler rules (docs/model.md, "Autoscalers,
 // ceilings and admission").
 type ScalerPrediction struct {
-	Signal ScalerSignal `json:"signal"`
-	Target float64      `json:"target"`
+	Signal vocab.ScalerSignal `json:"signal"`
+	Target float64            `json:"target"`
 	// DeadTimeS is τ; TriggersWithinDeadTime says whether the spike, cut to
 	// the dead time, is still a trigger (before the first new pod).
 	DeadTimeS              float64 `json:"dead_time_s,omitempty"`

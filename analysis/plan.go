@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"math"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // PlanInputs is a scenario reduced to the model's numbers.
@@ -28,7 +30,7 @@ type PlanInputs struct {
 
 // ScalerInputs is an autoscaler as the scenario describes it.
 type ScalerInputs struct {
-	Signal    ScalerSignal
+	Signal    vocab.ScalerSignal
 	Target    float64 // u*
 	DeadTimeS float64 // τ
 }

@@ -7,24 +7,6 @@ import (
 	"github.com/trigger-test/trigger/vocab"
 )
 
-// ScalerSignal is what an autoscaler measures to size the service; the
-// names and the parser are vocab's.
-type ScalerSignal = vocab.ScalerSignal
-
-// The autoscaler signals of docs/model.md, "Autoscalers, ceilings and
-// admission".
-const (
-	// SignalFirstAttempts counts first attempts only (deduplicated demand):
-	// it excludes the retry debt.
-	SignalFirstAttempts = vocab.SignalFirstAttempts
-	// SignalIngress counts every attempt that arrives, retries included.
-	SignalIngress = vocab.SignalIngress
-	// SignalCPU is the busy fraction, which includes abandoned work.
-	SignalCPU = vocab.SignalCPU
-	// SignalPaired takes the larger recommendation of first attempts and ingress.
-	SignalPaired = vocab.SignalPaired
-)
-
 // ScalerVerdict is the prediction for an autoscaled service after a trigger.
 type ScalerVerdict struct {
 	// Escapes is true when the scaler's rule lets the service leave the
@@ -42,9 +24,9 @@ type ScalerVerdict struct {
 // debt-blind signal (first attempts) holds ρ at its target u* and is trapped
 // iff u* ≥ 1/A; a signal that counts every attempt (ingress, CPU, paired)
 // sizes capacity so that A·ρ = u* and escapes whenever u* < 1.
-func scalerEscape(signal ScalerSignal, target, amplification float64) ScalerVerdict {
+func scalerEscape(signal vocab.ScalerSignal, target, amplification float64) ScalerVerdict {
 	switch signal {
-	case SignalFirstAttempts:
+	case vocab.SignalFirstAttempts:
 		threshold := trapThreshold(amplification)
 		if target >= threshold {
 			return ScalerVerdict{false, target, fmt.Sprintf(
@@ -52,11 +34,11 @@ func scalerEscape(signal ScalerSignal, target, amplification float64) ScalerVerd
 		}
 		return ScalerVerdict{true, target, fmt.Sprintf(
 			"a first-attempt signal holds ρ at %.2f < 1/A = %.2f: the debt drains", target, threshold)}
-	case SignalIngress, SignalCPU, SignalPaired:
+	case vocab.SignalIngress, vocab.SignalCPU, vocab.SignalPaired:
 		held := target / amplification
 		if target < 1 {
 			reason := fmt.Sprintf("a %s signal counts the retries and sizes capacity so that A·ρ = %.2f < 1: it escapes if it keeps that capacity until the debt clears", signal, target)
-			if signal == SignalCPU {
+			if signal == vocab.SignalCPU {
 				reason += " (slowly, with a large overshoot)"
 			}
 			return ScalerVerdict{true, held, reason}

@@ -154,8 +154,8 @@ func TestRequestConfigFromScenario(t *testing.T) {
 	if len(cfg.Stages) != 3 || cfg.Stages[0] != want[0] || cfg.Stages[1] != want[1] || cfg.Stages[2] != want[2] {
 		t.Errorf("stages %+v, want %+v", cfg.Stages, want)
 	}
-	if cfg.Arrivals != request.ArrivalsUniform || cfg.Pods != 4 || cfg.Workers != 2 || cfg.PodRatePerS != 50 ||
-		cfg.ServiceTime != request.ServiceLognormal || cfg.ServiceCV != 2 || cfg.Queue != request.QueueShared ||
+	if cfg.Arrivals != vocab.Uniform || cfg.Pods != 4 || cfg.Workers != 2 || cfg.PodRatePerS != 50 ||
+		cfg.ServiceTime != vocab.ServiceLognormal || cfg.ServiceCV != 2 || cfg.Queue != vocab.QueueShared ||
 		!cfg.DeadlinePropagation || cfg.AdmissionBoundS != 3 || cfg.TimeoutS != 1 || cfg.InnerAmplification != 2 ||
 		cfg.Seed != 42 || cfg.Retry.MaxRetries != 3 || cfg.Retry.New == nil {
 		t.Errorf("config %+v", cfg)
@@ -167,7 +167,7 @@ func TestRequestConfigFromScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg = test.RequestConfig(1)
-	if cfg.Pods != 1 || cfg.PodRatePerS != 200 || cfg.Workers != 1 || cfg.ServiceTime != request.ServiceDeterministic {
+	if cfg.Pods != 1 || cfg.PodRatePerS != 200 || cfg.Workers != 1 || cfg.ServiceTime != vocab.ServiceDeterministic {
 		t.Errorf("capacity alone: %+v", cfg)
 	}
 }
@@ -204,7 +204,7 @@ func BenchmarkRequestSimLoadgenRetry(b *testing.B) {
 		Stages:      analysis.SpikeSchedule(1000.0/3, 3, 20, 10, 20000-30),
 		Pods:        8,
 		PodRatePerS: 100,
-		ServiceTime: request.ServiceExponential,
+		ServiceTime: vocab.ServiceExponential,
 		TimeoutS:    1,
 		Retry:       SimRetry(loadgen.RetryPolicy{MaxRetries: 2, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)}),
 		Seed:        1,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // benchmarkRequestSim runs 20,000 simulated seconds at about 1,000
@@ -33,7 +34,7 @@ func BenchmarkRequestSim20000sHealthy(b *testing.B) {
 		Stages:      []analysis.DemandStage{{DurationS: 20000, RatePerS: 1000}},
 		Pods:        4,
 		PodRatePerS: 312.5,
-		ServiceTime: ServiceExponential,
+		ServiceTime: vocab.ServiceExponential,
 		TimeoutS:    1,
 		Retry:       capRetries(2, 0),
 		Seed:        1,
@@ -50,7 +51,7 @@ func BenchmarkRequestSim20000sTrapped(b *testing.B) {
 		Stages:      analysis.SpikeSchedule(1000.0/3, 3, 20, 10, 20000-30),
 		Pods:        8,
 		PodRatePerS: 100,
-		ServiceTime: ServiceExponential,
+		ServiceTime: vocab.ServiceExponential,
 		TimeoutS:    1,
 		Retry:       capRetries(2, 0),
 		Seed:        1,

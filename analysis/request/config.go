@@ -9,44 +9,6 @@ import (
 	"github.com/trigger-test/trigger/vocab"
 )
 
-// ArrivalProcess is how first attempts arrive within the rate stages; the
-// names and the parser are vocab's.
-type ArrivalProcess = vocab.Arrivals
-
-const (
-	// ArrivalsPoisson is a non-homogeneous Poisson process at the stage rate.
-	ArrivalsPoisson = vocab.Poisson
-	// ArrivalsUniform spaces arrivals evenly in the cumulative rate: the n-th
-	// arrival where the expected count reaches n − 1 (as loadgen plans them).
-	ArrivalsUniform = vocab.Uniform
-)
-
-// ServiceTimeKind is the distribution of one request's service time; the
-// names and the parser are vocab's.
-type ServiceTimeKind = vocab.ServiceTime
-
-const (
-	// ServiceDeterministic serves every request in exactly Workers/PodRate seconds.
-	ServiceDeterministic = vocab.ServiceDeterministic
-	// ServiceExponential draws exponential service times (coefficient of variation 1).
-	ServiceExponential = vocab.ServiceExponential
-	// ServiceLognormal draws lognormal service times with coefficient of
-	// variation ServiceCV.
-	ServiceLognormal = vocab.ServiceLognormal
-)
-
-// QueueDiscipline is how requests wait for a server; the names ("per_pod",
-// "shared", the scenario's spelling) and the parser are vocab's.
-type QueueDiscipline = vocab.Queue
-
-const (
-	// QueuePerPod gives each pod its own FIFO queue behind a round-robin
-	// balancer (the specimen's default).
-	QueuePerPod = vocab.QueuePerPod
-	// QueueShared is one FIFO queue in front of every server (M/G/c).
-	QueueShared = vocab.QueueShared
-)
-
 // FailureKind is how an attempt failed, as the retry policy sees it.
 type FailureKind uint8
 
@@ -97,18 +59,18 @@ type RetryModel struct {
 // Config is one run of the request-level model.
 type Config struct {
 	Stages   []analysis.DemandStage // first-attempt demand; the run lasts their total duration
-	Arrivals ArrivalProcess
+	Arrivals vocab.Arrivals
 	// Pods is N and Workers the servers in one pod: c = Pods × Workers
 	// servers. Zero means 1 (vocab.DefaultWorkers for Workers).
 	Pods, Workers int
 	// PodRatePerS is the requests per second one pod finishes when busy;
 	// the mean service time is Workers/PodRatePerS seconds and C = N·c.
 	PodRatePerS float64
-	ServiceTime ServiceTimeKind
+	ServiceTime vocab.ServiceTime
 	// ServiceCV is the lognormal coefficient of variation; zero means
 	// vocab.DefaultServiceCV (1).
 	ServiceCV float64
-	Queue     QueueDiscipline
+	Queue     vocab.Queue
 	TimeoutS  float64 // τ_out, seconds
 	Retry     RetryModel
 	// InnerAmplification is the work a timing-out client attempt brings when
@@ -181,7 +143,7 @@ func (c *Config) normalize() error {
 		return bad("admission bound, refusal delay, collapse wait and inner amplification must not be negative")
 	case c.ServiceCV < 0 || math.IsNaN(c.ServiceCV):
 		return bad("service cv %v must not be negative", c.ServiceCV)
-	case c.ServiceTime > ServiceLognormal || c.Queue > QueueShared || c.Arrivals > ArrivalsUniform:
+	case c.ServiceTime > vocab.ServiceLognormal || c.Queue > vocab.QueueShared || c.Arrivals > vocab.Uniform:
 		return bad("unknown service time, queue or arrival kind")
 	}
 	for i, s := range c.Stages {

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // requestPoint draws a small request-level configuration that exercises
@@ -23,13 +24,13 @@ func requestPoint(t *rapid.T) Config {
 	rho := rapid.Float64Range(0.1, 0.9).Draw(t, "rho")
 	cfg := Config{
 		Stages:              analysis.SpikeSchedule(rho*c, rapid.Float64Range(1, 8).Draw(t, "k"), 5, rapid.Float64Range(1, 20).Draw(t, "spike"), rapid.Float64Range(5, 60).Draw(t, "observe")),
-		Arrivals:            ArrivalProcess(rapid.IntRange(0, 1).Draw(t, "arrivals")),
+		Arrivals:            vocab.Arrivals(rapid.IntRange(0, 1).Draw(t, "arrivals")),
 		Pods:                pods,
 		Workers:             rapid.IntRange(1, 3).Draw(t, "workers"),
 		PodRatePerS:         podRate,
-		ServiceTime:         ServiceTimeKind(rapid.IntRange(0, 2).Draw(t, "service")),
+		ServiceTime:         vocab.ServiceTime(rapid.IntRange(0, 2).Draw(t, "service")),
 		ServiceCV:           rapid.Float64Range(0.2, 3).Draw(t, "cv"),
-		Queue:               QueueDiscipline(rapid.IntRange(0, 1).Draw(t, "queue")),
+		Queue:               vocab.Queue(rapid.IntRange(0, 1).Draw(t, "queue")),
 		TimeoutS:            rapid.Float64Range(0.2, 2).Draw(t, "timeout"),
 		DeadlinePropagation: rapid.Bool().Draw(t, "deadline"),
 		InnerAmplification:  rapid.Float64Range(1, 3).Draw(t, "inner"),
@@ -120,7 +121,7 @@ func TestPropertyRequestReproducible(t *testing.T) {
 		if fa, fb := fmt.Sprintf("%+v", a), fmt.Sprintf("%+v", b); fa != fb {
 			t.Fatalf("same seed, different runs:\n%s\n%s", fa, fb)
 		}
-		if cfg.Arrivals == ArrivalsPoisson && a.Counts.FirstAttempts > 20 {
+		if cfg.Arrivals == vocab.Poisson && a.Counts.FirstAttempts > 20 {
 			cfg.Seed++
 			c, _ := Simulate(context.Background(), cfg)
 			if fmt.Sprintf("%+v", c.Timeline) == fmt.Sprintf("%+v", a.Timeline) {
@@ -136,11 +137,11 @@ func TestPropertyRequestReproducible(t *testing.T) {
 func TestRequestArrivalCounts(t *testing.T) {
 	stages := []analysis.DemandStage{{DurationS: 10, RatePerS: 30}, {DurationS: 0, RatePerS: 1000}, {DurationS: 5, RatePerS: 0}, {DurationS: 20, RatePerS: 250}}
 	for _, tc := range []struct {
-		arrivals ArrivalProcess
+		arrivals vocab.Arrivals
 		tol      float64
 	}{
-		{ArrivalsUniform, 0}, // exact
-		{ArrivalsPoisson, 4}, // within 4σ
+		{vocab.Uniform, 0}, // exact
+		{vocab.Poisson, 4}, // within 4σ
 	} {
 		res, err := Simulate(context.Background(), Config{Stages: stages, Arrivals: tc.arrivals, PodRatePerS: 1e4, TimeoutS: 1, Seed: 9})
 		if err != nil {
@@ -168,13 +169,13 @@ func TestRequestArrivalCounts(t *testing.T) {
 // The lognormal sampler has the configured mean and coefficient of variation.
 func TestRequestServiceTimeMoments(t *testing.T) {
 	for _, tc := range []struct {
-		kind ServiceTimeKind
+		kind vocab.ServiceTime
 		cv   float64
 	}{
-		{ServiceDeterministic, 0}, // always the mean
-		{ServiceExponential, 1},   // CV 1
-		{ServiceLognormal, 0.5},   // light tail
-		{ServiceLognormal, 2},     // heavy tail
+		{vocab.ServiceDeterministic, 0}, // always the mean
+		{vocab.ServiceExponential, 1},   // CV 1
+		{vocab.ServiceLognormal, 0.5},   // light tail
+		{vocab.ServiceLognormal, 2},     // heavy tail
 	} {
 		r := newSim(Config{Stages: []analysis.DemandStage{{DurationS: 1, RatePerS: 1}}, PodRatePerS: 50, Workers: 2, ServiceTime: tc.kind, ServiceCV: tc.cv, TimeoutS: 1, Seed: 11})
 		var sum, sq float64

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // servers holds the time each server of the request model becomes free,
@@ -216,8 +217,8 @@ type arrivalGen struct {
 	target  float64 // Λ of the next arrival
 }
 
-func newArrivalGen(stages []analysis.DemandStage, a ArrivalProcess, rng *rand.Rand) *arrivalGen {
-	g := &arrivalGen{stages: stages, poisson: a == ArrivalsPoisson, rng: rng}
+func newArrivalGen(stages []analysis.DemandStage, a vocab.Arrivals, rng *rand.Rand) *arrivalGen {
+	g := &arrivalGen{stages: stages, poisson: a == vocab.Poisson, rng: rng}
 	if g.poisson {
 		g.target = rng.ExpFloat64()
 	}
@@ -247,15 +248,15 @@ func (g *arrivalGen) next() float64 {
 
 // serviceSampler draws service times, seconds.
 type serviceSampler struct {
-	kind      ServiceTimeKind
+	kind      vocab.ServiceTime
 	mean      float64
 	mu, sigma float64 // lognormal parameters of log S
 	rng       *rand.Rand
 }
 
-func newServiceSampler(kind ServiceTimeKind, mean, cv float64, rng *rand.Rand) serviceSampler {
+func newServiceSampler(kind vocab.ServiceTime, mean, cv float64, rng *rand.Rand) serviceSampler {
 	s := serviceSampler{kind: kind, mean: mean, rng: rng}
-	if kind == ServiceLognormal {
+	if kind == vocab.ServiceLognormal {
 		// E[S] = exp(μ + σ²/2), CV² = exp(σ²) − 1.
 		s.sigma = math.Sqrt(math.Log1p(cv * cv))
 		s.mu = math.Log(mean) - s.sigma*s.sigma/2
@@ -265,9 +266,9 @@ func newServiceSampler(kind ServiceTimeKind, mean, cv float64, rng *rand.Rand) s
 
 func (s *serviceSampler) draw() float64 {
 	switch s.kind {
-	case ServiceExponential:
+	case vocab.ServiceExponential:
 		return s.mean * s.rng.ExpFloat64()
-	case ServiceLognormal:
+	case vocab.ServiceLognormal:
 		return math.Exp(s.mu + s.sigma*s.rng.NormFloat64())
 	}
 	return s.mean

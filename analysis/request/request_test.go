@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // gridPods and gridPodRate are the request model's service on the grid:
@@ -16,7 +17,7 @@ const gridPods, gridPodRate = 4, 100.0
 
 // simulateGridRequests runs one grid point of the request model for a
 // seed, observing as long as the fluid model needed plus a margin.
-func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue QueueDiscipline, service ServiceTimeKind, seed uint64) analysis.ModelResult {
+func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue vocab.Queue, service vocab.ServiceTime, seed uint64) analysis.ModelResult {
 	t.Helper()
 	res, err := Simulate(context.Background(), Config{
 		Stages:            analysis.SpikeSchedule(g.rho*gridCapacity, g.k, 20, g.spike, observe),
@@ -46,13 +47,13 @@ func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue Queue
 // empties by chance, not on a line): +0.1 to +1 % where it was looked at.
 func TestRequestMatchesFluidOnGrid(t *testing.T) {
 	kinds := []struct {
-		queue   QueueDiscipline
-		service ServiceTimeKind
+		queue   vocab.Queue
+		service vocab.ServiceTime
 	}{
-		{QueuePerPod, ServiceExponential},
-		{QueueShared, ServiceExponential},
-		{QueuePerPod, ServiceDeterministic},
-		{QueueShared, ServiceLognormal},
+		{vocab.QueuePerPod, vocab.ServiceExponential},
+		{vocab.QueueShared, vocab.ServiceExponential},
+		{vocab.QueuePerPod, vocab.ServiceDeterministic},
+		{vocab.QueueShared, vocab.ServiceLognormal},
 	}
 	worst, n := 0.0, 0
 	for _, g := range grid([]float64{0.5, 0.6, 0.8, 1.0, 1.2}) {
@@ -112,14 +113,14 @@ func TestRequestMatchesFluidOnGrid(t *testing.T) {
 // retries) runs 20,000 s without a single timeout in three seeds, with
 // either queue. A wait of 10 s is a thousand service times.
 func TestRequestNoSpikeNoTimeouts(t *testing.T) {
-	for _, queue := range []QueueDiscipline{QueuePerPod, QueueShared} {
+	for _, queue := range []vocab.Queue{vocab.QueuePerPod, vocab.QueueShared} {
 		for _, rho := range []float64{0.5, 0.8, 0.95} {
 			for seed := uint64(1); seed <= 3; seed++ {
 				res, err := Simulate(context.Background(), Config{
 					Stages:      []analysis.DemandStage{{DurationS: 20000, RatePerS: rho * gridCapacity}},
 					Pods:        gridPods,
 					PodRatePerS: gridPodRate,
-					ServiceTime: ServiceExponential,
+					ServiceTime: vocab.ServiceExponential,
 					Queue:       queue,
 					TimeoutS:    gridTimeout,
 					Retry:       capRetries(2, 0),
@@ -149,7 +150,7 @@ func TestRequestNoSpikeNoTimeouts(t *testing.T) {
 func TestRequestMetastableAtHorizon(t *testing.T) {
 	res, err := Simulate(context.Background(), Config{
 		Stages: analysis.SpikeSchedule(360, 5, 10, 60, 300), Pods: 4, PodRatePerS: 100, TimeoutS: 10,
-		ServiceTime: ServiceExponential, Seed: 7,
+		ServiceTime: vocab.ServiceExponential, Seed: 7,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +168,7 @@ func TestRequestDefences(t *testing.T) {
 	// ρ = 0.4, A = 3, k = 5, Δ = 10 s, τ_out = 1 s: trapped without a defence.
 	base := Config{
 		Stages: analysis.SpikeSchedule(80, 5, 10, 10, 200), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
-		ServiceTime: ServiceExponential, Retry: capRetries(2, 0.05), Seed: 3,
+		ServiceTime: vocab.ServiceExponential, Retry: capRetries(2, 0.05), Seed: 3,
 	}
 	run := func(mod func(*Config)) analysis.ModelResult {
 		c := base
@@ -228,7 +229,7 @@ func TestRequestInnerAmplification(t *testing.T) {
 // A collapse threshold stops the run at once and marks it trapped.
 func TestRequestCollapseStops(t *testing.T) {
 	res, err := Simulate(context.Background(), Config{
-		Stages: []analysis.DemandStage{{DurationS: 1e5, RatePerS: 0.9}}, PodRatePerS: 1, ServiceTime: ServiceExponential,
+		Stages: []analysis.DemandStage{{DurationS: 1e5, RatePerS: 0.9}}, PodRatePerS: 1, ServiceTime: vocab.ServiceExponential,
 		TimeoutS: 2, Retry: capRetries(-1, 0), CollapseWaitS: 40, Seed: 1,
 	})
 	if err != nil {
@@ -296,7 +297,7 @@ func TestRequestRunsSpread(t *testing.T) {
 	// recovers.hcl's numbers: ρ = 0.25, A = 3, k = 5, Δ = 10 s, τ_out = 1 s.
 	cfg := Config{
 		Stages: analysis.SpikeSchedule(50, 5, 20, 10, 180), Pods: 2, PodRatePerS: 100, TimeoutS: 1,
-		ServiceTime: ServiceExponential, Retry: capRetries(2, 0), Seed: 10,
+		ServiceTime: vocab.ServiceExponential, Retry: capRetries(2, 0), Seed: 10,
 	}
 	res, sp, err := simulateRuns(context.Background(), cfg, 7)
 	if err != nil {

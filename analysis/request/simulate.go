@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Simulate runs the request-level model: first attempts arrive on
@@ -68,7 +69,7 @@ const (
 func newSim(cfg Config) *sim {
 	r := &sim{cfg: cfg, timeout: cfg.TimeoutS, capacity: cfg.CapacityPerS()}
 	queues, perQueue := cfg.Pods, cfg.Workers
-	if cfg.Queue == QueueShared {
+	if cfg.Queue == vocab.QueueShared {
 		queues, perQueue = 1, cfg.Pods*cfg.Workers
 	}
 	r.srv = newServers(queues, perQueue)

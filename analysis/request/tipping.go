@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // TippingConfig is a sweep of the collapse law's service (docs/model.md,
@@ -119,7 +120,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 			run, err := Simulate(ctx, Config{
 				Stages:        []analysis.DemandStage{{DurationS: cfg.HorizonS, RatePerS: load}},
 				PodRatePerS:   1,
-				ServiceTime:   ServiceExponential,
+				ServiceTime:   vocab.ServiceExponential,
 				TimeoutS:      cfg.Theta,
 				Retry:         capRetries(retries, 0),
 				Seed:          cfg.Seed + uint64(i),
