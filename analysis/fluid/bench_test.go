@@ -1,9 +1,10 @@
-package fluid
+package fluid_test
 
 import (
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid"
 )
 
 // benchmarkFluid20000s simulates 20,000 s of a trapped service (ρ = 0.4,
@@ -11,15 +12,15 @@ import (
 // The goal: under 100 ms per run at a step of at most 50 ms (make bench;
 // the README's Benchmarks table has the figures).
 func benchmarkFluid20000s(b *testing.B, step float64) {
-	cfg := Config{
+	cfg := fluid.Config{
 		Stages:       analysis.SpikeSchedule(80, 5, 20, 10, 20000-30),
 		CapacityPerS: 200, TimeoutS: 1,
-		Retry: Retry{MaxRetries: 2, BackoffS: []float64{0.1, 0.2}},
+		Retry: fluid.Retry{MaxRetries: 2, BackoffS: []float64{0.1, 0.2}},
 		StepS: step,
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := Simulate(cfg)
+		res, err := fluid.Simulate(cfg)
 		if err != nil || res.Verdict != analysis.VerdictTrapped {
 			b.Fatalf("%v %s", err, res.Verdict)
 		}

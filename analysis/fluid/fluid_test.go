@@ -1,76 +1,25 @@
-package fluid
+package fluid_test
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid"
+	"github.com/trigger-test/trigger/analysis/fluid/fluidtest"
 )
-
-// gridCase is one point of the grid the models are checked on:
-// A ∈ {1, 2, 3} (a cap of A − 1 retries), A·ρ ∈ {0.5, 0.6, 0.8, 0.9} plus
-// trapped points, k ∈ {5, 10}, Δ ∈ {60 s, 300 s}, τ_out = 10 s.
-type gridCase struct {
-	retries             int
-	aRho, k, spike, rho float64
-}
-
-func (g gridCase) String() string {
-	return fmt.Sprintf("A=%d Aρ=%.1f k=%.0f Δ=%.0fs", g.retries+1, g.aRho, g.k, g.spike)
-}
-
-func grid(aRhos []float64) []gridCase {
-	var out []gridCase
-	for _, retries := range []int{0, 1, 2} {
-		for _, ar := range aRhos {
-			for _, k := range []float64{5, 10} {
-				for _, spike := range []float64{60, 300} {
-					out = append(out, gridCase{retries, ar, k, spike, ar / float64(retries+1)})
-				}
-			}
-		}
-	}
-	return out
-}
-
-const gridTimeout, gridCapacity = 10.0, 400.0
-
-// simulateGrid runs one grid point long enough to recover (or 2,000 s when
-// the closed form says it never does).
-func simulateGrid(t testing.TB, g gridCase, lagS float64) analysis.ModelResult {
-	t.Helper()
-	pred := analysis.RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
-	observe := 2000.0
-	if !math.IsInf(pred, 0) {
-		observe = 1.5*pred + 200
-	}
-	res, err := Simulate(Config{
-		Stages:            analysis.SpikeSchedule(g.rho*gridCapacity, g.k, 20, g.spike, observe),
-		CapacityPerS:      gridCapacity,
-		TimeoutS:          gridTimeout,
-		Retry:             Retry{MaxRetries: g.retries},
-		RetryLagS:         lagS,
-		StepS:             0.01,
-		StopWhenRecovered: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
 
 // The fluid model with immediate retries (a lag of one step) is the model
 // the full closed form of docs/model.md ("The trap") describes: it must
 // match within 2 % everywhere on the grid, report no-trigger where
 // (kρ − 1)Δ ≤ τ_out and trapped where A·ρ ≥ 1.
 func TestFluidMatchesClosedFormWithImmediateRetries(t *testing.T) {
-	for _, g := range grid([]float64{0.5, 0.6, 0.8, 0.9, 1.0, 1.2}) {
-		res := simulateGrid(t, g, 0.01)
+	for _, g := range fluidtest.Grid([]float64{0.5, 0.6, 0.8, 0.9, 1.0, 1.2}) {
+		res := fluidtest.Simulate(t, g, 0.01)
 		checkGridVerdict(t, g, res)
 		if res.Verdict == analysis.VerdictRecovered {
-			want := analysis.RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
-			if !near(res.RecoveryS, want, 0.02) {
+			want := analysis.RecoveryTime(float64(g.Retries+1), g.Rho, g.K, g.SpikeS, fluidtest.TimeoutS)
+			if !fluidtest.Near(res.RecoveryS, want, 0.02) {
 				t.Errorf("%v: recovery %.1f s, closed form %.1f s (%+.2f %%)", g, res.RecoveryS, want, 100*(res.RecoveryS/want-1))
 			}
 		}
@@ -85,20 +34,20 @@ func TestFluidMatchesClosedFormWithImmediateRetries(t *testing.T) {
 // k = 5, Δ = 60 s, is the lag the closed form leaves out.
 func TestFluidDelayFormMatchesClosedForm(t *testing.T) {
 	worst := 0.0
-	for _, g := range grid([]float64{0.5, 0.6, 0.8, 0.9, 1.0, 1.2}) {
-		res := simulateGrid(t, g, 0)
+	for _, g := range fluidtest.Grid([]float64{0.5, 0.6, 0.8, 0.9, 1.0, 1.2}) {
+		res := fluidtest.Simulate(t, g, 0)
 		checkGridVerdict(t, g, res)
 		if res.Verdict != analysis.VerdictRecovered {
 			continue
 		}
-		lagged := analysis.RecoveryTimeWithRetryLag(g.retries, g.rho, g.k, g.spike, gridTimeout)
-		if !near(res.RecoveryS, lagged, 0.02) {
+		lagged := analysis.RecoveryTimeWithRetryLag(g.Retries, g.Rho, g.K, g.SpikeS, fluidtest.TimeoutS)
+		if !fluidtest.Near(res.RecoveryS, lagged, 0.02) {
 			t.Errorf("%v: recovery %.1f s, lag-corrected closed form %.1f s", g, res.RecoveryS, lagged)
 		}
-		plain := analysis.RecoveryTime(float64(g.retries+1), g.rho, g.k, g.spike, gridTimeout)
+		plain := analysis.RecoveryTime(float64(g.Retries+1), g.Rho, g.K, g.SpikeS, fluidtest.TimeoutS)
 		dev := res.RecoveryS/plain - 1
 		worst = math.Min(worst, dev)
-		if (g.spike == 300 || g.retries == 0) && math.Abs(dev) > 0.02 {
+		if (g.SpikeS == 300 || g.Retries == 0) && math.Abs(dev) > 0.02 {
 			t.Errorf("%v: recovery %.1f s, closed form %.1f s (%+.2f %%)", g, res.RecoveryS, plain, 100*dev)
 		}
 		if dev > 0.0005 || dev < -0.08 {
@@ -108,14 +57,14 @@ func TestFluidDelayFormMatchesClosedForm(t *testing.T) {
 	t.Logf("largest departure of the delay form from the uncorrected closed form: %+.2f %%", 100*worst)
 }
 
-func checkGridVerdict(t *testing.T, g gridCase, res analysis.ModelResult) {
+func checkGridVerdict(t *testing.T, g fluidtest.Case, res analysis.ModelResult) {
 	t.Helper()
 	switch {
-	case !analysis.CheckTrigger(g.k, g.rho, g.spike, gridTimeout).Valid:
+	case !analysis.CheckTrigger(g.K, g.Rho, g.SpikeS, fluidtest.TimeoutS).Valid:
 		if res.Verdict != analysis.VerdictNoTrigger || res.TimedOut != 0 {
 			t.Errorf("%v: (kρ−1)Δ ≤ τ_out, got %s with %.0f timeouts", g, res.Verdict, res.TimedOut)
 		}
-	case g.aRho >= 1:
+	case g.ARho >= 1:
 		if res.Verdict != analysis.VerdictTrapped {
 			t.Errorf("%v: A·ρ ≥ 1, got %s", g, res.Verdict)
 		}
@@ -136,21 +85,21 @@ func TestFluidBudgetAmplification(t *testing.T) {
 	}{
 		{3, 0.2}, {5, 0.1}, {2, 0.5}, {10, 1},
 	} {
-		res, err := Simulate(Config{
+		res, err := fluid.Simulate(fluid.Config{
 			Stages:       analysis.SpikeSchedule(300, 5, 10, 30, 600), // ρ = 0.75: trapped even at 1 + β
 			CapacityPerS: 400, TimeoutS: 1,
-			Retry: Retry{MaxRetries: tc.retries, HasBudget: true, Budget: tc.budget},
+			Retry: fluid.Retry{MaxRetries: tc.retries, HasBudget: true, Budget: tc.budget},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := 1 + tc.budget; !near(res.AmplificationFailed, want, 0.01) {
+		if want := 1 + tc.budget; !fluidtest.Near(res.AmplificationFailed, want, 0.01) {
 			t.Errorf("R=%d β=%v: work per first attempt %.4f, want %.4f", tc.retries, tc.budget, res.AmplificationFailed, want)
 		}
 	}
 	// Without a budget the cap sets it: R + 1.
-	res, _ := Simulate(Config{Stages: analysis.SpikeSchedule(300, 5, 10, 30, 300), CapacityPerS: 400, TimeoutS: 1, Retry: Retry{MaxRetries: 2}})
-	if !near(res.AmplificationFailed, 3, 0.01) || res.Verdict != analysis.VerdictTrapped {
+	res, _ := fluid.Simulate(fluid.Config{Stages: analysis.SpikeSchedule(300, 5, 10, 30, 300), CapacityPerS: 400, TimeoutS: 1, Retry: fluid.Retry{MaxRetries: 2}})
+	if !fluidtest.Near(res.AmplificationFailed, 3, 0.01) || res.Verdict != analysis.VerdictTrapped {
 		t.Errorf("cap 2: A_fail %.4f verdict %s, want 3 and trapped", res.AmplificationFailed, res.Verdict)
 	}
 }
@@ -160,10 +109,10 @@ func TestFluidBudgetAmplification(t *testing.T) {
 // still builds debt (docs/model.md, "Autoscalers, ceilings and admission").
 func TestFluidAdmissionBound(t *testing.T) {
 	run := func(bound float64) analysis.ModelResult {
-		res, err := Simulate(Config{
+		res, err := fluid.Simulate(fluid.Config{
 			Stages:       analysis.SpikeSchedule(80, 5, 10, 10, 300), // ρ = 0.4, A = 3: trapped without a bound
 			CapacityPerS: 200, TimeoutS: 1,
-			Retry:           Retry{MaxRetries: 2, BackoffS: []float64{0.05}},
+			Retry:           fluid.Retry{MaxRetries: 2, BackoffS: []float64{0.05}},
 			AdmissionBoundS: bound,
 		})
 		if err != nil {
@@ -191,9 +140,9 @@ func TestFluidAdmissionBound(t *testing.T) {
 // The timeline accounts for every unit of work: what arrived was admitted
 // or refused, what was admitted was served or is still queued.
 func TestFluidTimelineConservation(t *testing.T) {
-	res, err := Simulate(Config{
+	res, err := fluid.Simulate(fluid.Config{
 		Stages:       analysis.SpikeSchedule(50, 5, 20, 10, 200),
-		CapacityPerS: 200, TimeoutS: 1, Retry: Retry{MaxRetries: 2},
+		CapacityPerS: 200, TimeoutS: 1, Retry: fluid.Retry{MaxRetries: 2},
 		SampleS: 0.5,
 	})
 	if err != nil {
@@ -210,15 +159,15 @@ func TestFluidTimelineConservation(t *testing.T) {
 		if s.AbandonedPerS > s.ServedPerS+1e-9 || s.FirstOK > s.Sent+1e-9 {
 			t.Fatalf("t = %v: abandoned above served or goodput above demand: %+v", s.TS, s)
 		}
-		if first := s.FirstOK + s.FirstTimeouts + s.FirstErrors; !near(first, s.Sent, 1e-9) || s.FirstDone != s.Sent || s.Phase == "" {
+		if first := s.FirstOK + s.FirstTimeouts + s.FirstErrors; !fluidtest.Near(first, s.Sent, 1e-9) || s.FirstDone != s.Sent || s.Phase == "" {
 			t.Fatalf("t = %v: first attempts %v answered, timed out or refused, of %v sent: %+v", s.TS, first, s.Sent, s)
 		}
 	}
 	queued := res.FinalWaitS * 200
-	if !near(arrived, admitted+refused, 1e-9) || !near(admitted, served+queued, 1e-9) {
+	if !fluidtest.Near(arrived, admitted+refused, 1e-9) || !fluidtest.Near(admitted, served+queued, 1e-9) {
 		t.Errorf("arrived %.3f admitted %.3f refused %.3f served %.3f queued %.3f", arrived, admitted, refused, served, queued)
 	}
-	if res.Verdict != analysis.VerdictRecovered || res.PeakWaitS <= 1 || math.IsNaN(res.T0S) || !near(res.T0S, 4, 0.01) {
+	if res.Verdict != analysis.VerdictRecovered || res.PeakWaitS <= 1 || math.IsNaN(res.T0S) || !fluidtest.Near(res.T0S, 4, 0.01) {
 		t.Errorf("verdict %s peak %.2f t0 %.2f; want recovered, peak above τ, t0 = 4 s", res.Verdict, res.PeakWaitS, res.T0S)
 	}
 	if res.LostWorkS <= 0 {
@@ -229,11 +178,11 @@ func TestFluidTimelineConservation(t *testing.T) {
 // A run that ends failed but draining is metastable, with a projection.
 func TestFluidMetastableAtHorizon(t *testing.T) {
 	// A = 1, ρ = 0.9, k = 5, Δ = 60 s: T_rec = 2,100 s, far beyond a 300 s horizon.
-	res, err := Simulate(Config{Stages: analysis.SpikeSchedule(360, 5, 10, 60, 300), CapacityPerS: 400, TimeoutS: 10})
+	res, err := fluid.Simulate(fluid.Config{Stages: analysis.SpikeSchedule(360, 5, 10, 60, 300), CapacityPerS: 400, TimeoutS: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != analysis.VerdictMetastable || !near(res.ProjectedRecoveryS, 2100, 0.02) {
+	if res.Verdict != analysis.VerdictMetastable || !fluidtest.Near(res.ProjectedRecoveryS, 2100, 0.02) {
 		t.Errorf("%s, projected %.0f s; want metastable projecting 2,100 s", res.Verdict, res.ProjectedRecoveryS)
 	}
 	if analysis.ApplyBudget(analysis.VerdictRecovered, 200, 120) != analysis.VerdictMetastable || analysis.ApplyBudget(analysis.VerdictRecovered, 100, 120) != analysis.VerdictRecovered {
@@ -242,21 +191,14 @@ func TestFluidMetastableAtHorizon(t *testing.T) {
 }
 
 func TestFluidConfigErrors(t *testing.T) {
-	for name, cfg := range map[string]Config{
+	for name, cfg := range map[string]fluid.Config{
 		"no stages":     {CapacityPerS: 1, TimeoutS: 1},
 		"no capacity":   {Stages: analysis.SpikeSchedule(1, 2, 1, 1, 1), TimeoutS: 1},
 		"no timeout":    {Stages: analysis.SpikeSchedule(1, 2, 1, 1, 1), CapacityPerS: 1},
 		"negative rate": {Stages: []analysis.DemandStage{{DurationS: 1, RatePerS: -1}}, CapacityPerS: 1, TimeoutS: 1},
 	} {
-		if _, err := Simulate(cfg); err == nil {
+		if _, err := fluid.Simulate(cfg); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-}
-
-func near(got, want, relTol float64) bool {
-	if math.IsInf(want, 0) {
-		return got == want
-	}
-	return math.Abs(got-want) <= relTol*math.Max(math.Abs(want), 1e-12)
 }

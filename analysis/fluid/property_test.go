@@ -1,4 +1,4 @@
-package fluid
+package fluid_test
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid"
 )
 
 // recoveryPoint draws a recovering configuration: a trigger with A·ρ < 1.
@@ -25,10 +26,10 @@ func recoveryPoint(t *rapid.T) (a, rho, k, spike, tau float64) {
 func TestPropertyFluidRecoveryMonotone(t *testing.T) {
 	const step = 0.01
 	sim := func(t *rapid.T, budget, rho, k, spike float64) float64 {
-		res, err := Simulate(Config{
+		res, err := fluid.Simulate(fluid.Config{
 			Stages:       analysis.SpikeSchedule(rho*100, k, 5, spike, 5000),
 			CapacityPerS: 100, TimeoutS: 1, StepS: step,
-			Retry:             Retry{MaxRetries: 3, HasBudget: true, Budget: budget},
+			Retry:             fluid.Retry{MaxRetries: 3, HasBudget: true, Budget: budget},
 			StopWhenRecovered: true,
 		})
 		if err != nil {
@@ -74,9 +75,9 @@ func TestPropertyNoTriggerNoTimeout(t *testing.T) {
 		if analysis.CheckTrigger(k, rho, spike, tau).Valid {
 			t.Fatalf("drew a trigger")
 		}
-		res, err := Simulate(Config{
+		res, err := fluid.Simulate(fluid.Config{
 			Stages:       analysis.SpikeSchedule(rho*100, k, 5, spike, 60+2*spike),
-			CapacityPerS: 100, TimeoutS: tau, Retry: Retry{MaxRetries: retries},
+			CapacityPerS: 100, TimeoutS: tau, Retry: fluid.Retry{MaxRetries: retries},
 		})
 		if err != nil {
 			t.Fatal(err)

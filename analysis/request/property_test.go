@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid/fluidtest"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -187,7 +188,7 @@ func TestRequestServiceTimeMoments(t *testing.T) {
 		}
 		mean := sum / n
 		cv := math.Sqrt(sq/n-mean*mean) / mean
-		if !near(mean, 0.04, 0.02) || math.Abs(cv-tc.cv) > 0.05*math.Max(tc.cv, 1) {
+		if !fluidtest.Near(mean, 0.04, 0.02) || math.Abs(cv-tc.cv) > 0.05*math.Max(tc.cv, 1) {
 			t.Errorf("%v cv %v: mean %.5f s (want 0.04), cv %.3f", tc.kind, tc.cv, mean, cv)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid/fluidtest"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -17,16 +18,16 @@ const gridPods, gridPodRate = 4, 100.0
 
 // simulateGridRequests runs one grid point of the request model for a
 // seed, observing as long as the fluid model needed plus a margin.
-func simulateGridRequests(t testing.TB, g gridCase, observe float64, queue vocab.Queue, service vocab.ServiceTime, seed uint64) analysis.ModelResult {
+func simulateGridRequests(t testing.TB, g fluidtest.Case, observe float64, queue vocab.Queue, service vocab.ServiceTime, seed uint64) analysis.ModelResult {
 	t.Helper()
 	res, err := Simulate(context.Background(), Config{
-		Stages:            analysis.SpikeSchedule(g.rho*gridCapacity, g.k, 20, g.spike, observe),
+		Stages:            g.Stages(observe),
 		Pods:              gridPods,
 		PodRatePerS:       gridPodRate,
 		ServiceTime:       service,
 		Queue:             queue,
-		TimeoutS:          gridTimeout,
-		Retry:             capRetries(g.retries, 0),
+		TimeoutS:          fluidtest.TimeoutS,
+		Retry:             capRetries(g.Retries, 0),
 		Seed:              seed,
 		StopWhenRecovered: true,
 	})
@@ -56,11 +57,11 @@ func TestRequestMatchesFluidOnGrid(t *testing.T) {
 		{vocab.QueueShared, vocab.ServiceLognormal},
 	}
 	worst, n := 0.0, 0
-	for _, g := range grid([]float64{0.5, 0.6, 0.8, 1.0, 1.2}) {
-		if g.spike != 300 {
+	for _, g := range fluidtest.Grid([]float64{0.5, 0.6, 0.8, 1.0, 1.2}) {
+		if g.SpikeS != 300 {
 			continue
 		}
-		fl := simulateGrid(t, g, 0)
+		fl := fluidtest.Simulate(t, g, 0)
 		kind := kinds[n%len(kinds)]
 		n++
 		observe := 2000.0
@@ -77,11 +78,11 @@ func TestRequestMatchesFluidOnGrid(t *testing.T) {
 				}
 				continue
 			}
-			if g.aRho >= 1 {
+			if g.ARho >= 1 {
 				if res.Verdict == analysis.VerdictRecovered || res.Verdict == analysis.VerdictNoTrigger {
 					t.Errorf("%v seed %d: A·ρ ≥ 1 but %s", g, seed, res.Verdict)
 				}
-				if g.aRho > 1 && res.Verdict != analysis.VerdictTrapped {
+				if g.ARho > 1 && res.Verdict != analysis.VerdictTrapped {
 					t.Errorf("%v seed %d: A·ρ > 1 but %s (slope %.3f)", g, seed, res.Verdict, res.WaitSlope)
 				}
 				continue
@@ -91,7 +92,7 @@ func TestRequestMatchesFluidOnGrid(t *testing.T) {
 			}
 			recoveries = append(recoveries, res.RecoveryS)
 		}
-		if g.aRho >= 1 || fl.Verdict == analysis.VerdictNoTrigger {
+		if g.ARho >= 1 || fl.Verdict == analysis.VerdictNoTrigger {
 			continue
 		}
 		slices.Sort(recoveries)
@@ -117,12 +118,12 @@ func TestRequestNoSpikeNoTimeouts(t *testing.T) {
 		for _, rho := range []float64{0.5, 0.8, 0.95} {
 			for seed := uint64(1); seed <= 3; seed++ {
 				res, err := Simulate(context.Background(), Config{
-					Stages:      []analysis.DemandStage{{DurationS: 20000, RatePerS: rho * gridCapacity}},
+					Stages:      []analysis.DemandStage{{DurationS: 20000, RatePerS: rho * fluidtest.CapacityPerS}},
 					Pods:        gridPods,
 					PodRatePerS: gridPodRate,
 					ServiceTime: vocab.ServiceExponential,
 					Queue:       queue,
-					TimeoutS:    gridTimeout,
+					TimeoutS:    fluidtest.TimeoutS,
 					Retry:       capRetries(2, 0),
 					Seed:        seed,
 				})
@@ -135,7 +136,7 @@ func TestRequestNoSpikeNoTimeouts(t *testing.T) {
 						queue, rho, seed, c.TimedOut, c.Attempts, c.FirstAttempts, res.Verdict)
 				}
 				// The served rate is the offered one: ρ·C within Poisson noise (4σ).
-				want := rho * gridCapacity * 20000
+				want := rho * fluidtest.CapacityPerS * 20000
 				if math.Abs(float64(c.Served)-want) > 4*math.Sqrt(want) {
 					t.Errorf("%v ρ = %v seed %d: served %d, want about %.0f", queue, rho, seed, c.Served, want)
 				}
@@ -155,7 +156,7 @@ func TestRequestMetastableAtHorizon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != analysis.VerdictMetastable || !near(res.ProjectedRecoveryS, 2100, 0.05) || !math.IsInf(res.RecoveryS, 1) {
+	if res.Verdict != analysis.VerdictMetastable || !fluidtest.Near(res.ProjectedRecoveryS, 2100, 0.05) || !math.IsInf(res.RecoveryS, 1) {
 		t.Errorf("%s, recovery %v, projected %.0f s (slope %.3f); want metastable projecting about 2,100 s", res.Verdict, res.RecoveryS, res.ProjectedRecoveryS, res.WaitSlope)
 	}
 }
@@ -187,7 +188,7 @@ func TestRequestDefences(t *testing.T) {
 	}{
 		// No defence: the trap holds.
 		{"none", func(*Config) {}, func(r analysis.ModelResult) bool {
-			return r.Verdict == analysis.VerdictTrapped && r.Counts.Abandoned > 0 && near(r.AmplificationFailed, 3, 0.02)
+			return r.Verdict == analysis.VerdictTrapped && r.Counts.Abandoned > 0 && fluidtest.Near(r.AmplificationFailed, 3, 0.02)
 		}, "trapped, debt served, A_fail = 3"},
 		// b = τ/2: refusals at the door, no timeouts, no debt, back within 2 s.
 		{"bound below timeout", func(c *Config) { c.AdmissionBoundS = 0.5 }, func(r analysis.ModelResult) bool {
@@ -221,7 +222,7 @@ func TestRequestInnerAmplification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(res.AmplificationFailed, 2.5, 0.02) || res.Verdict != analysis.VerdictTrapped || res.Counts.Hidden == 0 {
+	if !fluidtest.Near(res.AmplificationFailed, 2.5, 0.02) || res.Verdict != analysis.VerdictTrapped || res.Counts.Hidden == 0 {
 		t.Errorf("A_fail %.3f verdict %s hidden %d; want 2.5, trapped (A·ρ = 1.25), copies", res.AmplificationFailed, res.Verdict, res.Counts.Hidden)
 	}
 }
