@@ -7,10 +7,8 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -125,41 +123,19 @@ func (r *run) warnShortObserve() {
 	}
 }
 
-// checkTarget refuses to send anything to a host outside allow_hosts: the
-// target URL's, a Host or :authority header's (load would reach another
-// virtual host behind an allowed address), or a scrape URL's. A trigger
-// test overloads its target on purpose: the scenario reader checks all this
-// too; the runner checks again because it is the one that sends.
+// checkTarget refuses to send anything to a host outside allow_hosts
+// (scenarios.CheckSends: the target URL's, a Host or :authority header's,
+// a scrape URL's). A trigger test overloads its target on purpose: the
+// scenario reader checks all this too; the runner checks again because it
+// is the one that sends.
 func checkTarget(s *scenarios.Scenario) error {
-	allow := s.Target.AllowHosts
-	refuse := func(what, host string) error {
-		return &Error{Kind: KindUsage, Err: fmt.Errorf("%w: %s %q is not in allow_hosts %q; nothing was sent", ErrNotAllowed, what, host, allow)}
-	}
-	u, err := url.Parse(s.Target.URL)
-	if err != nil {
-		return &Error{Kind: KindUsage, Err: fmt.Errorf("target url: %w", err)}
-	}
-	if !scenarios.HostAllowed(allow, u.Hostname()) {
-		return refuse("the target's host", u.Hostname())
-	}
-	for k, v := range s.Target.Headers {
-		if k := strings.ToLower(k); k == "host" || k == ":authority" {
-			if h := scenarios.HeaderHost(v); !scenarios.HostAllowed(allow, h) {
-				return refuse("the "+k+" header's host", h)
-			}
-		}
-	}
-	if p := s.Prometheus; p != nil {
-		for _, raw := range p.Scrape {
-			su, err := url.Parse(raw)
-			if err != nil || !scenarios.HostAllowed(allow, su.Hostname()) {
-				host := raw
-				if err == nil {
-					host = su.Hostname()
-				}
-				return refuse("the scrape target's host", host)
-			}
-		}
+	err := scenarios.CheckSends(s)
+	var na *scenarios.NotAllowedError
+	switch {
+	case errors.As(err, &na):
+		return &Error{Kind: KindUsage, Err: fmt.Errorf("%w: %s; nothing was sent", ErrNotAllowed, na)}
+	case err != nil:
+		return &Error{Kind: KindUsage, Err: err}
 	}
 	return nil
 }
