@@ -32,6 +32,9 @@ type Document struct {
 	// --model request --runs N with N > 1); the rest of the document shows
 	// the median run.
 	Runs *RunSpread `json:"runs,omitempty"`
+	// Fleet describes the agents of a run spread over several (trigger
+	// run --workers N); omitted for one driver.
+	Fleet *FleetInfo `json:"fleet,omitempty"`
 }
 
 // ScenarioSection restates the scenario's model inputs.

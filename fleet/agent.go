@@ -1,0 +1,269 @@
+package fleet
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// AgentConfig configures one agent (trigger agent).
+type AgentConfig struct {
+	Coordinator string // base URL
+	Index       int
+	Token       string
+	// Client talks to the coordinator; nil = a client of its own.
+	Client *http.Client
+	// Transport overrides the driver's HTTP transport (tests).
+	Transport http.RoundTripper
+	// Logf prints notes (the agent's standard error); nil = none.
+	Logf func(format string, args ...any)
+}
+
+// ErrCoordinatorLost: no answer from the coordinator for Silence; the agent
+// stopped its driver.
+var ErrCoordinatorLost = errors.New("no answer from the coordinator")
+
+// agent is one agent while it runs.
+type agent struct {
+	cfg    AgentConfig
+	client *http.Client
+	lastOK time.Time // the last Control received
+}
+
+// RunAgent runs one agent: it reads its assignment, builds its share of the
+// load and checks the allowlist, reports ready, starts its driver at the
+// common start instant, and reports its seconds every ReportEvery until
+// its driver ends (the schedule's end, max_duration, the coordinator's
+// stop, ctx); then it sends its final report. Without an answer from the
+// coordinator for Silence it stops its driver and returns
+// ErrCoordinatorLost.
+func RunAgent(ctx context.Context, cfg AgentConfig) error {
+	a := &agent{cfg: cfg, client: cmp.Or(cfg.Client, &http.Client{}), lastOK: time.Now()}
+	asg, err := a.assignment(ctx)
+	if err != nil {
+		return err
+	}
+	drv, err := a.prepare(asg)
+	if err != nil {
+		// Best effort: the coordinator names the agent and the reason.
+		_, _ = a.post(ctx, Report{Index: cfg.Index, Error: err.Error()})
+		return err
+	}
+	return a.loop(ctx, asg, drv)
+}
+
+// assignment asks for the assignment until it comes or Silence passes.
+func (a *agent) assignment(ctx context.Context) (Assignment, error) {
+	var asg Assignment
+	url := a.cfg.Coordinator + AssignmentPath + "?index=" + strconv.Itoa(a.cfg.Index)
+	for {
+		err := a.call(ctx, http.MethodGet, url, nil, &asg)
+		if err == nil {
+			return asg, nil
+		}
+		if time.Since(a.lastOK) > Silence || ctx.Err() != nil {
+			return asg, fmt.Errorf("%w: assignment: %v", ErrCoordinatorLost, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(ReportEvery):
+		}
+	}
+}
+
+// prepare builds the agent's driver from its assignment: the scenario read
+// and converted as the coordinator did, the allowlist checked, its share.
+func (a *agent) prepare(asg Assignment) (*loadgen.Driver, error) {
+	if asg.Agents < 1 || asg.Index != a.cfg.Index {
+		return nil, fmt.Errorf("assignment for agent %d of %d, but this is agent %d", asg.Index, asg.Agents, a.cfg.Index)
+	}
+	s, err := scenarios.Parse(asg.File, asg.Source, asg.Vars)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	if err := scenarios.CheckSends(s); err != nil {
+		return nil, fmt.Errorf("%w; nothing was sent", err)
+	}
+	t, err := convert.New(s)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	dc := Share(t.Driver, asg.Index, asg.Agents, asg.Seed)
+	dc.Transport = a.cfg.Transport
+	drv, err := loadgen.NewDriver(dc)
+	if err != nil {
+		return nil, fmt.Errorf("driver: %w", err)
+	}
+	if b := drv.Bounds(); b.Clamped {
+		a.logf("%s", b.Reason)
+	}
+	return drv, nil
+}
+
+// loop reports until the driver has ended and the final report is in, or
+// the coordinator is lost.
+func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) error {
+	drvCtx, stopDriver := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopDriver()
+	var (
+		started     = make(chan time.Time, 1)
+		done        = make(chan error, 1)
+		launched    bool
+		startedAt   time.Time
+		have, cfrom int
+		applied     int
+		ended       bool
+	)
+	// The driver's goroutine is owned here: every return below cancels
+	// drvCtx and waits for it.
+	defer func() {
+		stopDriver()
+		if launched && !ended {
+			<-done
+		}
+	}()
+	tick := time.NewTicker(ReportEvery)
+	defer tick.Stop()
+	for {
+		rep := Report{Index: a.cfg.Index, Ready: true}
+		if !startedAt.IsZero() {
+			rep.StartedUnixNS = startedAt.UnixNano()
+			secs := drv.TimelineSince(have)
+			rep.From, rep.Seconds = have, secs[:min(len(secs), MaxReportSeconds)]
+			rep.CohortsFrom, rep.Cohorts = cfrom, drv.Cohorts(cfrom)
+			rep.Final = ended && len(secs) <= MaxReportSeconds
+		}
+		ctl, err := a.post(ctx, rep)
+		switch {
+		case err != nil && time.Since(a.lastOK) >= Silence:
+			stopDriver()
+			return fmt.Errorf("%w for %s: %v", ErrCoordinatorLost, Silence, err)
+		case err == nil:
+			if rep.Final && ctl.Have >= rep.From+len(rep.Seconds) {
+				return nil
+			}
+			have = ctl.Have
+			cfrom = closedCohorts(cfrom, rep.Cohorts)
+			if !launched && ctl.StartUnixNS != 0 {
+				launched = true
+				go a.drive(drvCtx, drv, time.Unix(0, ctl.StartUnixNS), time.Duration(asg.MaxDurationS*float64(time.Second)), started, done)
+			}
+			if r := ctl.Replan; r != nil && r.Seq > applied {
+				applied = r.Seq
+				drv.ReplanAt(time.Duration(r.AtS*float64(time.Second)), ShareStages(r.Stages, asg.Agents))
+			}
+			if ctl.Stop {
+				stopDriver()
+				if !launched {
+					return nil
+				}
+			}
+		}
+		// Wait for the next report, the driver's start or end, or the
+		// moment the coordinator has been silent too long.
+		silence := time.NewTimer(time.Until(a.lastOK.Add(Silence)))
+		select {
+		case <-tick.C:
+		case startedAt = <-started:
+		case <-done:
+			ended = true
+		case <-silence.C:
+		case <-ctx.Done():
+			stopDriver()
+		}
+		silence.Stop()
+	}
+}
+
+// drive starts the driver at start and runs it for at most maxDuration.
+func (a *agent) drive(ctx context.Context, drv *loadgen.Driver, start time.Time, maxDuration time.Duration, started chan<- time.Time, done chan<- error) {
+	if wait := time.Until(start); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	if maxDuration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, maxDuration)
+		defer cancel()
+	}
+	go func() {
+		for drv.Elapsed() == 0 && ctx.Err() == nil {
+			time.Sleep(100 * time.Microsecond)
+		}
+		if e := drv.Elapsed(); e > 0 {
+			// The wall-clock instant the driver's clock started.
+			started <- time.Now().Add(-e)
+		}
+	}()
+	done <- drv.Run(ctx)
+}
+
+// closedCohorts moves from past the cohorts that are closed (no request
+// open) and not the current one: they no longer change.
+func closedCohorts(from int, cs []loadgen.Cohort) int {
+	for k := 0; k+1 < len(cs) && cs[k].Open == 0; k++ {
+		from = cs[k].Index + 1
+	}
+	return from
+}
+
+// post sends a report and reads the Control, bounded so the silence
+// deadline is kept.
+func (a *agent) post(ctx context.Context, rep Report) (Control, error) {
+	var ctl Control
+	body, err := json.Marshal(rep)
+	if err != nil {
+		return ctl, err
+	}
+	err = a.call(ctx, http.MethodPost, a.cfg.Coordinator+ReportPath, body, &ctl)
+	return ctl, err
+}
+
+// call makes one request to the coordinator within a second (and never
+// past the silence deadline) and decodes its answer.
+func (a *agent) call(ctx context.Context, method, url string, body []byte, out any) error {
+	deadline := min(time.Second, max(time.Until(a.lastOK.Add(Silence)), 10*time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+a.cfg.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, bytes.TrimSpace(msg))
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(out); err != nil {
+		return err
+	}
+	a.lastOK = time.Now()
+	return nil
+}
+
+func (a *agent) logf(format string, args ...any) {
+	if a.cfg.Logf != nil {
+		a.cfg.Logf(format, args...)
+	}
+}

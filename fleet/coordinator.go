@@ -1,0 +1,392 @@
+package fleet
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/trigger-test/trigger/loadgen"
+)
+
+// Config configures a Coordinator.
+type Config struct {
+	RunID  string
+	Agents int    // N ≥ 1
+	Engine Engine // launches the agents
+	// Listen is the address the coordinator serves on; "" = 127.0.0.1:0.
+	Listen string
+	// Advertise is the base URL agents dial (a real cluster reaches the
+	// coordinator at another address); "" = http:// and the listening address.
+	Advertise string
+	// File, Source and Vars are the scenario as read: its file name, HCL
+	// text and --var overrides. Seed is the run's seed.
+	File   string
+	Source []byte
+	Vars   map[string]string
+	Seed   uint64
+	// MaxInFlight is the scenario's max_in_flight (for Bounds).
+	MaxInFlight int
+	// MaxDuration is how long after the start instant agents stop by themselves.
+	MaxDuration time.Duration
+	// JoinTimeout bounds how long Launch waits for every agent to be
+	// ready; 0 = 30 s.
+	JoinTimeout time.Duration
+	// StartLead is how far ahead of the moment every agent is ready the
+	// start instant is set; 0 = 500 ms.
+	StartLead time.Duration
+	// ReplanLead is how far ahead a replan takes effect, so every agent
+	// hears of it before; 0 = 750 ms (three reports).
+	ReplanLead time.Duration
+	// Logf prints notes for the user; nil = none.
+	Logf func(format string, args ...any)
+}
+
+// ErrAgentLost: an agent stopped reporting, exited or failed during the run.
+var ErrAgentLost = errors.New("agent lost")
+
+// Coordinator runs the agents of one run and merges their seconds into
+// one timeline. Its methods Run, Elapsed, TimelineSince, Cohorts, Replan,
+// Bounds and Handler are what the runner drives, as it drives one
+// in-process driver.
+type Coordinator struct {
+	cfg   Config
+	token string
+	url   string
+	srv   *http.Server
+	ln    net.Listener
+	serve chan struct{} // closed when the server has returned
+
+	mu      sync.Mutex
+	agents  []*agentState
+	start   time.Time // the common start instant (monotonic); zero until Run
+	stop    bool
+	replan  *Replan
+	closed  bool
+	changed chan struct{} // pinged on every report
+}
+
+// agentState is what the coordinator knows of one agent; guarded by mu.
+type agentState struct {
+	joined, ready, final bool
+	lost                 string // why it was declared lost; "" while not
+	lastSeen             time.Time
+	startedUnixNS        int64
+	rows                 []loadgen.Second
+	cohorts              []loadgen.Cohort
+}
+
+// NewCoordinator listens and serves the protocol; Launch starts the agents.
+func NewCoordinator(cfg Config) (*Coordinator, error) {
+	if cfg.Agents < 1 {
+		return nil, fmt.Errorf("fleet: %d agents; want at least 1", cfg.Agents)
+	}
+	if cfg.Engine == nil {
+		return nil, errors.New("fleet: no engine")
+	}
+	cfg.JoinTimeout = cmp.Or(cfg.JoinTimeout, 30*time.Second)
+	cfg.StartLead = cmp.Or(cfg.StartLead, 500*time.Millisecond)
+	cfg.ReplanLead = cmp.Or(cfg.ReplanLead, 750*time.Millisecond)
+	ln, err := net.Listen("tcp", cmp.Or(cfg.Listen, "127.0.0.1:0"))
+	if err != nil {
+		return nil, fmt.Errorf("fleet: listen: %w", err)
+	}
+	c := &Coordinator{cfg: cfg, token: randomToken(), ln: ln, serve: make(chan struct{}), changed: make(chan struct{}, 1)}
+	c.url = cmp.Or(strings.TrimSuffix(cfg.Advertise, "/"), "http://"+ln.Addr().String())
+	for range cfg.Agents {
+		c.agents = append(c.agents, &agentState{})
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+AssignmentPath, c.handleAssignment)
+	mux.HandleFunc("POST "+ReportPath, c.handleReport)
+	c.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { defer close(c.serve); _ = c.srv.Serve(ln) }()
+	return c, nil
+}
+
+func randomToken() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// URL is the base URL agents dial.
+func (c *Coordinator) URL() string { return c.url }
+
+// Spec is what the engine gets to launch the agents.
+func (c *Coordinator) Spec() AgentSpec {
+	return AgentSpec{RunID: c.cfg.RunID, Agents: c.cfg.Agents, Coordinator: c.url, Token: c.token, MaxDuration: c.cfg.MaxDuration + Silence}
+}
+
+// Launch starts the agents and waits until every one is ready (its
+// driver built, the allowlist checked), so nothing is sent before all
+// can send. An agent that reports an error, exits or does not join within
+// JoinTimeout fails it, named with what the engine knows.
+func (c *Coordinator) Launch(ctx context.Context) error {
+	if err := c.cfg.Engine.Start(ctx, c.Spec()); err != nil {
+		return fmt.Errorf("fleet: %s engine: %w", c.cfg.Engine.Name(), err)
+	}
+	deadline := time.NewTimer(c.cfg.JoinTimeout)
+	defer deadline.Stop()
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		c.mu.Lock()
+		var waiting []int
+		var failed error
+		for i, a := range c.agents {
+			switch {
+			case a.lost != "":
+				failed = fmt.Errorf("%s: %s", AgentName(i), a.lost)
+			case !a.ready:
+				waiting = append(waiting, i)
+			}
+		}
+		c.mu.Unlock()
+		if failed != nil {
+			return fmt.Errorf("fleet: %w", failed)
+		}
+		if len(waiting) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return fmt.Errorf("fleet: not ready within %s: %s", c.cfg.JoinTimeout, c.describe(ctx, waiting))
+		case <-poll.C:
+			// An agent process that exited before joining is lost at once.
+			for _, i := range waiting {
+				if d := c.cfg.Engine.Diagnose(ctx, i); strings.Contains(d, "exited") {
+					c.markLost(i, d)
+				}
+			}
+		}
+	}
+}
+
+// describe names the agents and what the engine knows of each.
+func (c *Coordinator) describe(ctx context.Context, indexes []int) string {
+	var parts []string
+	for _, i := range indexes {
+		p := AgentName(i)
+		if d := c.cfg.Engine.Diagnose(ctx, i); d != "" {
+			p += " (" + d + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (c *Coordinator) markLost(i int, why string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a := c.agents[i]; a.lost == "" && !a.final {
+		a.lost = why
+	}
+}
+
+// Run sets the common start instant, watches the agents and returns once
+// every agent has sent its final report or is lost: after ctx ends (the
+// agents are told to stop), after the schedule ends, or at once after an
+// agent is lost (the others are told to stop). A lost agent makes the
+// error wrap ErrAgentLost, naming it.
+func (c *Coordinator) Run(ctx context.Context) error {
+	c.mu.Lock()
+	c.start = time.Now().Add(c.cfg.StartLead)
+	now := time.Now()
+	for _, a := range c.agents {
+		a.lastSeen = now // silence counts from the start, not from the join
+	}
+	c.mu.Unlock()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if ctx.Err() != nil {
+			c.setStop()
+		}
+		c.checkSilence()
+		c.mu.Lock()
+		done, lost := true, []int(nil)
+		for i, a := range c.agents {
+			if a.lost != "" {
+				lost = append(lost, i)
+			} else if !a.final {
+				done = false
+			}
+		}
+		if lost != nil {
+			c.stop = true
+		}
+		c.mu.Unlock()
+		if done {
+			if lost != nil {
+				return fmt.Errorf("%w: %s", ErrAgentLost, c.lostNames(lost))
+			}
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+		case <-c.changed:
+		}
+	}
+}
+
+func (c *Coordinator) setStop() {
+	c.mu.Lock()
+	c.stop = true
+	c.mu.Unlock()
+}
+
+// checkSilence declares lost every agent not heard of for Silence.
+func (c *Coordinator) checkSilence() {
+	c.mu.Lock()
+	var silent []int
+	for i, a := range c.agents {
+		if a.lost == "" && !a.final && time.Since(a.lastSeen) > Silence {
+			silent = append(silent, i)
+		}
+	}
+	c.mu.Unlock()
+	for _, i := range silent {
+		why := fmt.Sprintf("no report for %s", Silence)
+		if d := c.cfg.Engine.Diagnose(context.Background(), i); d != "" {
+			why += "; " + d
+		}
+		c.markLost(i, why)
+		c.logf("%s lost: %s", AgentName(i), why)
+	}
+}
+
+func (c *Coordinator) lostNames(idx []int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var parts []string
+	for _, i := range idx {
+		parts = append(parts, fmt.Sprintf("%s (%s)", AgentName(i), c.agents[i].lost))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Elapsed is the time since the common start instant (0 before it).
+func (c *Coordinator) Elapsed() time.Duration {
+	c.mu.Lock()
+	start := c.start
+	c.mu.Unlock()
+	if start.IsZero() {
+		return 0
+	}
+	return max(0, time.Since(start))
+}
+
+// TimelineSince returns the merged seconds from index n on that every
+// agent still running has reported (an agent that has ended or is lost
+// holds none back).
+func (c *Coordinator) TimelineSince(n int) []loadgen.Second {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ready, longest, running := -1, 0, false
+	for _, a := range c.agents {
+		longest = max(longest, len(a.rows))
+		if a.lost == "" && !a.final {
+			running = true
+			if ready < 0 || len(a.rows) < ready {
+				ready = len(a.rows)
+			}
+		}
+	}
+	if !running {
+		ready = longest
+	}
+	var out []loadgen.Second
+	for i := max(n, 0); i < ready; i++ {
+		var secs []loadgen.Second
+		for _, a := range c.agents {
+			if i < len(a.rows) {
+				secs = append(secs, a.rows[i])
+			}
+		}
+		out = append(out, mergeSeconds(i, secs))
+	}
+	return out
+}
+
+// Cohorts returns the merged cohorts from index n on, as the agents last
+// reported them (at most ReportEvery old).
+func (c *Coordinator) Cohorts(n int) []loadgen.Cohort {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	each := make([][]loadgen.Cohort, len(c.agents))
+	for i, a := range c.agents {
+		each[i] = a.cohorts
+	}
+	return mergeCohorts(max(n, 0), each)
+}
+
+// Replan replaces the rest of every agent's schedule (the whole run's
+// rates; each agent takes its share) from ReplanLead ahead, and returns
+// that instant of the run's clock: when the new schedule starts.
+func (c *Coordinator) Replan(stages []loadgen.Stage) time.Duration {
+	at := c.Elapsed() + c.cfg.ReplanLead
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seq := 1
+	if c.replan != nil {
+		seq = c.replan.Seq + 1
+	}
+	c.replan = &Replan{Seq: seq, AtS: at.Seconds(), Stages: append([]loadgen.Stage(nil), stages...)}
+	return at
+}
+
+// Bounds are the run's bounds on attempts in flight: ⌈max_in_flight/N⌉
+// per agent (each agent may lower its own to its descriptor limit and says
+// so on its standard error).
+func (c *Coordinator) Bounds() loadgen.Bounds {
+	n := c.cfg.Agents
+	per := (c.cfg.MaxInFlight + n - 1) / n
+	return loadgen.Bounds{MaxInFlight: per * n, Requested: c.cfg.MaxInFlight}
+}
+
+// Handler serves no metrics: with agents, the trigger_* collectors live in
+// the agents' processes and are not scraped (the timeline has the same counts).
+func (c *Coordinator) Handler() http.Handler { return http.NotFoundHandler() }
+
+// Close stops the agents (through the engine) and the server.
+func (c *Coordinator) Close(ctx context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed, c.stop = true, true
+	c.mu.Unlock()
+	err := c.cfg.Engine.Stop(ctx)
+	sctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if serr := c.srv.Shutdown(sctx); serr != nil {
+		_ = c.srv.Close()
+	}
+	<-c.serve
+	return err
+}
+
+// Kill ends the server at once, as if the coordinator's process died
+// (tests: the agents must stop by themselves).
+func (c *Coordinator) Kill() {
+	_ = c.srv.Close()
+	<-c.serve
+}
+
+func (c *Coordinator) logf(format string, args ...any) {
+	if c.cfg.Logf != nil {
+		c.cfg.Logf(format, args...)
+	}
+}

@@ -1,0 +1,28 @@
+// Package fleet spreads one run's load over several agents, started
+// together, stopped together and judged as one test (docs/design.md,
+// "Scaling out"). One driver holds about 16,000–20,000 attempts/s on two
+// cores; a larger spike comes from many.
+//
+// The coordinator (Coordinator) serves a small HTTP protocol, launches the
+// agents through an Engine (LocalEngine: processes on this machine; others
+// register with RegisterEngine), and merges what they report into one
+// timeline the runner reads as if it came from one driver. An agent
+// (RunAgent, `trigger agent`) reads its assignment, builds its share of
+// the load (Share: 1/N of the first-attempt rate, its own seed, its own
+// retries and budget, tracers on agent 0 only, ⌈max_in_flight/N⌉), checks
+// the allowlist itself, starts its driver at the common start instant and
+// reports its seconds four times a second.
+//
+// Protocol (every request carries Authorization: Bearer TOKEN):
+//
+//	GET  /v1/assignment?index=I → Assignment (the scenario's file name,
+//	     HCL source and variables, seed, N, max_duration)
+//	POST /v1/report             ← Report (ready, an error, seconds from
+//	     index From, cohorts from CohortsFrom, final)
+//	                            → Control (have, start instant, stop, replan)
+//
+// An agent that gets no Control for Silence (3 s) stops its driver and
+// exits; so it does at max_duration and on Control.Stop. A coordinator
+// that hears nothing from an agent for Silence declares it lost: the run
+// stops and ends inconclusive, naming it.
+package fleet

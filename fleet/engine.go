@@ -1,0 +1,86 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Engine starts and stops the agents of one run.
+type Engine interface {
+	Name() string // "local" or "kubernetes", as result.json records it
+	// Start launches spec.Agents agents; each runs the command line
+	// spec.Command(index) (argv after the binary: ["agent", "--coordinator", URL, "--index", "I"])
+	// with env TRIGGER_AGENT_TOKEN=spec.Token. It returns once they are launched, not joined.
+	Start(ctx context.Context, spec AgentSpec) error
+	// Diagnose says, for an agent that has not joined or stopped reporting, what the engine
+	// knows about it (process exit status and stderr tail; a pod's phase and last event), "" if nothing.
+	Diagnose(ctx context.Context, index int) string
+	// Stop stops every agent and releases what Start created (kill processes; delete the Job). Idempotent; safe after a failed Start.
+	Stop(ctx context.Context) error
+}
+
+// AgentSpec is what an Engine needs to launch the agents of one run.
+type AgentSpec struct {
+	RunID       string        // the run's id (labels, names)
+	Agents      int           // N
+	Coordinator string        // base URL the agents dial, e.g. http://127.0.0.1:41234
+	Token       string        // shared secret agents present (header Authorization: Bearer), random per run
+	MaxDuration time.Duration // agents stop by themselves after it (and the engine may enforce it: activeDeadlineSeconds)
+}
+
+// TokenEnv is the environment variable an agent reads its token from.
+const TokenEnv = "TRIGGER_AGENT_TOKEN"
+
+// Command is the command line of agent index, after the binary's name.
+func (s AgentSpec) Command(index int) []string {
+	return []string{"agent", "--coordinator", s.Coordinator, "--index", strconv.Itoa(index)}
+}
+
+// AgentName is how results and errors name agent index.
+func AgentName(index int) string { return "agent-" + strconv.Itoa(index) }
+
+// EngineFactory makes an Engine for one run.
+type EngineFactory func() (Engine, error)
+
+var (
+	enginesMu sync.Mutex
+	engines   = map[string]EngineFactory{
+		"local": func() (Engine, error) { return &LocalEngine{}, nil },
+	}
+)
+
+// KnownEngines are the engine names the command line accepts, whether or
+// not this build has them.
+var KnownEngines = []string{"local", "kubernetes"}
+
+// ErrEngineUnavailable: the engine is known but not in this build.
+var ErrEngineUnavailable = errors.New("not available in this build yet")
+
+// RegisterEngine makes an engine available by name (a later call for the
+// same name replaces it).
+func RegisterEngine(name string, f EngineFactory) {
+	enginesMu.Lock()
+	defer enginesMu.Unlock()
+	engines[name] = f
+}
+
+// NewEngine makes the engine registered under name. A known engine this
+// build lacks is ErrEngineUnavailable; an unknown name is an error listing
+// the known ones.
+func NewEngine(name string) (Engine, error) {
+	enginesMu.Lock()
+	f, ok := engines[name]
+	enginesMu.Unlock()
+	switch {
+	case ok:
+		return f()
+	case slices.Contains(KnownEngines, name):
+		return nil, fmt.Errorf("engine %q: %w", name, ErrEngineUnavailable)
+	}
+	return nil, fmt.Errorf("unknown engine %q (want one of %q)", name, KnownEngines)
+}

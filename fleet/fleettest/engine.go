@@ -1,0 +1,118 @@
+// Package fleettest runs a fleet's agents as goroutines of the test's
+// process, through the same protocol as real agents, so runner and fleet
+// tests need no binary.
+package fleettest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/trigger-test/trigger/fleet"
+)
+
+// Engine runs each agent as fleet.RunAgent in a goroutine.
+type Engine struct {
+	// Transport is the agents' drivers' transport; nil = their own.
+	Transport http.RoundTripper
+
+	mu     sync.Mutex
+	agents []*agent
+	wg     sync.WaitGroup
+}
+
+type agent struct {
+	cancel context.CancelFunc
+	killed atomic.Bool
+	err    error // set before done is closed
+	done   chan struct{}
+}
+
+// Name is "local": the agents run on this machine.
+func (e *Engine) Name() string { return "local" }
+
+// Start starts the agents.
+func (e *Engine) Start(ctx context.Context, spec fleet.AgentSpec) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range spec.Agents {
+		actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		a := &agent{cancel: cancel, done: make(chan struct{})}
+		client := &http.Client{Transport: killable{a: a, rt: http.DefaultTransport}}
+		e.agents = append(e.agents, a)
+		e.wg.Go(func() {
+			defer close(a.done)
+			a.err = fleet.RunAgent(actx, fleet.AgentConfig{Coordinator: spec.Coordinator, Index: i, Token: spec.Token, Client: client, Transport: e.Transport})
+		})
+	}
+	return nil
+}
+
+// Diagnose says whether the agent has returned, and with what.
+func (e *Engine) Diagnose(_ context.Context, index int) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if index < 0 || index >= len(e.agents) {
+		return ""
+	}
+	a := e.agents[index]
+	select {
+	case <-a.done:
+		if a.killed.Load() {
+			return "exited: killed"
+		}
+		return fmt.Sprintf("exited: %v", a.err)
+	default:
+		return ""
+	}
+}
+
+// Kill silences agent index at once, as a killed process: it sends nothing
+// more to the coordinator and its driver stops.
+func (e *Engine) Kill(index int) {
+	e.mu.Lock()
+	a := e.agents[index]
+	e.mu.Unlock()
+	a.killed.Store(true)
+	a.cancel()
+}
+
+// Stop cancels every agent and waits for them.
+func (e *Engine) Stop(context.Context) error {
+	e.mu.Lock()
+	for _, a := range e.agents {
+		a.cancel()
+	}
+	e.mu.Unlock()
+	e.wg.Wait()
+	return nil
+}
+
+// Err is what agent index's RunAgent returned (nil while it runs).
+func (e *Engine) Err(index int) error {
+	e.mu.Lock()
+	a := e.agents[index]
+	e.mu.Unlock()
+	select {
+	case <-a.done:
+		return a.err
+	default:
+		return nil
+	}
+}
+
+// killable fails every request once its agent is killed.
+type killable struct {
+	a  *agent
+	rt http.RoundTripper
+}
+
+func (k killable) RoundTrip(r *http.Request) (*http.Response, error) {
+	if k.a.killed.Load() {
+		return nil, errors.New("killed")
+	}
+	return k.rt.RoundTrip(r)
+}
