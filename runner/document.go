@@ -17,6 +17,9 @@ func (r *run) document() analysis.Document {
 	obs := &analysis.Observation{Source: "run", EndS: r.elapsed(), VerdictReason: r.reason,
 		Interrupted: r.interrupted, Inconclusive: r.inconclusive}
 	doc.Observation = obs
+	if r.fleet != nil {
+		doc.Fleet = r.fleet.Info()
+	}
 	if !r.start.IsZero() {
 		obs.StartedAt = r.start.UTC().Format(time.RFC3339Nano)
 	}

@@ -55,6 +55,9 @@ var (
 	// ErrMetricsMissing: the service's metrics were missing for too much of
 	// the judged window to stand behind a verdict.
 	ErrMetricsMissing = errors.New("metrics missing")
+	// ErrAgentLost: an agent of a spread run stopped reporting, exited or
+	// failed; the merged timeline lacks its share, so no verdict stands.
+	ErrAgentLost = errors.New("an agent was lost")
 	// ErrOutExists: the output folder holds a previous run.
 	ErrOutExists = errors.New("the output folder is not empty")
 )

@@ -39,7 +39,9 @@ func (r *run) startOnTrap(now float64) {
 		if ot.Action == "rate" {
 			rate = ot.Rate
 		}
-		r.drv.Replan([]loadgen.Stage{loadgen.Constant(ot.Observe+time.Minute, rate)})
+		// Agents change their schedule a moment later than one driver
+		// does: the way back is timed from then.
+		st.at = max(st.at, r.drv.Replan([]loadgen.Stage{loadgen.Constant(ot.Observe+time.Minute, rate)}).Seconds())
 		r.opts.logf("on_trap: trapped; demand set to %g/s, watching for %s", rate, ot.Observe)
 	case "command":
 		ctx, cancel := context.WithTimeout(context.Background(), ot.Observe)

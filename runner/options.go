@@ -7,6 +7,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/fleet"
 )
 
 // Options configure one run.
@@ -42,9 +43,28 @@ type Options struct {
 	// previous run there (its result, timeline, reports and Prometheus
 	// data) are removed first. Without it such a folder is refused.
 	Overwrite bool
+	// Fleet, when set, spreads the load over agents (package fleet)
+	// instead of driving it from this process; nil = one in-process driver.
+	Fleet *FleetOptions
 	// QueryWarmup is how long an embedded Prometheus scrapes before the
 	// queries are checked; zero means 3 scrape intervals.
 	QueryWarmup time.Duration
+}
+
+// FleetOptions spread a run's load over agents started by an engine.
+type FleetOptions struct {
+	Engine fleet.Engine
+	Agents int // N ≥ 1
+	// File, Source and Vars are the scenario as read (its file name, HCL
+	// text and --var overrides): each agent reads it as the run did.
+	File   string
+	Source []byte
+	Vars   map[string]string
+	// Listen is the coordinator's address ("" = 127.0.0.1:0), Advertise
+	// the base URL agents dial ("" = http:// and the listening address).
+	Listen, Advertise string
+	// JoinTimeout bounds the wait for every agent to be ready; 0 = 30 s.
+	JoinTimeout time.Duration
 }
 
 // Status is the run as it stands, for progress lines.

@@ -70,11 +70,11 @@ func (r *run) baselineFailing() (why string, refused bool) {
 // observation at baseline, and records when the spike started.
 func (r *run) startSpike() {
 	l := r.s.Load
-	r.drv.Replan([]loadgen.Stage{
+	at := r.drv.Replan([]loadgen.Stage{
 		loadgen.Constant(l.Spike.Duration, l.Spike.Multiplier*l.Baseline),
 		loadgen.Constant(convert.AfterSpike(r.s)+convert.ScheduleSlack, l.Baseline),
 	})
-	r.spikeStart = r.elapsed()
+	r.spikeStart = at.Seconds()
 	r.spikeEnd = r.spikeStart + l.Spike.Duration.Seconds()
 	r.phase = "spike"
 	r.opts.logf("spike: %.0f/s for %s", l.Spike.Multiplier*l.Baseline, l.Spike.Duration)

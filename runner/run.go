@@ -15,6 +15,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/fleet"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
@@ -50,13 +51,27 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		}
 		return nil, failf(KindHarness, "output folder: %w", err)
 	}
-	cfg := opts.Test.Driver
-	cfg.Seed, cfg.Transport = max(opts.Seed, 1), opts.Transport
 	reg := prometheus.NewRegistry()
-	cfg.Registerer = reg
-	drv, err := loadgen.NewDriver(cfg)
-	if err != nil {
-		return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("driver: %w", err)}
+	var drv load
+	var coord *fleet.Coordinator
+	if opts.Fleet != nil {
+		c, err := startFleet(ctx, opts)
+		if c != nil {
+			defer c.Close(context.WithoutCancel(ctx))
+		}
+		if err != nil {
+			return nil, err
+		}
+		drv, coord = c, c
+	} else {
+		cfg := opts.Test.Driver
+		cfg.Seed, cfg.Transport = max(opts.Seed, 1), opts.Transport
+		cfg.Registerer = reg
+		d, err := loadgen.NewDriver(cfg)
+		if err != nil {
+			return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("driver: %w", err)}
+		}
+		drv = inProcess{d}
 	}
 	// The default is lowered to the descriptor limit silently; a value the
 	// scenario chose is not.
@@ -100,7 +115,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		return nil, failf(KindHarness, "%w", err)
 	}
 	r := newRun(opts, drv, mets, tw)
-	r.brakes, r.redact = brk, red
+	r.brakes, r.redact, r.fleet = brk, red, coord
 	r.warnShortObserve()
 	return r.execute(ctx)
 }
@@ -205,7 +220,8 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		r.interrupted = true
 	}
 	select {
-	case <-driverDone:
+	case err := <-driverDone:
+		r.agentLost(err)
 	case <-r.opts.Hurry:
 	case <-time.After(5 * time.Second):
 		r.opts.logf("the driver did not stop within 5 s")
@@ -271,7 +287,9 @@ func (r *run) braked(ctx context.Context, deadline time.Time, driverDone chan er
 	select {
 	case err := <-driverDone:
 		driverDone <- err
-		r.horizon("the load schedule ended")
+		if !r.agentLost(err) {
+			r.horizon("the load schedule ended")
+		}
 		return true
 	default:
 	}

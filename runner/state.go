@@ -6,6 +6,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/fleet"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
@@ -21,7 +22,7 @@ type run struct {
 	s      *scenarios.Scenario
 	plan   analysis.Document
 	inputs analysis.PlanInputs
-	drv    *loadgen.Driver
+	drv    load // one in-process driver or a fleet of agents
 	mets   *metrics
 	tw     *report.TimelineWriter
 
@@ -66,11 +67,14 @@ type run struct {
 	// brake that stopped the run (nil: none did).
 	brakes  *brakes
 	stopped *brakeEvent
+	// fleet is the coordinator of a run spread over agents (nil: one
+	// in-process driver).
+	fleet *fleet.Coordinator
 	// redact hides the scenario's sensitive values from what the run writes.
 	redact redactor
 }
 
-func newRun(opts Options, drv *loadgen.Driver, mets *metrics, tw *report.TimelineWriter) *run {
+func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *run {
 	t := opts.Test
 	r := &run{
 		opts: opts, test: t, s: t.Scenario, plan: analysis.Plan(t.Plan), inputs: t.Plan, drv: drv, mets: mets, tw: tw,
