@@ -22,6 +22,7 @@ func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
 	var asJSON, yes, overwrite bool
 	var out, metricsAddr, abortFile string
 	var seed uint64
+	var ff fleetFlags
 	cmd := &cobra.Command{
 		Use:   "run [--yes] [--out DIR] [--json] [--var NAME=VALUE] SCENARIO.hcl",
 		Short: "Run the destructive trigger test against the scenario's target",
@@ -56,6 +57,10 @@ tell), 4 harness error (Prometheus unreachable, scrape target down),
 				return err
 			}
 			s := test.Scenario
+			fleetOpts, err := ff.options(args[0], sf.vars, metricsAddr)
+			if err != nil {
+				return err
+			}
 			if out == "" {
 				out = filepath.Join("out", fmt.Sprintf("%s-%s", s.Name, time.Now().Format("20060102-150405")))
 			}
@@ -73,6 +78,7 @@ tell), 4 harness error (Prometheus unreachable, scrape target down),
 				AbortFile:     abortFile,
 				Overwrite:     overwrite,
 				Hurry:         hurryOf(cmd.Context()),
+				Fleet:         fleetOpts,
 			})
 			pp.end()
 			if res == nil {
@@ -98,6 +104,7 @@ tell), 4 harness error (Prometheus unreachable, scrape target down),
 	cmd.Flags().StringVar(&abortFile, "abort-file", "", "stop the run (exit 5) as soon as this path exists, e.g. for an operator or another job to pull the brake")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous run there, its Prometheus data included")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. 127.0.0.1:9464)")
+	ff.register(cmd)
 	return cmd
 }
 

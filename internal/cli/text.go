@@ -100,6 +100,9 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	if o := doc.Observation; o != nil {
 		t.line("Model", "%s: %s", o.Source, observationText(doc))
 	}
+	if f := doc.Fleet; f != nil {
+		t.line("Agents", "%s", fleetText(f))
+	}
 	t.line("Verdict", "%s%s", strings.ToUpper(string(doc.Verdict)), recoveryText(doc))
 	t.line("Gate", "%s", gateText(doc.Gate))
 	if o := doc.Observation; o != nil && len(o.Findings) > 0 {

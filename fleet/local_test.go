@@ -1,0 +1,71 @@
+package fleet_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trigger-test/trigger/fleet"
+	"github.com/trigger-test/trigger/internal/staging"
+	"github.com/trigger-test/trigger/internal/testwait"
+)
+
+// buildTrigger builds the trigger binary for the local engine's tests.
+func buildTrigger(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the trigger binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "trigger")
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/trigger").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// The local engine runs real agent processes of the binary: they join,
+// start within 10 ms of each other, send to the target, and one killed is
+// named with its exit status; the engine's Stop leaves no process.
+func TestLocalEngineAgents(t *testing.T) {
+	bin := buildTrigger(t)
+	tg := staging.StartRecordingTarget()
+	defer tg.Stop()
+	eng := &fleet.LocalEngine{Binary: bin}
+	c, err := fleet.NewCoordinator(fleet.Config{RunID: "t", Agents: 2, Engine: eng, File: "fleet.hcl", Source: scenario(tg.URL, 40, "30s"),
+		Seed: 1, MaxInFlight: 100, MaxDuration: 20 * time.Second, JoinTimeout: 15 * time.Second, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Launch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	testwait.For(t, 10*time.Second, 20*time.Millisecond, "2 merged seconds", func() bool { return len(c.TimelineSince(0)) >= 2 })
+	if err := eng.Kill(1); err != nil {
+		t.Fatal(err)
+	}
+	err = testwait.Receive(t, done, 10*time.Second, "Run to return after an agent process was killed")
+	if !errors.Is(err, fleet.ErrAgentLost) || !strings.Contains(err.Error(), "agent-1") || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("Run = %v, want ErrAgentLost naming agent-1 and its exit", err)
+	}
+	info := c.Info()
+	t.Logf("%v; start skew %.3f ms; per agent %+v", err, *info.StartSkewMS, info.PerAgent)
+	if *info.StartSkewMS >= 10 || info.PerAgent[0].Sent < 40 {
+		t.Errorf("skew %.1f ms, agent-0 sent %d", *info.StartSkewMS, info.PerAgent[0].Sent)
+	}
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := eng.Diagnose(context.Background(), 0); !strings.Contains(d, "exited") {
+		t.Errorf("agent-0 after Stop: %q, want exited", d)
+	}
+}
