@@ -19,10 +19,12 @@ func TestRunFleetFlags(t *testing.T) {
 		{[]string{"run", "--yes", "--workers", "2", "--metrics-addr", "127.0.0.1:0", "scenarios/recovers.hcl"}, "--metrics-addr"},
 		{[]string{"agent", "--index", "0"}, "--coordinator"},
 	} {
-		code, _, stderr := run(t, tc.args...)
-		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, ExitUsage, tc.want)
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			code, _, stderr := run(t, tc.args...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, ExitUsage, tc.want)
+			}
+		})
 	}
 }
 
