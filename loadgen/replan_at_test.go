@@ -14,7 +14,7 @@ import (
 func TestDriverReplanAt(t *testing.T) {
 	d, err := NewDriver(Config{
 		Request: Request{URL: "http://127.0.0.1:1/w"}, Transport: okRT{},
-		Stages:  []Stage{Constant(30*time.Second, 100)}, Arrivals: vocab.Uniform,
+		Stages: []Stage{Constant(30*time.Second, 100)}, Arrivals: vocab.Uniform,
 		Timeout: time.Second,
 	})
 	if err != nil {
