@@ -43,8 +43,8 @@ test-field:
 	$(GO) test -timeout 20m -parallel 4 $(FIELD_PKGS)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 20x ./analysis/
-	$(GO) test -run '^$$' -bench RequestSim -benchtime 3x -cpu 1 ./runner/
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./analysis/...
+	$(GO) test -run '^$$' -bench RequestSim -benchtime 3x -cpu 1 ./convert/
 
 # The field test's cases repeated at 5 s and 15 s scrape intervals, as the
 # README's table (about 25 minutes; needs haproxy and prometheus).
