@@ -29,16 +29,23 @@ const maxDescribed = 3
 // nodes are available: 3 Insufficient cpu". With no pod for the index it
 // says so with the Job's state and latest event (a quota that refused the
 // pod shows there). "" before Start.
+//
+// The coordinator asks about every agent that has not joined several
+// times a second: what Diagnose reads from the API (the run's pods, an
+// object's events, the Job) is reused for a second, so the calls stay
+// within the client's rate limit however many agents wait. A container
+// that has ended is said to have "exited", which the coordinator takes
+// as the agent being lost.
 func (e *Engine) Diagnose(ctx context.Context, index int) string {
 	job, runID := e.names()
 	if job == "" {
 		return ""
 	}
-	pods, err := e.runPods(ctx, runID)
+	v, err := e.cached("pods", func() (any, error) { return e.runPods(ctx, runID) })
 	if err != nil {
 		return fmt.Sprintf("agent %d: listing the run's pods: %v", index, err)
 	}
-	if p := pods[index]; p != nil {
+	if p := v.(map[int]*corev1.Pod)[index]; p != nil {
 		return e.describePod(ctx, p)
 	}
 	return e.describeMissing(ctx, index)
@@ -236,7 +243,7 @@ func podDetail(p *corev1.Pod) string {
 			return join(w.Reason, w.Message)
 		}
 		if t := cs.State.Terminated; t != nil {
-			return join(fmt.Sprintf("%s, exit code %d", orDefault(t.Reason, "Terminated"), t.ExitCode), t.Message)
+			return join(fmt.Sprintf("container %s exited with code %d (%s)", cs.Name, t.ExitCode, orDefault(t.Reason, "Terminated")), t.Message)
 		}
 	}
 	for _, c := range p.Status.Conditions {
@@ -252,7 +259,13 @@ func (e *Engine) describeMissing(ctx context.Context, index int) string {
 	job, _ := e.names()
 	var b strings.Builder
 	fmt.Fprintf(&b, "agent %d: no pod", index)
-	j, err := e.client.BatchV1().Jobs(e.namespace).Get(ctx, job, metav1.GetOptions{})
+	v, err := e.cached("job", func() (any, error) {
+		return e.client.BatchV1().Jobs(e.namespace).Get(ctx, job, metav1.GetOptions{})
+	})
+	var j *batchv1.Job
+	if err == nil {
+		j = v.(*batchv1.Job)
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		fmt.Fprintf(&b, "; job %s not found", job)
@@ -284,6 +297,14 @@ func (e *Engine) appendEvent(ctx context.Context, b *strings.Builder, kind, name
 
 // latestEvent is the most recent event about the named object; nil if none.
 func (e *Engine) latestEvent(ctx context.Context, kind, name string) (*corev1.Event, error) {
+	v, err := e.cached("events/"+kind+"/"+name, func() (any, error) { return e.fetchLatestEvent(ctx, kind, name) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*corev1.Event), nil
+}
+
+func (e *Engine) fetchLatestEvent(ctx context.Context, kind, name string) (*corev1.Event, error) {
 	sel := fields.AndSelectors(
 		fields.OneTermEqualSelector("involvedObject.kind", kind),
 		fields.OneTermEqualSelector("involvedObject.name", name),
@@ -338,4 +359,30 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// cacheEntry is a value Diagnose read from the API, and when.
+type cacheEntry struct {
+	at time.Time
+	v  any
+}
+
+// cached returns the value under key if it was fetched within the
+// engine's diagnoseTTL, else fetches and keeps it. Errors are not kept.
+// Concurrent callers wait for one fetch rather than each making theirs.
+func (e *Engine) cached(key string, fetch func() (any, error)) (any, error) {
+	e.cacheMu.Lock()
+	defer e.cacheMu.Unlock()
+	if c, ok := e.cache[key]; ok && time.Since(c.at) < e.diagnoseTTL {
+		return c.v, nil
+	}
+	v, err := fetch()
+	if err != nil {
+		return nil, err
+	}
+	if e.cache == nil {
+		e.cache = map[string]cacheEntry{}
+	}
+	e.cache[key] = cacheEntry{at: time.Now(), v: v}
+	return v, nil
 }

@@ -41,12 +41,21 @@ type Engine struct {
 	spec    fleet.AgentSpec
 	job     string // the Job's name once Start began; "" before
 	secret  string // the Secret's name once Start began; "" before
+
+	// diagnoseTTL is how long Diagnose reuses what it read.
+	diagnoseTTL time.Duration
+	cacheMu     sync.Mutex
+	cache       map[string]cacheEntry
 }
 
 var _ fleet.Engine = (*Engine)(nil)
 
 // stopTimeout bounds Stop when the ctx it is given is already done.
 const stopTimeout = 30 * time.Second
+
+// diagnoseTTL is how long Diagnose reuses a pod list, an event or the Job
+// it read.
+const diagnoseTTL = time.Second
 
 // New checks opts and builds the client (from opts.Clientset, the
 // in-cluster config or the kubeconfig). It sends nothing to the cluster.
@@ -65,7 +74,7 @@ func New(opts Options) (*Engine, error) {
 	if poll <= 0 {
 		poll = defaultPollInterval
 	}
-	return &Engine{opts: opts, client: client, namespace: opts.Namespace, poll: poll}, nil
+	return &Engine{opts: opts, client: client, namespace: opts.Namespace, poll: poll, diagnoseTTL: diagnoseTTL}, nil
 }
 
 // Name is "kubernetes".

@@ -41,6 +41,7 @@ func newEngine(t *testing.T, cs *fake.Clientset) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.diagnoseTTL = 0 // each Diagnose reads the fake's current state
 	return e
 }
 
@@ -371,7 +372,7 @@ func TestDiagnose(t *testing.T) {
 		{2, "pod " + unscheduled.Name + ": Pending: Unschedulable: 0/3 nodes are available: 3 Insufficient cpu."},
 		{3, "pod " + noEvent.Name + ": Pending: Unschedulable: 0/3 nodes are available: 3 Insufficient cpu."},
 		{4, "pod " + pulling.Name + `: Pending: ImagePullBackOff: Back-off pulling image "registry.example.com/trigger:v1.4.0"; event Failed: Error: ImagePullBackOff`},
-		{5, "pod " + crashed.Name + ": Failed: Error, exit code 2: agent: dial coordinator: connection refused"},
+		{5, "pod " + crashed.Name + ": Failed: container agent exited with code 2 (Error): agent: dial coordinator: connection refused"},
 		{6, "pod " + running.Name + ": Running"},
 		{7, "agent 7: no pod; event FailedCreate: pods \"" + job + "-7-abcde\" is forbidden: exceeded quota: compute, requested: cpu=500m"},
 	} {
@@ -543,7 +544,7 @@ func TestWaitPodsRunningPodEnded(t *testing.T) {
 	create(t, cs, objs...)
 	start := time.Now()
 	err := e.WaitPodsRunning(context.Background(), 10*time.Second)
-	if err == nil || !strings.Contains(err.Error(), "agent 4 ended") || !strings.Contains(err.Error(), failed.Name+": Failed: Error, exit code 1: agent: bad token") {
+	if err == nil || !strings.Contains(err.Error(), "agent 4 ended") || !strings.Contains(err.Error(), failed.Name+": Failed: container agent exited with code 1 (Error): agent: bad token") {
 		t.Errorf("WaitPodsRunning with a failed pod: %v", err)
 	}
 	if took := time.Since(start); took > 5*time.Second {
@@ -562,5 +563,40 @@ func TestWaitPodsRunningCancelled(t *testing.T) {
 	var nr *NotRunningError
 	if errors.As(err, &nr) {
 		t.Error("a cancelled wait reported as a timeout")
+	}
+}
+
+// The coordinator asks about every waiting agent several times a second:
+// Diagnose reuses what it read instead of listing again each time.
+func TestDiagnoseReusesReads(t *testing.T) {
+	cs := newFake()
+	e := started(t, cs)
+	e.diagnoseTTL = time.Hour
+	var objs []runtime.Object
+	for i := 0; i < 7; i++ { // index 7 has no pod
+		p := pod(i, corev1.PodPending, time.Minute)
+		objs = append(objs, p, event("Pod", p.Name, "FailedScheduling", "0/3 nodes are available", time.Unix(1_800_000_000, 0)))
+	}
+	create(t, cs, objs...)
+	cs.ClearActions()
+	first := make([]string, 8)
+	for round := 0; round < 5; round++ {
+		for i := 0; i < 8; i++ {
+			d := e.Diagnose(context.Background(), i)
+			if round == 0 {
+				first[i] = d
+			} else if d != first[i] {
+				t.Errorf("Diagnose(%d) changed from %q to %q on a cached read", i, first[i], d)
+			}
+		}
+	}
+	calls := map[string]int{}
+	for _, a := range cs.Actions() {
+		calls[a.GetVerb()+" "+a.GetResource().Resource]++
+	}
+	// One pod list, one event list per pod and for the Job, one Job get.
+	want := map[string]int{"list pods": 1, "list events": 8, "get jobs": 1}
+	if fmt.Sprint(calls) != fmt.Sprint(want) {
+		t.Errorf("API calls for 40 Diagnose calls: %v, want %v", calls, want)
 	}
 }

@@ -139,7 +139,7 @@ func (o Options) client() (kubernetes.Interface, string, error) {
 	}
 	if o.Kubeconfig == "" && o.Context == "" {
 		if cfg, err := rest.InClusterConfig(); err == nil {
-			cs, err := kubernetes.NewForConfig(cfg)
+			cs, err := kubernetes.NewForConfig(withRate(cfg))
 			if err != nil {
 				return nil, "", fmt.Errorf("kubernetes: in-cluster client: %w", err)
 			}
@@ -158,11 +158,20 @@ func (o Options) client() (kubernetes.Interface, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("kubernetes: kubeconfig namespace: %w", err)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := kubernetes.NewForConfig(withRate(cfg))
 	if err != nil {
 		return nil, "", fmt.Errorf("kubernetes: client: %w", err)
 	}
 	return cs, ns, nil
+}
+
+// withRate raises client-go's default client-side rate limit (5 requests
+// per second, bursts of 10), which diagnosing many waiting agents at once
+// could reach, to 20 per second with bursts of 40.
+func withRate(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 20, 40
+	return cfg
 }
 
 // inClusterNamespace is the namespace of the pod this process runs in.
