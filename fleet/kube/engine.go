@@ -113,13 +113,15 @@ func (e *Engine) Start(ctx context.Context, spec fleet.AgentSpec) error {
 	}
 	// The pods may be created before the Secret exists; the kubelet
 	// retries a container whose secretKeyRef is missing until it appears.
+	// No blockOwnerDeletion: it only matters to foreground deletion, and
+	// where admission enforces owner references it would need update on
+	// jobs/finalizers, which the coordinator's Role does not grant.
 	secret.OwnerReferences = []metav1.OwnerReference{{
-		APIVersion:         "batch/v1",
-		Kind:               "Job",
-		Name:               created.Name,
-		UID:                created.UID,
-		Controller:         ptr(true),
-		BlockOwnerDeletion: ptr(true),
+		APIVersion: "batch/v1",
+		Kind:       "Job",
+		Name:       created.Name,
+		UID:        created.UID,
+		Controller: ptr(true),
 	}}
 	if _, err := e.client.CoreV1().Secrets(e.namespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		err = fmt.Errorf("kubernetes: create secret %s/%s: %w", e.namespace, secret.Name, err)
