@@ -4,8 +4,8 @@
 // cores; a larger spike comes from many.
 //
 // The coordinator (Coordinator) serves a small HTTP protocol, launches the
-// agents through an Engine (LocalEngine: processes on this machine; others
-// register with RegisterEngine), and merges what they report into one
+// agents through an Engine (LocalEngine: processes on this machine;
+// fleet/kube: an Indexed Job on Kubernetes), and merges what they report into one
 // timeline the runner reads as if it came from one driver. An agent
 // (RunAgent, `trigger agent`) reads its assignment, builds its share of
 // the load (Share: 1/N of the first-attempt rate, its own seed, its own

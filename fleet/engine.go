@@ -2,11 +2,7 @@ package fleet
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"slices"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -43,44 +39,3 @@ func (s AgentSpec) Command(index int) []string {
 
 // AgentName is how results and errors name agent index.
 func AgentName(index int) string { return "agent-" + strconv.Itoa(index) }
-
-// EngineFactory makes an Engine for one run.
-type EngineFactory func() (Engine, error)
-
-var (
-	enginesMu sync.Mutex
-	engines   = map[string]EngineFactory{
-		"local": func() (Engine, error) { return &LocalEngine{}, nil },
-	}
-)
-
-// KnownEngines are the engine names the command line accepts, whether or
-// not this build has them.
-var KnownEngines = []string{"local", "kubernetes"}
-
-// ErrEngineUnavailable: the engine is known but not in this build.
-var ErrEngineUnavailable = errors.New("not available in this build yet")
-
-// RegisterEngine makes an engine available by name (a later call for the
-// same name replaces it).
-func RegisterEngine(name string, f EngineFactory) {
-	enginesMu.Lock()
-	defer enginesMu.Unlock()
-	engines[name] = f
-}
-
-// NewEngine makes the engine registered under name. A known engine this
-// build lacks is ErrEngineUnavailable; an unknown name is an error listing
-// the known ones.
-func NewEngine(name string) (Engine, error) {
-	enginesMu.Lock()
-	f, ok := engines[name]
-	enginesMu.Unlock()
-	switch {
-	case ok:
-		return f()
-	case slices.Contains(KnownEngines, name):
-		return nil, fmt.Errorf("engine %q: %w", name, ErrEngineUnavailable)
-	}
-	return nil, fmt.Errorf("unknown engine %q (want one of %q)", name, KnownEngines)
-}

@@ -162,19 +162,6 @@ func TestFleetAgentsStopWhenCoordinatorDies(t *testing.T) {
 	}
 }
 
-// The kubernetes engine is not in this build until one registers.
-func TestNewEngine(t *testing.T) {
-	if e, err := fleet.NewEngine("local"); err != nil || e.Name() != "local" {
-		t.Errorf("local: %v %v", e, err)
-	}
-	if _, err := fleet.NewEngine("kubernetes"); !errors.Is(err, fleet.ErrEngineUnavailable) {
-		t.Errorf("kubernetes: %v, want ErrEngineUnavailable", err)
-	}
-	if _, err := fleet.NewEngine("mars"); err == nil {
-		t.Error("unknown engine accepted")
-	}
-}
-
 // An agent whose scenario sends outside allow_hosts refuses before any
 // load, and Launch names it.
 func TestFleetAgentChecksAllowlist(t *testing.T) {

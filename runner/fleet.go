@@ -8,6 +8,7 @@ import (
 
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/fleet"
+	"github.com/trigger-test/trigger/scenarios"
 )
 
 // startFleet starts the coordinator and the agents and waits until every
@@ -17,15 +18,13 @@ import (
 // is closed by the caller.
 func startFleet(ctx context.Context, opts Options) (*fleet.Coordinator, error) {
 	fo := opts.Fleet
-	s := opts.Test.Scenario
+	spec := AgentSpecOf(opts.Test, fo)
 	c, err := fleet.NewCoordinator(fleet.Config{
-		RunID:  fmt.Sprintf("%s-%d", s.Name, time.Now().Unix()),
+		RunID:  spec.RunID,
 		Agents: fo.Agents, Engine: fo.Engine, Listen: fo.Listen, Advertise: fo.Advertise,
 		File: fo.File, Source: fo.Source, Vars: fo.Vars, Seed: max(opts.Seed, 1),
 		MaxInFlight: opts.Test.Driver.MaxInFlight,
-		// The agents outlive the run's own limit by a little: the run
-		// stops them first.
-		MaxDuration: convert.MaxDuration(s) + 10*time.Second,
+		MaxDuration: spec.MaxDuration,
 		JoinTimeout: fo.JoinTimeout,
 		Logf:        opts.Logf,
 	})
@@ -40,6 +39,43 @@ func startFleet(ctx context.Context, opts Options) (*fleet.Coordinator, error) {
 	}
 	opts.logf("%d agents ready (%s engine), coordinator at %s", fo.Agents, fo.Engine.Name(), c.URL())
 	return c, nil
+}
+
+// agentGrace is how long the agents outlive the run's own limit: the run
+// stops them first.
+const agentGrace = 10 * time.Second
+
+// NewRunID names a run of the scenario for the engine: its name and the
+// Unix time, seconds.
+func NewRunID(s *scenarios.Scenario) string { return fmt.Sprintf("%s-%d", s.Name, time.Now().Unix()) }
+
+// AgentSpecOf is what the agents of a run are started with, as far as it
+// is known before the coordinator listens: its address is fo.Advertise
+// (empty when the coordinator picks it) and its token is left out. The
+// dry run prints the kubernetes engine's manifests from it.
+func AgentSpecOf(test *convert.Test, fo *FleetOptions) fleet.AgentSpec {
+	id := fo.RunID
+	if id == "" {
+		id = NewRunID(test.Scenario)
+	}
+	return fleet.AgentSpec{RunID: id, Agents: fo.Agents, Coordinator: fo.Advertise,
+		MaxDuration: convert.MaxDuration(test.Scenario) + agentGrace}
+}
+
+// fleetStopTimeout bounds how long the end of a run waits for the engine
+// to stop the agents (delete the Job): they stop by themselves 3 s after
+// the coordinator goes quiet in any case.
+const fleetStopTimeout = 30 * time.Second
+
+// closeFleet stops the agents and the coordinator, also after an
+// interrupt, within fleetStopTimeout.
+// An engine that fails to (a Job that could not be deleted) is reported.
+func closeFleet(ctx context.Context, c *fleet.Coordinator, logf func(string, ...any)) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fleetStopTimeout)
+	defer cancel()
+	if err := c.Close(sctx); err != nil {
+		logf("stopping the agents: %v", err)
+	}
 }
 
 // agentLost ends the run inconclusive when the load's error says an agent

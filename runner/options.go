@@ -55,6 +55,9 @@ type Options struct {
 type FleetOptions struct {
 	Engine fleet.Engine
 	Agents int // N ≥ 1
+	// RunID names the run to the engine (labels, the Job's name); "" =
+	// NewRunID.
+	RunID string
 	// File, Source and Vars are the scenario as read (its file name, HCL
 	// text and --var overrides): each agent reads it as the run did.
 	File   string

@@ -57,7 +57,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if opts.Fleet != nil {
 		c, err := startFleet(ctx, opts)
 		if c != nil {
-			defer c.Close(context.WithoutCancel(ctx))
+			defer closeFleet(ctx, c, opts.logf)
 		}
 		if err != nil {
 			return nil, err

@@ -33,8 +33,6 @@ const (
 	// IndexEnv is the env var holding the pod's completion index, from
 	// the downward API; the container's args expand it.
 	IndexEnv = "JOB_COMPLETION_INDEX"
-	// TokenEnv is the env var the agent reads its token from.
-	TokenEnv = "TRIGGER_AGENT_TOKEN"
 )
 
 // redacted replaces the token in the dry run's Secret.
@@ -170,7 +168,7 @@ func podSpec(spec fleet.AgentSpec, opts Options, secretName string, res corev1.R
 					}},
 				},
 				{
-					Name: TokenEnv,
+					Name: fleet.TokenEnv,
 					ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 						LocalObjectReference: corev1.LocalObjectReference{Name: secretName},
 						Key:                  TokenKey,

@@ -3,12 +3,18 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/fleet"
+	"github.com/trigger-test/trigger/fleet/kube"
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/scenarios"
 )
@@ -18,31 +24,57 @@ type fleetFlags struct {
 	workers           int
 	engine            string
 	listen, advertise string
+	joinTimeout       time.Duration
+	dryRun            bool
+	// The kubernetes engine's: kube holds the plain ones; nodeSelector
+	// (KEY=VALUE each), pullPolicy, cpu and memory are parsed into it.
+	kube                    kube.Options
+	nodeSelector            []string
+	pullPolicy, cpu, memory string
 }
 
+// kubeJoinTimeout is how long a kubernetes run waits for every agent to
+// be ready by default: pods are scheduled and images pulled first.
+const kubeJoinTimeout = 5 * time.Minute
+
 func (f *fleetFlags) register(cmd *cobra.Command) {
-	cmd.Flags().IntVar(&f.workers, "workers", 0, "spread the load over N agents started together (0: this process drives it); one driver holds about 16,000 attempts/s")
-	cmd.Flags().StringVar(&f.engine, "engine", "local", "how the agents are started: local (processes of this binary on this machine) or kubernetes")
-	cmd.Flags().StringVar(&f.listen, "listen", "", "the coordinator's listening address for the agents (default 127.0.0.1:0)")
-	cmd.Flags().StringVar(&f.advertise, "advertise", "", "the base URL agents dial to reach the coordinator (default http:// and the listening address)")
+	fl := cmd.Flags()
+	fl.IntVar(&f.workers, "workers", 0, "spread the load over N agents started together (0: this process drives it); one driver holds about 16,000 attempts/s")
+	fl.StringVar(&f.engine, "engine", "local", "how the agents are started: local (processes of this binary on this machine) or kubernetes (an Indexed Job)")
+	fl.StringVar(&f.listen, "listen", "", "the coordinator's listening address for the agents (default 127.0.0.1:0)")
+	fl.StringVar(&f.advertise, "advertise", "", "the base URL agents dial to reach the coordinator (default http:// and the listening address; required for kubernetes)")
+	fl.DurationVar(&f.joinTimeout, "join-timeout", 0, "how long to wait for every agent to be ready before any load (default 30s local, 5m kubernetes)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "kubernetes: print the Job and Secret the run would create, and send nothing")
+	fl.StringVar(&f.kube.Image, "image", "", "kubernetes: the agents' container image (its entrypoint is the trigger binary)")
+	fl.StringVar(&f.kube.Namespace, "namespace", "", "kubernetes: the namespace of the Job (default: the kubeconfig context's)")
+	fl.StringVar(&f.kube.Kubeconfig, "kubeconfig", "", "kubernetes: the kubeconfig file (default: in-cluster config, else $KUBECONFIG or ~/.kube/config)")
+	fl.StringVar(&f.kube.Context, "kube-context", "", "kubernetes: the kubeconfig context to use")
+	fl.StringVar(&f.kube.ServiceAccount, "service-account", "", "kubernetes: the agent pods' service account")
+	fl.StringArrayVar(&f.nodeSelector, "node-selector", nil, "kubernetes: KEY=VALUE a node must carry to run an agent (repeatable)")
+	fl.StringVar(&f.pullPolicy, "pull-policy", "", "kubernetes: Always, IfNotPresent or Never (default: Kubernetes')")
+	fl.StringVar(&f.cpu, "agent-cpu", "", "kubernetes: CPU each agent requests and is limited to, e.g. 2 or 1500m")
+	fl.StringVar(&f.memory, "agent-memory", "", "kubernetes: memory each agent requests and is limited to, e.g. 512Mi")
 }
 
 // options are the runner's fleet options, nil without --workers; the
 // scenario's source is read again so each agent reads it as the run did.
-func (f *fleetFlags) options(path string, rawVars []string, metricsAddr string) (*runner.FleetOptions, error) {
+func (f *fleetFlags) options(test *convert.Test, path string, rawVars []string, metricsAddr string) (*runner.FleetOptions, error) {
+	usage := func(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
 	if f.workers == 0 {
+		if f.dryRun {
+			return nil, usage(errors.New("--dry-run prints the agents' manifests: it needs --workers N --engine kubernetes"))
+		}
 		return nil, nil
 	}
-	usage := func(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
 	if f.workers < 0 {
 		return nil, usage(fmt.Errorf("--workers %d: want 1 or more", f.workers))
 	}
 	if metricsAddr != "" {
 		return nil, usage(errors.New("--metrics-addr serves one driver's metrics; with --workers the agents' are not served"))
 	}
-	eng, err := fleet.NewEngine(f.engine)
+	eng, err := f.newEngine()
 	if err != nil {
-		return nil, usage(fmt.Errorf("--engine: %w", err))
+		return nil, usage(err)
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -56,6 +88,71 @@ func (f *fleetFlags) options(path string, rawVars []string, metricsAddr string) 
 		}
 		vars[name] = value
 	}
+	join := f.joinTimeout
+	if join == 0 && f.engine == "kubernetes" {
+		join = kubeJoinTimeout
+	}
 	return &runner.FleetOptions{Engine: eng, Agents: f.workers, File: filepath.Base(path), Source: src, Vars: vars,
-		Listen: f.listen, Advertise: f.advertise}, nil
+		RunID: runner.NewRunID(test.Scenario), Listen: f.listen, Advertise: f.advertise, JoinTimeout: join}, nil
+}
+
+// newEngine makes the engine --engine names; kubernetes needs --image and
+// --advertise (its pods cannot reach a loopback coordinator).
+func (f *fleetFlags) newEngine() (fleet.Engine, error) {
+	switch f.engine {
+	case "local":
+		if f.dryRun {
+			return nil, errors.New("--dry-run prints the manifests of --engine kubernetes; the local engine has none")
+		}
+		return &fleet.LocalEngine{}, nil
+	case "kubernetes":
+		if f.advertise == "" {
+			return nil, errors.New("--engine kubernetes: give --advertise http://HOST:PORT, an address of this coordinator the pods can reach, and --listen with its port")
+		}
+		opts, err := f.kubeOptions()
+		if err != nil {
+			return nil, err
+		}
+		if f.dryRun {
+			return nil, nil
+		}
+		return kube.New(opts)
+	}
+	return nil, fmt.Errorf("--engine %q: want local or kubernetes", f.engine)
+}
+
+// kubeOptions are the kubernetes engine's options from the flags.
+func (f *fleetFlags) kubeOptions() (kube.Options, error) {
+	o := f.kube
+	o.ImagePullPolicy = corev1.PullPolicy(f.pullPolicy)
+	o.Resources = kube.Resources{CPURequest: f.cpu, CPULimit: f.cpu, MemoryRequest: f.memory, MemoryLimit: f.memory}
+	for _, kv := range f.nodeSelector {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return o, fmt.Errorf("--node-selector %q: want KEY=VALUE", kv)
+		}
+		if o.NodeSelector == nil {
+			o.NodeSelector = map[string]string{}
+		}
+		o.NodeSelector[k] = v
+	}
+	if o.Image == "" {
+		return o, errors.New("--engine kubernetes: give --image, the agents' container image")
+	}
+	return o, nil
+}
+
+// printManifests writes what a kubernetes run would create (the token
+// redacted) for --dry-run.
+func (f *fleetFlags) printManifests(w io.Writer, test *convert.Test, fo *runner.FleetOptions) error {
+	opts, err := f.kubeOptions()
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	y, err := kube.ManifestsYAML(runner.AgentSpecOf(test, fo), opts)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	_, err = w.Write(y)
+	return err
 }

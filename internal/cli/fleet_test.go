@@ -7,15 +7,21 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-// --engine kubernetes is a usage error until a build registers it; so is
-// --workers with --metrics-addr, and agent without its flags.
+// Usage errors of the fleet flags: kubernetes without the address its pods
+// dial or without an image, an unknown engine, --workers with
+// --metrics-addr, --dry-run without kubernetes, agent without its flags.
 func TestRunFleetFlags(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "scenarios/recovers.hcl"}, "not available in this build yet"},
-		{[]string{"run", "--yes", "--workers", "2", "--engine", "mars", "scenarios/recovers.hcl"}, "unknown engine"},
+		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "--image", "x", "scenarios/recovers.hcl"}, "--advertise"},
+		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "--advertise", "http://10.0.0.1:7000", "scenarios/recovers.hcl"}, "--image"},
+		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "--advertise", "http://10.0.0.1:7000", "--image", "x",
+			"--node-selector", "pool", "scenarios/recovers.hcl"}, "KEY=VALUE"},
+		{[]string{"run", "--yes", "--workers", "2", "--engine", "mars", "scenarios/recovers.hcl"}, "want local or kubernetes"},
+		{[]string{"run", "--yes", "--dry-run", "scenarios/recovers.hcl"}, "--workers"},
+		{[]string{"run", "--yes", "--workers", "2", "--dry-run", "scenarios/recovers.hcl"}, "local engine has none"},
 		{[]string{"run", "--yes", "--workers", "2", "--metrics-addr", "127.0.0.1:0", "scenarios/recovers.hcl"}, "--metrics-addr"},
 		{[]string{"agent", "--index", "0"}, "--coordinator"},
 	} {
@@ -25,6 +31,25 @@ func TestRunFleetFlags(t *testing.T) {
 				t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, ExitUsage, tc.want)
 			}
 		})
+	}
+}
+
+// --dry-run prints the Job and the Secret a kubernetes run would create,
+// with the flags' image, resources and node selector, the agents' command
+// with the coordinator's address, and no token; it sends nothing and
+// needs no cluster.
+func TestRunDryRunPrintsManifests(t *testing.T) {
+	code, stdout, stderr := run(t, "run", "--workers", "3", "--engine", "kubernetes", "--dry-run", "--image", "registry.example/trigger:1.0",
+		"--advertise", "http://10.0.0.1:7000", "--agent-cpu", "2", "--agent-memory", "512Mi", "--node-selector", "pool=load",
+		"--namespace", "staging", "scenarios/recovers.hcl")
+	if code != ExitPassed {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	for _, want := range []string{"kind: Job", "kind: Secret", "completionMode: Indexed", "parallelism: 3", "image: registry.example/trigger:1.0",
+		"http://10.0.0.1:7000", "$(JOB_COMPLETION_INDEX)", "cpu: \"2\"", "memory: 512Mi", "pool: load", "namespace: staging", "REDACTED"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("manifests lack %q:\n%s", want, stdout)
+		}
 	}
 }
 
