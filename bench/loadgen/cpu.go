@@ -19,8 +19,11 @@ type cpuRun struct {
 	Tool     string  `json:"tool"` // vegeta, lean (ours, LeanTransport), nethttp (ours, net/http's Transport)
 	Rate     float64 `json:"target_rate_per_s"`
 	Achieved float64 `json:"achieved_rate_per_s"`
-	// Attempts actually sent: vegeta's `requests`, ours `sent`.
+	// Attempts actually sent: vegeta's `requests`, ours `sent`; and those
+	// over the run's scheduled length (achieved rate divides by the time
+	// from the first send to the last, which hides a run that stalled).
 	Attempts int64   `json:"attempts"`
+	SentPerS float64 `json:"sent_per_scheduled_s"`
 	Success  float64 `json:"success_ratio"`
 	Dropped  int64   `json:"dropped"` // ours only: first attempts more than MaxLag late
 	Held     bool    `json:"held_rate"`
@@ -45,6 +48,8 @@ type cpuTool struct {
 	MaxUs         float64 `json:"max_cpu_us_per_attempt"`
 	MinAchieved   float64 `json:"min_achieved_rate_per_s"`
 	MaxAchieved   float64 `json:"max_achieved_rate_per_s"`
+	MinSentPerS   float64 `json:"min_sent_per_scheduled_s"`
+	MaxSentPerS   float64 `json:"max_sent_per_scheduled_s"`
 	RatioToVegeta float64 `json:"median_ratio_to_vegeta,omitempty"`
 }
 
@@ -90,8 +95,8 @@ func cpuCompare(ctx context.Context, args []string) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	fmt.Fprintf(os.Stderr, "%-5s %-8s %10s %9s %7s %8s %8s %8s %9s %9s %8s  %s\n",
-		"trial", "tool", "achieved/s", "attempts", "ok", "dropped", "user s", "sys s", "µs/att", "MaxRSS", "load", "TIME_WAIT on :port before the run")
+	fmt.Fprintf(os.Stderr, "%-5s %-8s %10s %9s %9s %7s %8s %8s %8s %9s %9s %8s  %s\n",
+		"trial", "tool", "achieved/s", "attempts", "sent/dur", "ok", "dropped", "user s", "sys s", "µs/att", "MaxRSS", "load", "TIME_WAIT on :port before the run")
 	var runs []cpuRun
 	for trial := 1; trial <= *trials; trial++ {
 		order := slices.Clone(names)
@@ -122,6 +127,7 @@ func cpuCompare(ctx context.Context, args []string) error {
 				r.LatencyP99Ms = res.LatencyP99Ms
 			}
 			r.Held = math.Abs(r.Achieved / *rate - 1) <= *tol && r.Success >= *minSuccess && r.Dropped == 0
+			r.SentPerS = float64(r.Attempts) / dur.Seconds()
 			if r.Attempts > 0 {
 				n := float64(r.Attempts)
 				r.CPUUsPerAtt = r.Usage.CPUS() * 1e6 / n
@@ -132,8 +138,8 @@ func cpuCompare(ctx context.Context, args []string) error {
 			if !r.Held {
 				held = "  (rate not held)"
 			}
-			fmt.Fprintf(os.Stderr, "%-5d %-8s %10.1f %9d %7.4f %8d %8.2f %8.2f %9.2f %6.0f MiB %8s  %v%s\n",
-				trial, tool, r.Achieved, r.Attempts, r.Success, r.Dropped, r.Usage.UserS, r.Usage.SysS, r.CPUUsPerAtt, r.Usage.MaxRSSMiB, r.Load, r.TimeWait, held)
+			fmt.Fprintf(os.Stderr, "%-5d %-8s %10.1f %9d %9.1f %7.4f %8d %8.2f %8.2f %9.2f %6.0f MiB %8s  %v%s\n",
+				trial, tool, r.Achieved, r.Attempts, r.SentPerS, r.Success, r.Dropped, r.Usage.UserS, r.Usage.SysS, r.CPUUsPerAtt, r.Usage.MaxRSSMiB, r.Load, r.TimeWait, held)
 			runs = append(runs, r)
 			time.Sleep(2 * time.Second) // let the target settle
 		}
@@ -143,7 +149,7 @@ func cpuCompare(ctx context.Context, args []string) error {
 	var sums []cpuTool
 	var vegetaMedian float64
 	for _, tool := range names {
-		s := cpuTool{Tool: tool, MinUs: math.Inf(1), MinAchieved: math.Inf(1)}
+		s := cpuTool{Tool: tool, MinUs: math.Inf(1), MinAchieved: math.Inf(1), MinSentPerS: math.Inf(1)}
 		var us []float64
 		for _, r := range runs {
 			if r.Tool != tool {
@@ -156,6 +162,7 @@ func cpuCompare(ctx context.Context, args []string) error {
 			us = append(us, r.CPUUsPerAtt)
 			s.MinUs, s.MaxUs = min(s.MinUs, r.CPUUsPerAtt), max(s.MaxUs, r.CPUUsPerAtt)
 			s.MinAchieved, s.MaxAchieved = min(s.MinAchieved, r.Achieved), max(s.MaxAchieved, r.Achieved)
+			s.MinSentPerS, s.MaxSentPerS = min(s.MinSentPerS, r.SentPerS), max(s.MaxSentPerS, r.SentPerS)
 		}
 		if len(us) == 0 {
 			continue
@@ -174,8 +181,8 @@ func cpuCompare(ctx context.Context, args []string) error {
 			s.RatioToVegeta = s.MedianUs / vegetaMedian
 			ratio = fmt.Sprintf(", %.2f× vegeta's median", s.RatioToVegeta)
 		}
-		fmt.Fprintf(os.Stderr, "  %-8s median %6.2f µs (%.2f–%.2f) over %d runs, %d holding the rate; achieved %.1f–%.1f/s%s\n",
-			s.Tool, s.MedianUs, s.MinUs, s.MaxUs, s.Runs, s.Held, s.MinAchieved, s.MaxAchieved, ratio)
+		fmt.Fprintf(os.Stderr, "  %-8s median %6.2f µs (%.2f–%.2f) over %d runs, %d holding the rate; achieved %.1f–%.1f/s, sent %.0f–%.0f per scheduled s%s\n",
+			s.Tool, s.MedianUs, s.MinUs, s.MaxUs, s.Runs, s.Held, s.MinAchieved, s.MaxAchieved, s.MinSentPerS, s.MaxSentPerS, ratio)
 	}
 	fmt.Fprintf(os.Stderr, "  TIME_WAIT on :%d after the last run: %d\n", port, end.Before)
 	out := struct {
