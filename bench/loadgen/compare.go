@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -34,6 +36,10 @@ type row struct {
 	Ours     driveResult  `json:"ours"`
 	VegetaOK bool         `json:"vegeta_sustained"`
 	OursOK   bool         `json:"ours_sustained"`
+	// TIME_WAIT sockets on the target's port before each tool's run, and
+	// the wait for them to drain.
+	VegetaTW twWait `json:"vegeta_time_wait"`
+	OursTW   twWait `json:"ours_time_wait"`
 }
 
 // compare runs vegeta and the driver (each in its own process, one after the
@@ -51,8 +57,14 @@ func compare(ctx context.Context, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout of both tools")
 	netHTTP := fs.Bool("nethttp", false, "drive with net/http's Transport instead of the default LeanTransport")
 	trials := fs.Int("trials", 3, "trials per rate; a tool sustains a rate if any trial does (the machine is shared: a trial can be spoiled by others' load, not improved by it)")
+	twMax := fs.Int("tw-max", 1000, "before each run, wait until at most this many sockets on the target's port are in TIME_WAIT")
+	twBound := fs.Duration("tw-wait", 70*time.Second, "longest wait for TIME_WAIT to drain; then go on (and say so)")
 	fs.Parse(args)
 	if err := loopbackURL(*u); err != nil {
+		return err
+	}
+	port, err := urlPort(*u)
+	if err != nil {
 		return err
 	}
 	self, err := os.Executable()
@@ -78,11 +90,13 @@ func compare(ctx context.Context, args []string) error {
 			i++
 			r := row{Rate: rate, Trial: trial}
 			runV := func() error {
-				r.Vegeta, err = runVegeta(ctx, *vegeta, *u, rate, *dur, *timeout, filepath.Join(tmp, "v.bin"))
+				r.VegetaTW = waitTimeWait(port, *twMax, *twBound)
+				r.Vegeta, _, err = runVegeta(ctx, *vegeta, *u, rate, *dur, *timeout, filepath.Join(tmp, "v.bin"))
 				return err
 			}
 			runO := func() error {
-				r.Ours, err = runDrive(ctx, self, *u, rate, *dur, *timeout, *netHTTP)
+				r.OursTW = waitTimeWait(port, *twMax, *twBound)
+				r.Ours, _, err = runDrive(ctx, self, *u, rate, *dur, *timeout, *netHTTP)
 				return err
 			}
 			order := []func() error{runV, runO}
@@ -93,7 +107,7 @@ func compare(ctx context.Context, args []string) error {
 				if err := run(); err != nil {
 					return err
 				}
-				time.Sleep(2 * time.Second) // let TIME_WAIT and the target settle
+				time.Sleep(2 * time.Second) // let the target settle (TIME_WAIT: waited for before each run)
 			}
 			r.VegetaOK = math.Abs(r.Vegeta.Rate/rate-1) <= *tol && r.Vegeta.Success >= *minSuccess
 			r.OursOK = math.Abs(r.Ours.Achieved/rate-1) <= *tol && r.Ours.Success >= *minSuccess && r.Ours.Dropped == 0
@@ -103,8 +117,8 @@ func compare(ctx context.Context, args []string) error {
 			if r.OursOK {
 				bestO = max(bestO, rate)
 			}
-			fmt.Fprintf(os.Stderr, "rate %6.0f #%d  vegeta %9.1f/s ok %.4f %-5v  ours %9.1f/s ok %.4f dropped %d lag p99 %.2f ms %v  (load %s)\n",
-				rate, trial, r.Vegeta.Rate, r.Vegeta.Success, r.VegetaOK, r.Ours.Achieved, r.Ours.Success, r.Ours.Dropped, r.Ours.LagP99Ms, r.OursOK, loadavg())
+			fmt.Fprintf(os.Stderr, "rate %6.0f #%d  vegeta %9.1f/s ok %.4f %-5v  ours %9.1f/s ok %.4f dropped %d lag p99 %.2f ms %v  (load %s; before vegeta %v, before ours %v)\n",
+				rate, trial, r.Vegeta.Rate, r.Vegeta.Success, r.VegetaOK, r.Ours.Achieved, r.Ours.Success, r.Ours.Dropped, r.Ours.LagP99Ms, r.OursOK, loadavg(), r.VegetaTW, r.OursTW)
 			rows = append(rows, r)
 			anyOK = anyOK || r.VegetaOK || r.OursOK
 			if r.VegetaOK && r.OursOK {
@@ -125,7 +139,8 @@ func compare(ctx context.Context, args []string) error {
 		MinSuccess float64      `json:"min_success"`
 	}{Rows: rows, VegetaMax: bestV, OursMax: bestO, DurationS: dur.Seconds(), Tolerance: *tol, MinSuccess: *minSuccess}
 	if bestO > 0 {
-		res, err := runDrive(ctx, self, *u, bestO/2, *lagDur, *timeout, *netHTTP)
+		waitTimeWait(port, *twMax, *twBound)
+		res, _, err := runDrive(ctx, self, *u, bestO/2, *lagDur, *timeout, *netHTTP)
 		if err != nil {
 			return err
 		}
@@ -137,6 +152,18 @@ func compare(ctx context.Context, args []string) error {
 	return enc.Encode(out)
 }
 
+// urlPort returns the port of an http:// URL (80 if it has none).
+func urlPort(raw string) (int, error) {
+	pu, err := url.Parse(raw)
+	if err != nil {
+		return 0, err
+	}
+	if pu.Port() == "" {
+		return 80, nil
+	}
+	return strconv.Atoi(pu.Port())
+}
+
 // loadavg returns the 1-minute load average.
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")
@@ -146,9 +173,36 @@ func loadavg() string {
 	return strings.Fields(string(b))[0]
 }
 
-// runVegeta attacks at rate for dur and returns vegeta's own report.
-func runVegeta(ctx context.Context, bin, u string, rate float64, dur, timeout time.Duration, out string) (vegetaReport, error) {
+// procUsage is a finished child process's own resource usage (wait4's
+// rusage): the load generator's process alone, not the target's, not
+// `vegeta report`'s.
+type procUsage struct {
+	UserS     float64 `json:"user_s"`
+	SysS      float64 `json:"sys_s"`
+	MaxRSSMiB float64 `json:"max_rss_mib"`
+	WallS     float64 `json:"wall_s"`
+}
+
+// CPUS is user + system time.
+func (p procUsage) CPUS() float64 { return p.UserS + p.SysS }
+
+// usageOf reads the usage of a command that has run since start.
+func usageOf(cmd *exec.Cmd, start time.Time) procUsage {
+	u := procUsage{WallS: time.Since(start).Seconds()}
+	if ps := cmd.ProcessState; ps != nil {
+		u.UserS, u.SysS = ps.UserTime().Seconds(), ps.SystemTime().Seconds()
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			u.MaxRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
+		}
+	}
+	return u
+}
+
+// runVegeta attacks at rate for dur and returns vegeta's own report and the
+// usage of the `vegeta attack` process.
+func runVegeta(ctx context.Context, bin, u string, rate float64, dur, timeout time.Duration, out string) (vegetaReport, procUsage, error) {
 	var rep vegetaReport
+	var use procUsage
 	ctx, cancel := context.WithTimeout(ctx, dur+timeout+time.Minute)
 	defer cancel()
 	attack := exec.CommandContext(ctx, bin, "attack",
@@ -156,22 +210,26 @@ func runVegeta(ctx context.Context, bin, u string, rate float64, dur, timeout ti
 		"-timeout", timeout.String(), "-output", out)
 	attack.Stdin = strings.NewReader("GET " + u + "\n")
 	attack.Stderr = os.Stderr
+	start := time.Now()
 	if err := attack.Run(); err != nil {
-		return rep, fmt.Errorf("vegeta attack: %w", err)
+		return rep, use, fmt.Errorf("vegeta attack: %w", err)
 	}
+	use = usageOf(attack, start)
 	report, err := exec.CommandContext(ctx, bin, "report", "-type=json", out).Output()
 	if err != nil {
-		return rep, fmt.Errorf("vegeta report: %w", err)
+		return rep, use, fmt.Errorf("vegeta report: %w", err)
 	}
 	if err := json.Unmarshal(report, &rep); err != nil {
-		return rep, fmt.Errorf("vegeta report: %w", err)
+		return rep, use, fmt.Errorf("vegeta report: %w", err)
 	}
-	return rep, nil
+	return rep, use, nil
 }
 
-// runDrive runs this program's drive mode in its own process.
-func runDrive(ctx context.Context, self, u string, rate float64, dur, timeout time.Duration, netHTTP bool) (driveResult, error) {
+// runDrive runs this program's drive mode in its own process and returns its
+// result and the usage of that process.
+func runDrive(ctx context.Context, self, u string, rate float64, dur, timeout time.Duration, netHTTP bool) (driveResult, procUsage, error) {
 	var res driveResult
+	var use procUsage
 	ctx, cancel := context.WithTimeout(ctx, dur+2*timeout+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, "drive", "-url", u, "-rate", strconv.FormatFloat(rate, 'f', -1, 64),
@@ -180,12 +238,14 @@ func runDrive(ctx context.Context, self, u string, rate float64, dur, timeout ti
 		cmd.Args = append(cmd.Args, "-nethttp")
 	}
 	cmd.Stderr = os.Stderr
+	start := time.Now()
 	b, err := cmd.Output()
 	if err != nil {
-		return res, fmt.Errorf("drive: %w", err)
+		return res, use, fmt.Errorf("drive: %w", err)
 	}
+	use = usageOf(cmd, start)
 	if err := json.Unmarshal(bytes.TrimSpace(b), &res); err != nil {
-		return res, fmt.Errorf("drive output: %w", err)
+		return res, use, fmt.Errorf("drive output: %w", err)
 	}
-	return res, nil
+	return res, use, nil
 }

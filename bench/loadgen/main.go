@@ -8,9 +8,10 @@
 //	loadgen-bench drive  -url http://127.0.0.1:8099/ -rate 5000 -duration 10s
 //	loadgen-bench storm  -url http://127.0.0.1:8098/ -rate 2000 -timeout 1s -duration 60s
 //	loadgen-bench compare -vegeta /tmp/x/vegeta -url http://127.0.0.1:8099/ -rates 2000,4000
+//	loadgen-bench cpu -vegeta /tmp/x/vegeta -url http://127.0.0.1:8099/ -rate 10000 -duration 20s -trials 3
 //
-// drive, storm and compare print one JSON object on stdout (compare also a
-// line per rate on stderr).
+// drive, storm, compare and cpu print one JSON object on stdout (compare
+// also a line per rate on stderr, cpu a table).
 package main
 
 import (
@@ -38,7 +39,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadgen-bench target|drive|storm|compare [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen-bench target|drive|storm|compare|cpu [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -53,6 +54,8 @@ func main() {
 		err = storm(ctx, os.Args[2:])
 	case "compare":
 		err = compare(ctx, os.Args[2:])
+	case "cpu":
+		err = cpuCompare(ctx, os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}

@@ -4,7 +4,11 @@
 #      rate each sustains (achieved rate within 0.5 % of the target rate and
 #      ≥ 99 % successes; ours also with nothing dropped);
 #   2. our dispatch lag at half our highest sustained rate;
-#   3. timeout storms: 2,000 attempts/s, 1 s timeout, 60 s, against a target
+#   3. CPU time per attempt sent (user + system of the generator's process
+#      alone, from wait4's rusage) of vegeta and of our driver (LeanTransport
+#      and net/http's Transport) at one rate (CPU_RATE, default 10,000/s) for
+#      CPU_DURATION (20 s), TRIALS trials, rotating the order in each trial;
+#   4. timeout storms: 2,000 attempts/s, 1 s timeout, 60 s, against a target
 #      that never answers and closes silently once the client has given up
 #      (so the client closed first and TIME_WAIT is possible), with SO_LINGER 0
 #      (the default), without it, over h2c (a target that never answers), and
@@ -14,20 +18,32 @@
 # vegeta is installed with `go install` into a temporary GOBIN; it is not a
 # dependency of the module. Everything talks to 127.0.0.1 only and stops by
 # itself. Results (JSON) go to $OUT (default: a temporary directory, printed).
+# Before each run of either tool in 1 and 3 it waits (at most TW_WAIT, 70 s)
+# until at most TW_MAX (1000) sockets on the target's port are in TIME_WAIT:
+# a run that falls behind opens thousands of connections, and the TIME_WAIT
+# sockets they leave spoil every later run on that port. The counts before
+# and after each wait are printed and in the JSON.
 #
-# Knobs (environment): RATES, TRIALS, NETHTTP (set: drive the comparison
-# with net/http's Transport instead of the default LeanTransport), DURATION, LAG_DURATION, STORM_DURATION,
-# STORM_RATE, STORMS ("linger0 nolinger h2c lean"; empty for none), VEGETA (a vegeta binary to use
-# instead of installing one), OUT.
+# Knobs (environment): RATES (empty: no side by side, no lag run), TRIALS,
+# NETHTTP (set: drive the comparison with net/http's Transport instead of the
+# default LeanTransport), DURATION, LAG_DURATION, CPU_RATE, CPU_DURATION,
+# CPU_TOOLS ("vegeta,lean,nethttp"; empty for none), TW_MAX, TW_WAIT,
+# STORM_DURATION, STORM_RATE, STORMS ("linger0 nolinger h2c lean"; empty for
+# none), VEGETA (a vegeta binary to use instead of installing one), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-RATES=${RATES:-2000,4000,6000,8000,10000,12000,14000,16000,18000,20000}
+RATES=${RATES-2000,4000,6000,8000,10000,12000,14000,16000,18000,20000}
 TRIALS=${TRIALS:-3}
 DURATION=${DURATION:-10s}
 LAG_DURATION=${LAG_DURATION:-30s}
 STORM_DURATION=${STORM_DURATION:-60s}
 STORM_RATE=${STORM_RATE:-2000}
+CPU_RATE=${CPU_RATE:-10000}
+CPU_DURATION=${CPU_DURATION:-20s}
+CPU_TOOLS=${CPU_TOOLS-vegeta,lean,nethttp}
+TW_MAX=${TW_MAX:-1000}
+TW_WAIT=${TW_WAIT:-70s}
 STORMS=${STORMS-linger0 nolinger h2c lean}
 FAST=127.0.0.1:18099
 HANG=127.0.0.1:18098
@@ -60,9 +76,19 @@ start_target() { # addr mode [extra flags]
 
 echo "== host: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 start_target "$FAST" fast
-echo "== vegeta vs loadgen at $RATES for $DURATION each" >&2
-"$WORK/loadgen-bench" compare -vegeta "$VEGETA" -url "http://$FAST/" -rates "$RATES" \
-  -duration "$DURATION" -lag-duration "$LAG_DURATION" -trials "$TRIALS" ${NETHTTP:+-nethttp} >"$OUT/compare.json"
+if [ -n "$RATES" ]; then
+  echo "== vegeta vs loadgen at $RATES for $DURATION each" >&2
+  "$WORK/loadgen-bench" compare -vegeta "$VEGETA" -url "http://$FAST/" -rates "$RATES" \
+    -duration "$DURATION" -lag-duration "$LAG_DURATION" -trials "$TRIALS" ${NETHTTP:+-nethttp} \
+    -tw-max "$TW_MAX" -tw-wait "$TW_WAIT" >"$OUT/compare.json"
+fi
+
+if [ -n "$CPU_TOOLS" ]; then
+  echo "== CPU per attempt: $CPU_TOOLS at $CPU_RATE/s for $CPU_DURATION, $TRIALS trials" >&2
+  "$WORK/loadgen-bench" cpu -vegeta "$VEGETA" -url "http://$FAST/" -rate "$CPU_RATE" \
+    -duration "$CPU_DURATION" -trials "$TRIALS" -tools "$CPU_TOOLS" \
+    -tw-max "$TW_MAX" -tw-wait "$TW_WAIT" >"$OUT/cpu.json"
+fi
 
 start_target "$HANG" silent
 start_target "$HANG_H2C" hang -h2c
@@ -81,7 +107,8 @@ done
 
 echo "== summary" >&2
 if command -v jq >/dev/null; then
-  jq -r '"vegeta max sustained: \(.vegeta_max_sustained_per_s)/s, ours: \(.ours_max_sustained_per_s)/s; ours at half (\(.ours_at_half_max.target_rate_per_s)/s): lag p50 \(.ours_at_half_max.lag_p50_ms) ms, p99 \(.ours_at_half_max.lag_p99_ms) ms, max \(.ours_at_half_max.lag_max_ms) ms"' "$OUT/compare.json"
+  [ -z "$RATES" ] || jq -r '"vegeta max sustained: \(.vegeta_max_sustained_per_s)/s, ours: \(.ours_max_sustained_per_s)/s; ours at half (\(.ours_at_half_max.target_rate_per_s)/s): lag p50 \(.ours_at_half_max.lag_p50_ms) ms, p99 \(.ours_at_half_max.lag_p99_ms) ms, max \(.ours_at_half_max.lag_max_ms) ms"' "$OUT/compare.json"
+  [ -z "$CPU_TOOLS" ] || jq -r '.target_rate_per_s as $r | .tools[] | "CPU per attempt at \($r)/s, \(.tool): median \(.median_cpu_us_per_attempt*100|round/100) µs (\(.min_cpu_us_per_attempt*100|round/100)–\(.max_cpu_us_per_attempt*100|round/100)), achieved \(.min_achieved_rate_per_s|floor)–\(.max_achieved_rate_per_s|floor)/s (sent \(.min_sent_per_scheduled_s|floor)–\(.max_sent_per_scheduled_s|floor) per scheduled s), \(.runs_holding_rate)/\(.runs) runs held the rate\(if .median_ratio_to_vegeta then ", \(.median_ratio_to_vegeta*100|round/100)× vegeta" else "" end)"' "$OUT/cpu.json"
   for s in $STORMS; do
     jq -r --arg s "$s" '"storm \($s): sent \(.sent)/\(.planned), dropped \(.dropped), outcomes \(.outcomes|tostring), rate \(.achieved_rate_per_s|floor), lag p99 \(.lag_p99_ms) ms, \(.kib_per_in_flight|floor) KiB per in-flight (\(.mean_in_flight_steady|floor) in flight, RSS \(.base_rss_mib|floor)→\(.mean_rss_mib_steady|floor) MiB), max fds \(.max_fds), TIME_WAIT to the target \(.time_wait_before) before, max \(.max_time_wait) during"' "$OUT/storm-$s.json"
   done
