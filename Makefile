@@ -18,7 +18,7 @@ PURE_PKGS  := ./analysis/... ./scenarios/...
 FIELD_PKGS := ./internal/fieldtest/...
 RACE_PKGS  := $(shell $(GO) list ./... | grep -v -e /analysis -e /scenarios -e /internal/fieldtest)
 
-.PHONY: build test test-pure test-fuzz test-race test-field bench bench-staging bench-brakes demo clean
+.PHONY: build test test-pure test-fuzz test-race test-field bench bench-staging bench-brakes bench-fleet demo clean
 
 build:
 	$(GO) build -o bin/trigger ./cmd/trigger
@@ -55,6 +55,11 @@ bench-staging:
 # while Prometheus hangs, is slow or dies (about 3 minutes).
 bench-brakes:
 	$(GO) run ./bench/brakes
+
+# How soon merged seconds reach the coordinator from 1–8 local agents, and
+# what each agent costs (about 2 minutes).
+bench-fleet:
+	$(GO) run ./bench/fleet
 
 demo: build
 	./bin/trigger demo
