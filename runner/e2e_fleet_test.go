@@ -24,17 +24,7 @@ func runFleet(t *testing.T, e e2eScenario, eng *fleettest.Engine, during func(*O
 	if during != nil {
 		during(&opts)
 	}
-	started := time.Now()
-	res, err := Run(context.Background(), opts)
-	t.Logf("run took %s, err %v", time.Since(started).Round(time.Millisecond), err)
-	if res != nil {
-		t.Cleanup(func() {
-			if t.Failed() || testing.Verbose() {
-				logTimeline(t, res)
-			}
-		})
-	}
-	return res, err
+	return runLogged(t, context.Background(), opts)
 }
 
 // checkFleetSection checks result.json's fleet section: three agents that

@@ -153,8 +153,15 @@ func runSystemA(t *testing.T, e e2eScenario) *Result {
 // runE2E runs a scenario and logs its timeline on failure.
 func runE2E(t *testing.T, ctx context.Context, s *scenarios.Scenario) (*Result, error) {
 	t.Helper()
+	return runLogged(t, ctx, Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond})
+}
+
+// runLogged runs with opts, logs how long it took, and logs the timeline
+// when the test fails (or runs verbose).
+func runLogged(t *testing.T, ctx context.Context, opts Options) (*Result, error) {
+	t.Helper()
 	started := time.Now()
-	res, err := Run(ctx, Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond})
+	res, err := Run(ctx, opts)
 	t.Logf("run took %s, err %v", time.Since(started).Round(time.Millisecond), err)
 	if res != nil {
 		t.Cleanup(func() {

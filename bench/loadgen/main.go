@@ -430,24 +430,6 @@ func countFDs() int {
 	return len(es)
 }
 
-// countTimeWait counts TIME_WAIT TCP sockets (state 06 in /proc/net/tcp{,6})
-// whose remote port is port: the client side of connections to the target.
-func countTimeWait(port int) int {
-	suffix := fmt.Sprintf(":%04X", port)
-	n := 0
-	for _, p := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(p)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) > 3 && fields[3] == "06" && strings.HasSuffix(fields[2], suffix) {
-				n++
-			}
-		}
-		f.Close()
-	}
-	return n
-}
+// countTimeWait counts TIME_WAIT TCP sockets whose remote port is port:
+// the client side of connections to the target.
+func countTimeWait(port int) int { return countTimeWaitOn(port, false) }

@@ -48,11 +48,14 @@ func waitTimeWait(port, maxLeft int, bound time.Duration) twWait {
 	return w
 }
 
-// countTimeWaitPort counts TCP sockets in TIME_WAIT (state 06 in
-// /proc/net/tcp{,6}) with port at either end: the clients' side (remote port)
-// and the target's (local port). The same as
-// ss -tan state time-wait '( sport = :PORT or dport = :PORT )'.
-func countTimeWaitPort(port int) int {
+// countTimeWaitPort counts TCP sockets in TIME_WAIT with port at either
+// end: the clients' side (remote port) and the target's (local port). The
+// same as ss -tan state time-wait '( sport = :PORT or dport = :PORT )'.
+func countTimeWaitPort(port int) int { return countTimeWaitOn(port, true) }
+
+// countTimeWaitOn counts TIME_WAIT sockets (state 06 in /proc/net/tcp{,6})
+// whose remote port is port, or, with local, whose local port is too.
+func countTimeWaitOn(port int, local bool) int {
 	suffix := fmt.Sprintf(":%04X", port)
 	n := 0
 	for _, p := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
@@ -63,7 +66,7 @@ func countTimeWaitPort(port int) int {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
-			if len(fields) > 3 && fields[3] == "06" && (strings.HasSuffix(fields[1], suffix) || strings.HasSuffix(fields[2], suffix)) {
+			if len(fields) > 3 && fields[3] == "06" && (strings.HasSuffix(fields[2], suffix) || local && strings.HasSuffix(fields[1], suffix)) {
 				n++
 			}
 		}
