@@ -117,7 +117,6 @@ func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) e
 	drvCtx, stopDriver := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopDriver()
 	var (
-		started     = make(chan time.Time, 1)
 		done        = make(chan error, 1)
 		launched    bool
 		startedAt   time.Time
@@ -136,6 +135,10 @@ func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) e
 	tick := time.NewTicker(ReportEvery)
 	defer tick.Stop()
 	for {
+		if e := drv.Elapsed(); startedAt.IsZero() && e > 0 {
+			// The wall-clock instant the driver's clock started.
+			startedAt = time.Now().Add(-e)
+		}
 		rep := Report{Index: a.cfg.Index, Ready: true}
 		if !startedAt.IsZero() {
 			rep.StartedUnixNS = startedAt.UnixNano()
@@ -157,7 +160,7 @@ func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) e
 			cfrom = closedCohorts(cfrom, rep.Cohorts)
 			if !launched && ctl.StartUnixNS != 0 {
 				launched = true
-				go a.drive(drvCtx, drv, time.Unix(0, ctl.StartUnixNS), time.Duration(asg.MaxDurationS*float64(time.Second)), started, done)
+				go a.drive(drvCtx, drv, time.Unix(0, ctl.StartUnixNS), time.Duration(asg.MaxDurationS*float64(time.Second)), done)
 			}
 			if r := ctl.Replan; r != nil && r.Seq > applied {
 				applied = r.Seq
@@ -170,12 +173,11 @@ func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) e
 				}
 			}
 		}
-		// Wait for the next report, the driver's start or end, or the
+		// Wait for the next report, the driver's end, or the
 		// moment the coordinator has been silent too long.
 		silence := time.NewTimer(time.Until(a.lastOK.Add(Silence)))
 		select {
 		case <-tick.C:
-		case startedAt = <-started:
 		case <-done:
 			ended = true
 		case <-silence.C:
@@ -187,7 +189,7 @@ func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) e
 }
 
 // drive starts the driver at start and runs it for at most maxDuration.
-func (a *agent) drive(ctx context.Context, drv *loadgen.Driver, start time.Time, maxDuration time.Duration, started chan<- time.Time, done chan<- error) {
+func (a *agent) drive(ctx context.Context, drv *loadgen.Driver, start time.Time, maxDuration time.Duration, done chan<- error) {
 	if wait := time.Until(start); wait > 0 {
 		t := time.NewTimer(wait)
 		select {
@@ -201,15 +203,6 @@ func (a *agent) drive(ctx context.Context, drv *loadgen.Driver, start time.Time,
 		ctx, cancel = context.WithTimeout(ctx, maxDuration)
 		defer cancel()
 	}
-	go func() {
-		for drv.Elapsed() == 0 && ctx.Err() == nil {
-			time.Sleep(100 * time.Microsecond)
-		}
-		if e := drv.Elapsed(); e > 0 {
-			// The wall-clock instant the driver's clock started.
-			started <- time.Now().Add(-e)
-		}
-	}()
 	done <- drv.Run(ctx)
 }
 
