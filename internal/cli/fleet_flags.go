@@ -61,9 +61,6 @@ func (f *fleetFlags) register(cmd *cobra.Command) {
 func (f *fleetFlags) options(test *convert.Test, path string, rawVars []string, metricsAddr string) (*runner.FleetOptions, error) {
 	usage := func(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
 	if f.workers == 0 {
-		if f.dryRun {
-			return nil, usage(errors.New("--dry-run prints the agents' manifests: it needs --workers N --engine kubernetes"))
-		}
 		return nil, nil
 	}
 	if f.workers < 0 {
@@ -96,34 +93,29 @@ func (f *fleetFlags) options(test *convert.Test, path string, rawVars []string, 
 		RunID: runner.NewRunID(test.Scenario), Listen: f.listen, Advertise: f.advertise, JoinTimeout: join}, nil
 }
 
-// newEngine makes the engine --engine names; kubernetes needs --image and
-// --advertise (its pods cannot reach a loopback coordinator).
+// newEngine makes the engine --engine names.
 func (f *fleetFlags) newEngine() (fleet.Engine, error) {
 	switch f.engine {
 	case "local":
-		if f.dryRun {
-			return nil, errors.New("--dry-run prints the manifests of --engine kubernetes; the local engine has none")
-		}
 		return &fleet.LocalEngine{}, nil
 	case "kubernetes":
-		if f.advertise == "" {
-			return nil, errors.New("--engine kubernetes: give --advertise http://HOST:PORT, an address of this coordinator the pods can reach, and --listen with its port")
-		}
 		opts, err := f.kubeOptions()
 		if err != nil {
 			return nil, err
-		}
-		if f.dryRun {
-			return nil, nil
 		}
 		return kube.New(opts)
 	}
 	return nil, fmt.Errorf("--engine %q: want local or kubernetes", f.engine)
 }
 
-// kubeOptions are the kubernetes engine's options from the flags.
+// kubeOptions are the kubernetes engine's options from the flags; its
+// pods cannot reach a loopback coordinator, so --advertise is required,
+// and so is --image.
 func (f *fleetFlags) kubeOptions() (kube.Options, error) {
 	o := f.kube
+	if f.advertise == "" {
+		return o, errors.New("--engine kubernetes: give --advertise http://HOST:PORT, an address of this coordinator the pods can reach, and --listen with its port")
+	}
 	o.ImagePullPolicy = corev1.PullPolicy(f.pullPolicy)
 	o.Resources = kube.Resources{CPURequest: f.cpu, CPULimit: f.cpu, MemoryRequest: f.memory, MemoryLimit: f.memory}
 	for _, kv := range f.nodeSelector {
@@ -143,12 +135,19 @@ func (f *fleetFlags) kubeOptions() (kube.Options, error) {
 }
 
 // printManifests writes what a kubernetes run would create (the token
-// redacted) for --dry-run.
-func (f *fleetFlags) printManifests(w io.Writer, test *convert.Test, fo *runner.FleetOptions) error {
+// redacted) for --dry-run, and sends nothing.
+func (f *fleetFlags) printManifests(w io.Writer, test *convert.Test) error {
+	switch {
+	case f.workers < 1:
+		return &ExitError{Code: ExitUsage, Err: errors.New("--dry-run prints the agents' manifests: it needs --workers N --engine kubernetes")}
+	case f.engine != "kubernetes":
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--dry-run prints the manifests of --engine kubernetes; the %s engine has none", f.engine)}
+	}
 	opts, err := f.kubeOptions()
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	fo := &runner.FleetOptions{Agents: f.workers, Advertise: f.advertise}
 	y, err := kube.ManifestsYAML(runner.AgentSpecOf(test, fo), opts)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}

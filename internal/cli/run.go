@@ -57,12 +57,12 @@ tell), 4 harness error (Prometheus unreachable, scrape target down),
 				return err
 			}
 			s := test.Scenario
+			if ff.dryRun {
+				return ff.printManifests(stdout, test)
+			}
 			fleetOpts, err := ff.options(test, args[0], sf.vars, metricsAddr)
 			if err != nil {
 				return err
-			}
-			if ff.dryRun {
-				return ff.printManifests(stdout, test, fleetOpts)
 			}
 			if out == "" {
 				out = filepath.Join("out", fmt.Sprintf("%s-%s", s.Name, time.Now().Format("20060102-150405")))
