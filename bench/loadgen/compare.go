@@ -42,6 +42,13 @@ type row struct {
 	OursTW   twWait `json:"ours_time_wait"`
 }
 
+// heldRate reports whether a run held its target rate: achieved within
+// the relative tolerance tol of rate, at least minSuccess of its attempts
+// successful, and (ours) no first attempt dropped for lateness.
+func heldRate(achieved, rate, tol, success, minSuccess float64, dropped int64) bool {
+	return math.Abs(achieved/rate-1) <= tol && success >= minSuccess && dropped == 0
+}
+
 // compare runs vegeta and the driver (each in its own process, one after the
 // other, alternating which goes first) at each rate against the same target,
 // then the driver alone at half its highest sustained rate for the lag.
@@ -109,8 +116,8 @@ func compare(ctx context.Context, args []string) error {
 				}
 				time.Sleep(2 * time.Second) // let the target settle (TIME_WAIT: waited for before each run)
 			}
-			r.VegetaOK = math.Abs(r.Vegeta.Rate/rate-1) <= *tol && r.Vegeta.Success >= *minSuccess
-			r.OursOK = math.Abs(r.Ours.Achieved/rate-1) <= *tol && r.Ours.Success >= *minSuccess && r.Ours.Dropped == 0
+			r.VegetaOK = heldRate(r.Vegeta.Rate, rate, *tol, r.Vegeta.Success, *minSuccess, 0)
+			r.OursOK = heldRate(r.Ours.Achieved, rate, *tol, r.Ours.Success, *minSuccess, r.Ours.Dropped)
 			if r.VegetaOK {
 				bestV = max(bestV, rate)
 			}

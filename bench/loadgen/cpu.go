@@ -126,7 +126,7 @@ func cpuCompare(ctx context.Context, args []string) error {
 				r.Achieved, r.Attempts, r.Success, r.Dropped, r.Usage = res.Achieved, res.Sent, res.Success, res.Dropped, use
 				r.LatencyP99Ms = res.LatencyP99Ms
 			}
-			r.Held = math.Abs(r.Achieved / *rate - 1) <= *tol && r.Success >= *minSuccess && r.Dropped == 0
+			r.Held = heldRate(r.Achieved, *rate, *tol, r.Success, *minSuccess, r.Dropped)
 			r.SentPerS = float64(r.Attempts) / dur.Seconds()
 			if r.Attempts > 0 {
 				n := float64(r.Attempts)
