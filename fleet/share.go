@@ -4,9 +4,11 @@ import (
 	"github.com/trigger-test/trigger/loadgen"
 )
 
-// seedStride separates the agents' seeds (the golden ratio of 2⁶⁴, as the
-// driver's replans use).
-const seedStride = 0x9e3779b97f4a7c15
+// seedStride separates the agents' seeds. It is not the stride the
+// driver steps its own seed by at each replan (the golden ratio of 2⁶⁴):
+// with the same stride, agent 1's first schedule would draw the very
+// arrivals agent 0 draws after its first replan.
+const seedStride = 0xbf58476d1ce4e5b9
 
 // Share is agent index's part of a run's driver configuration among n:
 // the first-attempt rate divided by n (a superposition of independent
