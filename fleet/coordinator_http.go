@@ -20,14 +20,14 @@ func (c *Coordinator) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// agentIndex reads and checks an agent's index.
-func (c *Coordinator) agentIndex(w http.ResponseWriter, s string) (int, bool) {
-	i, err := strconv.Atoi(s)
-	if err != nil || i < 0 || i >= len(c.agents) {
+// knownAgent checks an agent's index, answering 400 when there is no such
+// agent.
+func (c *Coordinator) knownAgent(w http.ResponseWriter, i int) bool {
+	if i < 0 || i >= len(c.agents) {
 		http.Error(w, "no such agent", http.StatusBadRequest)
-		return 0, false
+		return false
 	}
-	return i, true
+	return true
 }
 
 // handleAssignment answers GET /v1/assignment?index=I.
@@ -35,8 +35,11 @@ func (c *Coordinator) handleAssignment(w http.ResponseWriter, r *http.Request) {
 	if !c.authorized(w, r) {
 		return
 	}
-	i, ok := c.agentIndex(w, r.URL.Query().Get("index"))
-	if !ok {
+	i, err := strconv.Atoi(r.URL.Query().Get("index"))
+	if err != nil {
+		i = -1
+	}
+	if !c.knownAgent(w, i) {
 		return
 	}
 	c.mu.Lock()
@@ -60,11 +63,10 @@ func (c *Coordinator) handleReport(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad report: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	i, ok := c.agentIndex(w, strconv.Itoa(rep.Index))
-	if !ok {
+	if !c.knownAgent(w, rep.Index) {
 		return
 	}
-	ctl := c.take(i, rep)
+	ctl := c.take(rep.Index, rep)
 	writeJSON(w, ctl)
 	select {
 	case c.changed <- struct{}{}:
