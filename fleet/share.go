@@ -19,6 +19,7 @@ const seedStride = 0xbf58476d1ce4e5b9
 func Share(cfg loadgen.Config, index, n int, seed uint64) loadgen.Config {
 	cfg.Stages = ShareStages(cfg.Stages, n)
 	cfg.Seed = max(seed, 1) + uint64(index)*seedStride
+	cfg.Phase = float64(index) / float64(n)
 	if index != 0 {
 		cfg.Tracers = nil
 	}

@@ -26,7 +26,7 @@ const minBatchGap = time.Millisecond
 // first). It returns when the schedule has ended (its last stage is over,
 // arrivals or not) or ctx is done.
 func (d *Driver) dispatch(ctx context.Context) {
-	sched := NewSchedule(d.cfg.Stages, d.cfg.Arrivals, d.cfg.Seed)
+	sched := NewSchedule(d.cfg.Stages, d.cfg.Arrivals, d.cfg.Seed).withPhase(d.cfg.Phase)
 	d.schedEnd.Store(int64(sched.End()))
 	var offset time.Duration
 	var pend *replanReq
@@ -42,7 +42,7 @@ func (d *Driver) dispatch(ctx context.Context) {
 		}
 		if pend != nil && (!ok || offset+at >= pend.at) {
 			replans++
-			sched = NewSchedule(pend.stages, d.cfg.Arrivals, d.cfg.Seed+replans*0x9e3779b97f4a7c15)
+			sched = NewSchedule(pend.stages, d.cfg.Arrivals, d.cfg.Seed+replans*0x9e3779b97f4a7c15).withPhase(d.cfg.Phase)
 			offset, pend = pend.at, nil
 			d.schedEnd.Store(int64(offset + sched.End()))
 			at, ok = sched.Next()

@@ -50,8 +50,14 @@ type Config struct {
 	Stages   []Stage        // first-attempt rate schedule
 	Arrivals vocab.Arrivals // Poisson or Uniform
 	Seed     uint64         // seeds the schedule and the jitter
-	Timeout  time.Duration
-	Retry    RetryPolicy
+	// Phase shifts uniform arrivals by a fraction of one arrival, in [0, 1):
+	// the n-th is planned at Λ⁻¹(n−1+Phase) instead of Λ⁻¹(n−1). N drivers
+	// sharing a rate with phases 0, 1/N, …, (N−1)/N together send exactly
+	// one driver's uniform schedule instead of N arrivals at once. Ignored
+	// for Poisson arrivals (a superposition of Poisson streams is one).
+	Phase   float64
+	Timeout time.Duration
+	Retry   RetryPolicy
 	// MaxInFlight bounds concurrent attempts and tracers together (each
 	// holds a connection: a file descriptor); a first attempt or retry due
 	// while it is reached is refused and counted, a tracer is not sent and
@@ -146,6 +152,9 @@ func NewDriver(cfg Config) (*Driver, error) {
 	}
 	if cfg.MaxInFlight < 0 || cfg.MaxLag < 0 {
 		return nil, errors.New("loadgen: negative max in flight or max lag")
+	}
+	if !(cfg.Phase >= 0 && cfg.Phase < 1) {
+		return nil, fmt.Errorf("loadgen: phase %g outside [0, 1)", cfg.Phase)
 	}
 	cfg.MaxInFlight = cmp.Or(cfg.MaxInFlight, vocab.DefaultMaxInFlight)
 	cfg.MaxLag = cmp.Or(cfg.MaxLag, DefaultMaxLag)

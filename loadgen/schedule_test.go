@@ -216,3 +216,57 @@ func BenchmarkScheduleNext(b *testing.B) {
 		})
 	}
 }
+
+// N uniform schedules at 1/N of the rate, shifted by phases 0, 1/N, …,
+// together plan what one schedule at the whole rate plans (to rounding),
+// ramps included; without the phases they would send N arrivals at once.
+func TestSchedulePhasesMergeIntoOne(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 8).Draw(t, "n")
+		from := rapid.Float64Range(1, 500).Draw(t, "from")
+		to := rapid.Float64Range(1, 500).Draw(t, "to")
+		stages := []Stage{Ramp(5*time.Second, from, to), Constant(3*time.Second, to)}
+		var one []time.Duration
+		for s := NewSchedule(stages, vocab.Uniform, 1); ; {
+			at, ok := s.Next()
+			if !ok {
+				break
+			}
+			one = append(one, at)
+		}
+		var merged []time.Duration
+		share := make([]Stage, len(stages))
+		for i, st := range stages {
+			share[i] = Stage{Duration: st.Duration, From: st.From / float64(n), To: st.To / float64(n)}
+		}
+		for i := range n {
+			for s := NewSchedule(share, vocab.Uniform, uint64(i)).withPhase(float64(i) / float64(n)); ; {
+				at, ok := s.Next()
+				if !ok {
+					break
+				}
+				merged = append(merged, at)
+			}
+		}
+		sort.Slice(merged, func(a, b int) bool { return merged[a] < merged[b] })
+		// Arrivals whose Λ lands within rounding of the schedule's end may
+		// fall on either side of it.
+		if d := len(merged) - len(one); d < -n || d > n {
+			t.Fatalf("%d agents planned %d arrivals, one schedule %d", n, len(merged), len(one))
+		}
+		for k := range min(len(one), len(merged)) {
+			if diff := merged[k] - one[k]; diff < -time.Microsecond || diff > time.Microsecond {
+				t.Fatalf("arrival %d: %v merged, %v alone (%d agents)", k, merged[k], one[k], n)
+			}
+		}
+	})
+}
+
+func TestSchedulePhaseLeavesPoissonAlone(t *testing.T) {
+	stages := []Stage{Constant(2*time.Second, 100)}
+	a := collect(t, NewSchedule(stages, vocab.Poisson, 3))
+	b := collect(t, NewSchedule(stages, vocab.Poisson, 3).withPhase(0.5))
+	if len(a) != len(b) || a[0] != b[0] {
+		t.Errorf("a phase moved Poisson arrivals: %d/%v against %d/%v", len(a), a[0], len(b), b[0])
+	}
+}
