@@ -78,6 +78,7 @@ type agentState struct {
 	joined, ready, final bool
 	lost                 string // why it was declared lost; "" while not
 	lastSeen             time.Time
+	lastDiagnosed        time.Time // when a late agent was last asked about (see checkSilence)
 	startedUnixNS        int64
 	rows                 []loadgen.Second
 	cohorts              []loadgen.Cohort
@@ -246,16 +247,37 @@ func (c *Coordinator) setStop() {
 	c.mu.Unlock()
 }
 
-// checkSilence declares lost every agent not heard of for Silence.
+// lateAfter is how long an agent may go unheard (three report periods)
+// before the coordinator asks its engine whether it still runs.
+const lateAfter = 3 * ReportEvery
+
+// checkSilence declares lost every agent not heard of for Silence, and at
+// once every late agent whose engine says it exited (an agent process that
+// died is not waited for); a late agent's engine is asked at most once per
+// lateAfter, so a Kubernetes API is not called on every tick.
 func (c *Coordinator) checkSilence() {
+	now := time.Now()
 	c.mu.Lock()
-	var silent []int
+	var silent, late []int
 	for i, a := range c.agents {
-		if a.lost == "" && !a.final && time.Since(a.lastSeen) > Silence {
+		if a.lost != "" || a.final {
+			continue
+		}
+		switch quiet := now.Sub(a.lastSeen); {
+		case quiet > Silence:
 			silent = append(silent, i)
+		case quiet > lateAfter && now.Sub(a.lastDiagnosed) > lateAfter:
+			a.lastDiagnosed = now
+			late = append(late, i)
 		}
 	}
 	c.mu.Unlock()
+	for _, i := range late {
+		if d := c.cfg.Engine.Diagnose(context.Background(), i); strings.Contains(d, "exited") {
+			c.markLost(i, d)
+			c.logf("%s lost: %s", AgentName(i), d)
+		}
+	}
 	for _, i := range silent {
 		why := fmt.Sprintf("no report for %s", Silence)
 		if d := c.cfg.Engine.Diagnose(context.Background(), i); d != "" {

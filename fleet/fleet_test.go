@@ -113,8 +113,8 @@ func TestFleetScheduleMatchesOneDriver(t *testing.T) {
 	}
 }
 
-// A killed agent is named, the run stops: Run returns ErrAgentLost within
-// the silence and a moment.
+// A killed agent is named, the run stops: Run returns ErrAgentLost as soon
+// as the engine says the agent exited, without waiting out the silence.
 func TestFleetLostAgentIsNamed(t *testing.T) {
 	eng := &fleettest.Engine{Transport: okRT{}}
 	c := start(t, 3, scenario("http://127.0.0.1:1", 100, "30s"), eng)
@@ -132,6 +132,9 @@ func TestFleetLostAgentIsNamed(t *testing.T) {
 	}
 	if info := c.Info(); info.PerAgent[1].Lost == "" || info.PerAgent[0].Lost != "" {
 		t.Errorf("per agent %+v: want agent-1 alone lost", info.PerAgent)
+	}
+	if lost := c.Info().PerAgent[1].Lost; !strings.Contains(lost, "exited") || strings.Contains(lost, "no report for") {
+		t.Errorf("agent-1 lost because %q; want the engine's exit, not the silence", lost)
 	}
 }
 

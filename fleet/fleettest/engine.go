@@ -51,7 +51,8 @@ func (e *Engine) Start(ctx context.Context, spec fleet.AgentSpec) error {
 	return nil
 }
 
-// Diagnose says whether the agent has returned, and with what.
+// Diagnose says whether the agent has returned, and with what; a killed
+// agent has exited at once, as a killed process has.
 func (e *Engine) Diagnose(_ context.Context, index int) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -59,11 +60,11 @@ func (e *Engine) Diagnose(_ context.Context, index int) string {
 		return ""
 	}
 	a := e.agents[index]
+	if a.killed.Load() {
+		return "exited: killed"
+	}
 	select {
 	case <-a.done:
-		if a.killed.Load() {
-			return "exited: killed"
-		}
 		return fmt.Sprintf("exited: %v", a.err)
 	default:
 		return ""
