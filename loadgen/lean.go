@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -41,8 +42,12 @@ type LeanTransport struct {
 	mu   sync.Mutex
 	idle map[string][]*leanConn // by host:port, most recently used last
 
-	writers sync.Pool // *bufio.Writer
+	writers sync.Pool // *bytes.Buffer: a request's bytes before they are sent
 }
+
+// maxPooledRequest is the largest request buffer kept for reuse (bytes):
+// a request with a large body does not pin its buffer in the pool.
+const maxPooledRequest = 64 << 10
 
 // leanConn is one keep-alive connection.
 type leanConn struct {
@@ -58,6 +63,11 @@ const leanBufferSize = 512
 
 // leanIdleTimeout is how long an idle connection is kept.
 const leanIdleTimeout = 90 * time.Second
+
+// trustIdle is how long a connection may have been idle and still be
+// reused for a replayable request without first checking that the server
+// has not closed it (servers close idle connections after seconds).
+const trustIdle = 500 * time.Millisecond
 
 // NewLeanTransport returns a LeanTransport with the socket options of o
 // (Linger0, SourceAddrs, DialTimeout, BufferSize — 512 bytes when 0 —,
@@ -78,7 +88,7 @@ func NewLeanTransport(o TransportOptions) *LeanTransport {
 		h1:       !o.HTTP2,
 		idle:     map[string][]*leanConn{},
 	}
-	t.writers.New = func() any { return bufio.NewWriterSize(nil, t.bufSize) }
+	t.writers.New = func() any { return new(bytes.Buffer) }
 	return t
 }
 
@@ -115,7 +125,7 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 	var c *leanConn
 	reused := false
 	if mayReuse {
-		c = t.getIdle(key)
+		c = t.getIdle(key, replayable(req))
 		reused = c != nil
 	}
 	if c == nil {
@@ -140,14 +150,15 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 		return nil, err
 	}
 
-	bw := t.writers.Get().(*bufio.Writer)
-	bw.Reset(c)
-	err := req.Write(bw)
+	buf := t.writers.Get().(*bytes.Buffer)
+	buf.Reset()
+	err := req.Write(buf)
 	if err == nil {
-		err = bw.Flush()
+		err = c.send(buf.Bytes())
 	}
-	bw.Reset(nil)
-	t.writers.Put(bw)
+	if buf.Cap() <= maxPooledRequest {
+		t.writers.Put(buf)
+	}
 	if err != nil {
 		if reused && ctx.Err() == nil && closedByPeer(err) {
 			stop()
@@ -258,7 +269,11 @@ func canonicalAddr(req *http.Request) string {
 }
 
 // getIdle returns a fresh, still open idle connection to key, or nil.
-func (t *LeanTransport) getIdle(key string) *leanConn {
+// A connection idle for less than trustIdle is not peeked at (a syscall
+// per attempt) when the request may be replayed: if the server closed it
+// meanwhile, the request fails before any byte of a response and is sent
+// again on a new connection (RoundTrip).
+func (t *LeanTransport) getIdle(key string, replayable bool) *leanConn {
 	for {
 		t.mu.Lock()
 		cs := t.idle[key]
@@ -269,7 +284,8 @@ func (t *LeanTransport) getIdle(key string) *leanConn {
 		c := cs[len(cs)-1]
 		t.idle[key] = cs[:len(cs)-1]
 		t.mu.Unlock()
-		if time.Since(c.used) < leanIdleTimeout && c.alive() {
+		idle := time.Since(c.used)
+		if idle < trustIdle && replayable || idle < leanIdleTimeout && c.alive() {
 			return c
 		}
 		c.Close()

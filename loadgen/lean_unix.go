@@ -2,7 +2,11 @@
 
 package loadgen
 
-import "syscall"
+import (
+	"net"
+	"os"
+	"syscall"
+)
 
 // peekAlive peeks at the socket without blocking: would-block means open
 // and idle; EOF, an error or unexpected bytes mean it cannot be reused.
@@ -15,4 +19,55 @@ func peekAlive(raw syscall.RawConn) bool {
 		return true // never wait
 	})
 	return err == nil && alive
+}
+
+// send writes a request's bytes b and returns once the connection is
+// readable (its response, or the server's close, has begun to arrive), on
+// the connection's deadline, or on an error. The write is made inside the
+// poller's read wait, so the socket is not read before anything can have
+// arrived: the usual write-then-read costs a read that finds nothing
+// (EAGAIN) before the wait, a syscall per attempt that this one saves. The
+// read readiness is reset before the write, so a response arriving at any
+// moment after it is seen. A short write (a full send buffer) finishes
+// through the connection's own Write, and the read then waits as usual.
+func (c *leanConn) send(b []byte) error {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		_, err := c.Conn.Write(b)
+		return err
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var werr error
+	sent := false
+	rerr := raw.Read(func(fd uintptr) bool {
+		if sent {
+			return true // readable
+		}
+		sent = true
+		for len(b) > 0 {
+			n, err := syscall.Write(int(fd), b)
+			switch {
+			case err == syscall.EINTR:
+				continue
+			case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+				return true // the rest through Write, below
+			case err != nil:
+				werr = &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("write", err)}
+				return true
+			}
+			b = b[n:]
+		}
+		return false // wait until readable
+	})
+	switch {
+	case werr != nil:
+		return werr
+	case len(b) > 0 && rerr == nil:
+		_, err := c.Conn.Write(b)
+		return err
+	}
+	return rerr
 }

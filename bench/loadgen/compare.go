@@ -103,7 +103,7 @@ func compare(ctx context.Context, args []string) error {
 			}
 			runO := func() error {
 				r.OursTW = waitTimeWait(port, *twMax, *twBound)
-				r.Ours, _, err = runDrive(ctx, self, *u, rate, *dur, *timeout, *netHTTP)
+				r.Ours, _, err = runDrive(ctx, self, *u, rate, *dur, *timeout, *netHTTP, 0)
 				return err
 			}
 			order := []func() error{runV, runO}
@@ -147,7 +147,7 @@ func compare(ctx context.Context, args []string) error {
 	}{Rows: rows, VegetaMax: bestV, OursMax: bestO, DurationS: dur.Seconds(), Tolerance: *tol, MinSuccess: *minSuccess}
 	if bestO > 0 {
 		waitTimeWait(port, *twMax, *twBound)
-		res, _, err := runDrive(ctx, self, *u, bestO/2, *lagDur, *timeout, *netHTTP)
+		res, _, err := runDrive(ctx, self, *u, bestO/2, *lagDur, *timeout, *netHTTP, 0)
 		if err != nil {
 			return err
 		}
@@ -234,7 +234,9 @@ func runVegeta(ctx context.Context, bin, u string, rate float64, dur, timeout ti
 
 // runDrive runs this program's drive mode in its own process and returns its
 // result and the usage of that process.
-func runDrive(ctx context.Context, self, u string, rate float64, dur, timeout time.Duration, netHTTP bool) (driveResult, procUsage, error) {
+// runDrive runs our driver in a process of its own; procs > 0 sets its
+// GOMAXPROCS (0 leaves the runtime's default, one per core).
+func runDrive(ctx context.Context, self, u string, rate float64, dur, timeout time.Duration, netHTTP bool, procs int) (driveResult, procUsage, error) {
 	var res driveResult
 	var use procUsage
 	ctx, cancel := context.WithTimeout(ctx, dur+2*timeout+time.Minute)
@@ -243,6 +245,9 @@ func runDrive(ctx context.Context, self, u string, rate float64, dur, timeout ti
 		"-duration", dur.String(), "-timeout", timeout.String())
 	if netHTTP {
 		cmd.Args = append(cmd.Args, "-nethttp")
+	}
+	if procs > 0 {
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
 	}
 	cmd.Stderr = os.Stderr
 	start := time.Now()

@@ -16,7 +16,7 @@ import (
 // cpuRun is one tool's run in one trial of the CPU comparison.
 type cpuRun struct {
 	Trial    int     `json:"trial"`
-	Tool     string  `json:"tool"` // vegeta, lean (ours, LeanTransport), nethttp (ours, net/http's Transport)
+	Tool     string  `json:"tool"` // vegeta, lean (ours, LeanTransport), lean1 (the same on one processor, GOMAXPROCS=1), nethttp (ours, net/http's Transport)
 	Rate     float64 `json:"target_rate_per_s"`
 	Achieved float64 `json:"achieved_rate_per_s"`
 	// Attempts actually sent: vegeta's `requests`, ours `sent`; and those
@@ -66,7 +66,7 @@ func cpuCompare(ctx context.Context, args []string) error {
 	dur := fs.Duration("duration", 20*time.Second, "length of each run")
 	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout of both tools")
 	trials := fs.Int("trials", 3, "trials; each runs every tool once")
-	tools := fs.String("tools", "vegeta,lean,nethttp", "tools, comma-separated: vegeta, lean (ours, default LeanTransport), nethttp (ours, net/http's Transport)")
+	tools := fs.String("tools", "vegeta,lean,nethttp", "tools, comma-separated: vegeta, lean (ours, default LeanTransport), lean1 (the same with GOMAXPROCS=1, as an agent on one core runs), nethttp (ours, net/http's Transport)")
 	tol := fs.Float64("tol", 0.005, "relative tolerance on the achieved rate for a run to count as holding the rate")
 	minSuccess := fs.Float64("min-success", 0.99, "least success ratio for a run to count as holding the rate")
 	twMax := fs.Int("tw-max", 1000, "before each run, wait until at most this many sockets on the target's port are in TIME_WAIT")
@@ -81,7 +81,7 @@ func cpuCompare(ctx context.Context, args []string) error {
 	}
 	names := strings.Split(*tools, ",")
 	for _, n := range names {
-		if n != "vegeta" && n != "lean" && n != "nethttp" {
+		if n != "vegeta" && n != "lean" && n != "lean1" && n != "nethttp" {
 			return fmt.Errorf("unknown tool %q", n)
 		}
 	}
@@ -119,7 +119,11 @@ func cpuCompare(ctx context.Context, args []string) error {
 				r.Achieved, r.Attempts, r.Success, r.Usage = rep.Rate, rep.Requests, rep.Success, use
 				r.LatencyP99Ms = float64(rep.Latencies.P99) / 1e6
 			default:
-				res, use, err := runDrive(ctx, self, *u, *rate, *dur, *timeout, tool == "nethttp")
+				procs := 0 // the runtime's default: one per core
+				if tool == "lean1" {
+					procs = 1
+				}
+				res, use, err := runDrive(ctx, self, *u, *rate, *dur, *timeout, tool == "nethttp", procs)
 				if err != nil {
 					return err
 				}

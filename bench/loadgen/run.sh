@@ -27,7 +27,7 @@
 # Knobs (environment): RATES (empty: no side by side, no lag run), TRIALS,
 # NETHTTP (set: drive the comparison with net/http's Transport instead of the
 # default LeanTransport), DURATION, LAG_DURATION, CPU_RATE, CPU_DURATION,
-# CPU_TOOLS ("vegeta,lean,nethttp"; empty for none), TW_MAX, TW_WAIT,
+# CPU_TOOLS ("vegeta,lean,lean1,nethttp"; lean1 is ours with GOMAXPROCS=1; empty for none), TW_MAX, TW_WAIT,
 # STORM_DURATION, STORM_RATE, STORMS ("linger0 nolinger h2c lean"; empty for
 # none), VEGETA (a vegeta binary to use instead of installing one), OUT.
 set -euo pipefail
@@ -41,7 +41,7 @@ STORM_DURATION=${STORM_DURATION:-60s}
 STORM_RATE=${STORM_RATE:-2000}
 CPU_RATE=${CPU_RATE:-10000}
 CPU_DURATION=${CPU_DURATION:-20s}
-CPU_TOOLS=${CPU_TOOLS-vegeta,lean,nethttp}
+CPU_TOOLS=${CPU_TOOLS-vegeta,lean,lean1,nethttp}
 TW_MAX=${TW_MAX:-1000}
 TW_WAIT=${TW_WAIT:-70s}
 STORMS=${STORMS-linger0 nolinger h2c lean}
