@@ -1,29 +1,45 @@
 # trigger — make targets a newcomer needs: build, test, bench, demo.
 GO ?= go
 
-# Packages with goroutines run under the race detector; the pure model and
-# the scenario decoder run without it (the detector slows the model's grids
-# tenfold and finds nothing there: they start no goroutine). The race
-# packages run one at a time (-p 1): their end-to-end tests each drive a
-# service at hundreds of attempts per second, and two at once on 2 cores
-# would distort each other's timing.
+# Packages with goroutines run under the race detector. Without it: the
+# model and the scenario decoder (the detector slows the model's grids
+# tenfold and finds nothing there: they start no goroutine), and the
+# command line and the Kubernetes engine, which link client-go: racing them
+# compiled its 300 packages a second time, minutes from a clean cache, to
+# test code of ours that the raced packages below already cover (cli calls
+# runner, fleet; kube's tests use client-go's fake clientset).
 #
-# The field test (internal/fieldtest: trigger run against Debian's haproxy
-# and prometheus) runs after them, four cases at a time, without the race
-# detector (its code paths are the runner's, raced above). Its cases are
-# real systems in real time: run six or seven at once on 2 cores, their
-# recoveries came out two to three times faster than the same cases run
-# three or four at a time, and than the model.
-PURE_PKGS  := ./analysis/... ./scenarios/...
-FIELD_PKGS := ./internal/fieldtest/...
-RACE_PKGS  := $(shell $(GO) list ./... | grep -v -e /analysis -e /scenarios -e /internal/fieldtest)
+# make test runs in three steps, about 11 minutes on 2 cores from a clean
+# build cache (README, "Two commands"):
+#
+#  1. test-pure, test-fuzz: go vet, the packages above, 20 s of fuzzing the
+#     decoder.
+#  2. test-race: every package with goroutines under the race detector,
+#     two packages at a time, with -short: the real-time end-to-end runs
+#     skip there, except a few of the runner's (a whole run to a verdict, a
+#     Ctrl-C and a stop condition), raced alone afterwards.
+#  3. test-e2e: the real-time end-to-end runs (the runner's against the
+#     specimen and real Prometheus, the specimen's, the fleet's, the field
+#     test against Debian's haproxy and prometheus) without the race
+#     detector, in four streams side by side of about five minutes each.
+#     Their code paths were raced in step 2; without the detector they use
+#     about a third of the machine together, so the streams do not distort
+#     each other's timing (the field test's cases are still run four at a
+#     time, not more: six or seven at once made recoveries two to three
+#     times faster than the model).
+PURE_PKGS  := ./analysis/... ./scenarios/... ./internal/cli/... ./fleet/kube/...
+# Packages with tests, but for those above and the field test (step 3).
+RACE_PKGS  := $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v -e /analysis -e /scenarios -e /internal/fieldtest -e /internal/cli -e /fleet/kube)
+RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|TestStopConditionStopsTheLoad
+# The runner's end-to-end tests in two streams of about four minutes each.
+E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain
 
-.PHONY: build test test-pure test-fuzz test-race test-field bench bench-staging bench-brakes bench-fleet demo clean
+.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field bench bench-staging bench-brakes bench-fleet demo clean
 
 build:
 	$(GO) build -o bin/trigger ./cmd/trigger
 
-test: test-pure test-fuzz test-race test-field
+test: test-pure test-fuzz test-race test-e2e
 
 test-pure:
 	$(GO) vet ./...
@@ -37,10 +53,26 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s ./scenarios/
 
 test-race:
-	$(GO) test -race -p 1 $(RACE_PKGS)
+	$(GO) test -race -short $(RACE_PKGS)
+	$(GO) test -race -run '^($(RACE_WHOLE))$$' ./runner
 
-test-field:
-	$(GO) test -timeout 20m -parallel 4 $(FIELD_PKGS)
+test-e2e:
+	$(MAKE) --no-print-directory -j4 --output-sync=target e2e-runner-a e2e-runner-b e2e-specimen e2e-field
+
+e2e-runner-a:
+	$(GO) test -timeout 15m -run '^($(E2E_RUNNER_A))$$' ./runner
+
+e2e-runner-b:
+	$(GO) test -timeout 15m -skip '^($(E2E_RUNNER_A))$$' ./runner
+
+# The fleet's tests that build the binary and run agent processes skip
+# with -short; the rest of the fleet was raced in step 2.
+e2e-specimen:
+	$(GO) test -timeout 15m ./examples/specimen/specimen
+	$(GO) test -timeout 15m -run '^TestLocalEngine' ./fleet
+
+e2e-field:
+	$(GO) test -timeout 20m -parallel 4 ./internal/fieldtest/...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./analysis/...

@@ -20,8 +20,9 @@ import (
 //
 // They drive load in real time, and two load-heavy ones at once on 2 cores
 // distort each other's timing (beside another, a heavy test's dispatch lag
-// doubled at the 99th percentile), as two race packages would (the Makefile
-// runs those -p 1): the heavy ones run one at a time. Only the long
+// doubled at the 99th percentile): the heavy ones run one at a time, and
+// make test runs them without the race detector (-short skips them under
+// it). Only the long
 // recovery test runs beside them: its load is light (at most 62.5 first
 // attempts/s, about 1,500 in its 83 s), the 99th percentile of either's lag
 // stays within 2 ms of what it is alone (against a 1 s client timeout), and
