@@ -31,8 +31,9 @@ type localProc struct {
 	err    error // the exit status, set before done is closed
 }
 
-// agentProcs is the GOMAXPROCS of each of n local agents on a machine of
-// cpus cores: its share of the cores, at least one. Agents that share the
+// agentProcs is the GOMAXPROCS of each of n local agents sharing cpus
+// processors (this process's GOMAXPROCS: the cores, or a container's CPU
+// limit, which Go reads by itself): its share, at least one. Agents that share the
 // cores instead of each scheduling on all of them spend far less CPU per
 // attempt (threads handing work to each other across cores cost context
 // switches): at 10,000 attempts/s a driver on one processor took about 30 µs
@@ -61,7 +62,7 @@ func (e *LocalEngine) Start(ctx context.Context, spec AgentSpec) error {
 	}
 	env := append(os.Environ(), TokenEnv+"="+spec.Token)
 	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
-		env = append(env, "GOMAXPROCS="+strconv.Itoa(agentProcs(runtime.NumCPU(), spec.Agents)))
+		env = append(env, "GOMAXPROCS="+strconv.Itoa(agentProcs(runtime.GOMAXPROCS(0), spec.Agents)))
 	}
 	for i := range spec.Agents {
 		cmd := exec.Command(bin, spec.Command(i)...)

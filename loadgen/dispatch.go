@@ -44,6 +44,9 @@ func (d *Driver) dispatch(ctx context.Context) {
 	var pend *replanReq
 	var hold time.Duration // after a bulk batch, nothing is handled before hold
 	var woke time.Duration // when the dispatcher last woke from a sleep
+	// An arrival held for the quantum must not be dropped as late: a MaxLag
+	// under two quanta shrinks it.
+	quantum := min(wakeQuantum, d.cfg.MaxLag/2)
 	replans := uint64(0)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -85,8 +88,8 @@ func (d *Driver) dispatch(ctx context.Context) {
 		planned := offset + at
 		due := max(planned, hold)
 		wait := due - d.now()
-		if wait > 0 && due < woke+wakeQuantum {
-			due = woke + wakeQuantum
+		if wait > 0 && due < woke+quantum {
+			due = woke + quantum
 			wait = due - d.now()
 		}
 		slept := wait > 0

@@ -64,11 +64,6 @@ const leanBufferSize = 512
 // leanIdleTimeout is how long an idle connection is kept.
 const leanIdleTimeout = 90 * time.Second
 
-// trustIdle is how long a connection may have been idle and still be
-// reused for a replayable request without first checking that the server
-// has not closed it (servers close idle connections after seconds).
-const trustIdle = 500 * time.Millisecond
-
 // NewLeanTransport returns a LeanTransport with the socket options of o
 // (Linger0, SourceAddrs, DialTimeout, BufferSize — 512 bytes when 0 —,
 // MaxIdleConnsPerHost); its Fallback is NewTransport(o). With o.HTTP2 every
@@ -125,7 +120,7 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 	var c *leanConn
 	reused := false
 	if mayReuse {
-		c = t.getIdle(key, replayable(req))
+		c = t.getIdle(key)
 		reused = c != nil
 	}
 	if c == nil {
@@ -152,13 +147,20 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 
 	buf := t.writers.Get().(*bytes.Buffer)
 	buf.Reset()
+	// release returns the request's bytes to the pool once they are sent,
+	// not when the response comes: an attempt waiting out a timeout holds
+	// no copy of its request.
+	release := func() {
+		if buf != nil && buf.Cap() <= maxPooledRequest {
+			t.writers.Put(buf)
+		}
+		buf = nil
+	}
 	err := req.Write(buf)
 	if err == nil {
-		err = c.send(buf.Bytes())
+		err = c.send(buf.Bytes(), release)
 	}
-	if buf.Cap() <= maxPooledRequest {
-		t.writers.Put(buf)
-	}
+	release()
 	if err != nil {
 		if reused && ctx.Err() == nil && closedByPeer(err) {
 			stop()
@@ -269,11 +271,10 @@ func canonicalAddr(req *http.Request) string {
 }
 
 // getIdle returns a fresh, still open idle connection to key, or nil.
-// A connection idle for less than trustIdle is not peeked at (a syscall
-// per attempt) when the request may be replayed: if the server closed it
-// meanwhile, the request fails before any byte of a response and is sent
-// again on a new connection (RoundTrip).
-func (t *LeanTransport) getIdle(key string, replayable bool) *leanConn {
+// Every one is peeked at first (alive): send writes without reading, so a
+// close that arrived before it would otherwise be seen only at the
+// attempt's deadline, and counted as a timeout of the service.
+func (t *LeanTransport) getIdle(key string) *leanConn {
 	for {
 		t.mu.Lock()
 		cs := t.idle[key]
@@ -284,8 +285,7 @@ func (t *LeanTransport) getIdle(key string, replayable bool) *leanConn {
 		c := cs[len(cs)-1]
 		t.idle[key] = cs[:len(cs)-1]
 		t.mu.Unlock()
-		idle := time.Since(c.used)
-		if idle < trustIdle && replayable || idle < leanIdleTimeout && c.alive() {
+		if time.Since(c.used) < leanIdleTimeout && c.alive() {
 			return c
 		}
 		c.Close()

@@ -30,7 +30,9 @@ func peekAlive(raw syscall.RawConn) bool {
 // read readiness is reset before the write, so a response arriving at any
 // moment after it is seen. A short write (a full send buffer) finishes
 // through the connection's own Write, and the read then waits as usual.
-func (c *leanConn) send(b []byte) error {
+// sent is called once b has been written whole (b may be reused after
+// it), before the wait.
+func (c *leanConn) send(b []byte, sent func()) error {
 	sc, ok := c.Conn.(syscall.Conn)
 	if !ok {
 		_, err := c.Conn.Write(b)
@@ -41,12 +43,12 @@ func (c *leanConn) send(b []byte) error {
 		return err
 	}
 	var werr error
-	sent := false
+	wrote := false
 	rerr := raw.Read(func(fd uintptr) bool {
-		if sent {
+		if wrote {
 			return true // readable
 		}
-		sent = true
+		wrote = true
 		for len(b) > 0 {
 			n, err := syscall.Write(int(fd), b)
 			switch {
@@ -60,6 +62,7 @@ func (c *leanConn) send(b []byte) error {
 			}
 			b = b[n:]
 		}
+		sent()
 		return false // wait until readable
 	})
 	switch {

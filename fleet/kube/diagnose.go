@@ -239,6 +239,9 @@ func (e *Engine) describePod(ctx context.Context, p *corev1.Pod) string {
 // terminated state, the scheduler's reason, the pod's own reason.
 func podDetail(p *corev1.Pod) string {
 	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name != ContainerName {
+			continue // a sidecar a mesh injected: its end is not the agent's
+		}
 		if w := cs.State.Waiting; w != nil && w.Reason != "" {
 			return join(w.Reason, w.Message)
 		}

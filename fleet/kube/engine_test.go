@@ -356,6 +356,11 @@ func TestDiagnose(t *testing.T) {
 	old.Name += "-old"
 	old.DeletionTimestamp = ptr(metav1.NewTime(t0))
 	running := pod(6, corev1.PodRunning, time.Second)
+	// A sidecar a mesh injected has ended; the agent still runs: not "exited".
+	running.Status.ContainerStatuses = []corev1.ContainerStatus{
+		{Name: "istio-proxy", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Completed"}}},
+		{Name: ContainerName, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}},
+	}
 	create(t, cs, unscheduled, noEvent, pulling, crashed, old, running,
 		event("Pod", unscheduled.Name, "Scheduled", "an older event", t0.Add(-time.Hour)),
 		event("Pod", unscheduled.Name, "FailedScheduling", "0/3 nodes are available: 3 Insufficient cpu.", t0),
