@@ -36,8 +36,8 @@ type localProc struct {
 // limit, which Go reads by itself): its share, at least one. Agents that share the
 // cores instead of each scheduling on all of them spend far less CPU per
 // attempt (threads handing work to each other across cores cost context
-// switches): at 10,000 attempts/s a driver on one processor took about 30 µs
-// per attempt where the same on two took about 50 (bench/loadgen/README.md,
+// switches): at 10,000 attempts/s a driver on one processor took a third
+// less CPU per attempt than the same on two (bench/loadgen/README.md,
 // "CPU per attempt"). A GOMAXPROCS in the environment is left alone.
 func agentProcs(cpus, n int) int {
 	return max(1, cpus/max(n, 1))
