@@ -9,8 +9,8 @@ GO ?= go
 # test code of ours that the raced packages below already cover (cli calls
 # runner, fleet; kube's tests use client-go's fake clientset).
 #
-# make test runs in three steps, about 11 minutes on 2 cores from a clean
-# build cache (README, "Two commands"):
+# make test runs in three steps, about 10 minutes on 2 cores with a warm
+# build cache and 17 from a clean one (README, "Two commands"):
 #
 #  1. test-pure, test-fuzz: go vet, the packages above, 20 s of fuzzing the
 #     decoder.

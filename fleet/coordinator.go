@@ -165,7 +165,7 @@ func (c *Coordinator) Launch(ctx context.Context) error {
 		case <-poll.C:
 			// An agent process that exited before joining is lost at once.
 			for _, i := range waiting {
-				if d := c.cfg.Engine.Diagnose(ctx, i); strings.Contains(d, "exited") {
+				if d := c.cfg.Engine.Diagnose(ctx, i); Exited(d) {
 					c.markLost(i, d)
 				}
 			}
@@ -273,7 +273,7 @@ func (c *Coordinator) checkSilence() {
 	}
 	c.mu.Unlock()
 	for _, i := range late {
-		if d := c.cfg.Engine.Diagnose(context.Background(), i); strings.Contains(d, "exited") {
+		if d := c.cfg.Engine.Diagnose(context.Background(), i); Exited(d) {
 			c.markLost(i, d)
 			c.logf("%s lost: %s", AgentName(i), d)
 		}

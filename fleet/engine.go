@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -15,6 +16,7 @@ type Engine interface {
 	Start(ctx context.Context, spec AgentSpec) error
 	// Diagnose says, for an agent that has not joined or stopped reporting, what the engine
 	// knows about it (process exit status and stderr tail; a pod's phase and last event), "" if nothing.
+	// An agent that has ended is said to have "exited" (see Exited).
 	Diagnose(ctx context.Context, index int) string
 	// Stop stops every agent and releases what Start created (kill processes; delete the Job). Idempotent; safe after a failed Start.
 	Stop(ctx context.Context) error
@@ -39,3 +41,8 @@ func (s AgentSpec) Command(index int) []string {
 
 // AgentName is how results and errors name agent index.
 func AgentName(index int) string { return "agent-" + strconv.Itoa(index) }
+
+// Exited reports whether an engine's diagnosis says the agent has ended:
+// the coordinator then calls it lost at once instead of waiting out the
+// silence.
+func Exited(diagnosis string) bool { return strings.Contains(diagnosis, "exited") }

@@ -31,12 +31,12 @@ const wakeQuantum = 250 * time.Microsecond
 
 // dispatch walks the schedule with absolute deadlines: it sleeps on one timer
 // until fineWindow before each planned time (start + offset), then precisely
-// to it (but wakes at most once per wakeQuantum: an arrival due sooner after
-// the last wake waits for the quantum), never chaining sleeps, so timer
-// error does not accumulate. When it is behind it sends at once; a
-// planned time more than MaxLag in the past is dropped, and arrivals it cannot send are dropped or refused in bulk (see
-// first). It returns when the schedule has ended (its last stage is over,
-// arrivals or not) or ctx is done.
+// to it, never chaining sleeps, so timer error does not accumulate; it wakes
+// at most once per wakeQuantum (an arrival due sooner after the last wake
+// waits for the quantum). When it is behind it sends at once; a planned time
+// more than MaxLag in the past is dropped, and arrivals it cannot send are
+// dropped or refused in bulk (see first). It returns when the schedule has
+// ended (its last stage is over, arrivals or not) or ctx is done.
 func (d *Driver) dispatch(ctx context.Context) {
 	sched := NewSchedule(d.cfg.Stages, d.cfg.Arrivals, d.cfg.Seed).withPhase(d.cfg.Phase)
 	d.schedEnd.Store(int64(sched.End()))

@@ -42,18 +42,48 @@ type LeanTransport struct {
 	mu   sync.Mutex
 	idle map[string][]*leanConn // by host:port, most recently used last
 
-	writers sync.Pool // *bytes.Buffer: a request's bytes before they are sent
+	requests requestBuffers
 }
+
+// requestBuffers holds the buffers requests are written into before they
+// are sent.
+type requestBuffers struct{ pool sync.Pool }
 
 // maxPooledRequest is the largest request buffer kept for reuse (bytes):
 // a request with a large body does not pin its buffer in the pool.
 const maxPooledRequest = 64 << 10
 
+// get returns an empty buffer.
+func (r *requestBuffers) get() *bytes.Buffer {
+	if b, ok := r.pool.Get().(*bytes.Buffer); ok {
+		b.Reset()
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+// put takes back a buffer whose bytes are sent (or will not be).
+func (r *requestBuffers) put(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledRequest {
+		r.pool.Put(b)
+	}
+}
+
 // leanConn is one keep-alive connection.
 type leanConn struct {
 	net.Conn
+	raw  syscall.RawConn // the socket, for send and alive; nil if the Conn has none
 	br   *bufio.Reader
 	used time.Time // when it went idle
+}
+
+// newLeanConn wraps a dialed connection.
+func newLeanConn(conn net.Conn, bufSize int) *leanConn {
+	c := &leanConn{Conn: conn, br: bufio.NewReaderSize(conn, bufSize)}
+	if sc, ok := conn.(syscall.Conn); ok {
+		c.raw, _ = sc.SyscallConn()
+	}
+	return c
 }
 
 // leanBufferSize is the default read buffer of a lean connection: a
@@ -83,7 +113,6 @@ func NewLeanTransport(o TransportOptions) *LeanTransport {
 		h1:       !o.HTTP2,
 		idle:     map[string][]*leanConn{},
 	}
-	t.writers.New = func() any { return new(bytes.Buffer) }
 	return t
 }
 
@@ -128,7 +157,7 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 		if err != nil {
 			return nil, err
 		}
-		c = &leanConn{Conn: conn, br: bufio.NewReaderSize(conn, t.bufSize)}
+		c = newLeanConn(conn, t.bufSize)
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		c.SetDeadline(dl)
@@ -145,22 +174,13 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 		return nil, err
 	}
 
-	buf := t.writers.Get().(*bytes.Buffer)
-	buf.Reset()
-	// release returns the request's bytes to the pool once they are sent,
-	// not when the response comes: an attempt waiting out a timeout holds
-	// no copy of its request.
-	release := func() {
-		if buf != nil && buf.Cap() <= maxPooledRequest {
-			t.writers.Put(buf)
-		}
-		buf = nil
-	}
+	buf := t.requests.get()
 	err := req.Write(buf)
 	if err == nil {
-		err = c.send(buf.Bytes(), release)
+		err = c.send(buf, &t.requests) // gives buf back once written
+	} else {
+		t.requests.put(buf)
 	}
-	release()
 	if err != nil {
 		if reused && ctx.Err() == nil && closedByPeer(err) {
 			stop()
@@ -239,15 +259,7 @@ func (c *leanConn) alive() bool {
 	if c.br.Buffered() > 0 {
 		return false
 	}
-	sc, ok := c.Conn.(syscall.Conn)
-	if !ok {
-		return true
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return false
-	}
-	return peekAlive(raw)
+	return c.raw == nil || peekAlive(c.raw)
 }
 
 // closedByPeer reports an error of a connection the server had closed or

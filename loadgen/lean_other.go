@@ -2,15 +2,18 @@
 
 package loadgen
 
-import "syscall"
+import (
+	"bytes"
+	"syscall"
+)
 
 // peekAlive cannot peek here: an idle connection is assumed open, and a
 // request on one the server closed fails (or is replayed if idempotent).
 func peekAlive(raw syscall.RawConn) bool { return true }
 
-// send writes a request's bytes (sent is for the caller's bookkeeping; the
-// caller releases b after send returns).
-func (c *leanConn) send(b []byte, sent func()) error {
-	_, err := c.Conn.Write(b)
+// send writes a request's bytes and gives buf back to bufs.
+func (c *leanConn) send(buf *bytes.Buffer, bufs *requestBuffers) error {
+	defer bufs.put(buf)
+	_, err := c.Conn.Write(buf.Bytes())
 	return err
 }

@@ -3,6 +3,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"net"
 	"os"
 	"syscall"
@@ -21,30 +22,33 @@ func peekAlive(raw syscall.RawConn) bool {
 	return err == nil && alive
 }
 
-// send writes a request's bytes b and returns once the connection is
+// send writes a request's bytes and returns once the connection is
 // readable (its response, or the server's close, has begun to arrive), on
-// the connection's deadline, or on an error. The write is made inside the
-// poller's read wait, so the socket is not read before anything can have
-// arrived: the usual write-then-read costs a read that finds nothing
-// (EAGAIN) before the wait, a syscall per attempt that this one saves. The
-// read readiness is reset before the write, so a response arriving at any
-// moment after it is seen. A short write (a full send buffer) finishes
-// through the connection's own Write, and the read then waits as usual.
-// sent is called once b has been written whole (b may be reused after
-// it), before the wait.
-func (c *leanConn) send(b []byte, sent func()) error {
-	sc, ok := c.Conn.(syscall.Conn)
-	if !ok {
-		_, err := c.Conn.Write(b)
+// the connection's deadline, or on an error; it gives buf back to bufs as
+// soon as it is written (an attempt waiting out a timeout holds no copy of
+// its request). The write is made inside the poller's read wait, so the
+// socket is not read before anything can have arrived: the usual
+// write-then-read costs a read that finds nothing (EAGAIN) before the
+// wait, a syscall per attempt that this one saves. The read readiness is
+// reset before the write, so a response arriving at any moment after it is
+// seen; readiness from before it is lost, which is why idle connections
+// are peeked at (alive) before they are reused. A short write (a full send
+// buffer) finishes through the connection's own Write, and the read then
+// waits as usual.
+func (c *leanConn) send(buf *bytes.Buffer, bufs *requestBuffers) error {
+	defer func() {
+		if buf != nil { // not yet given back: an error, or a short write
+			bufs.put(buf)
+		}
+	}()
+	if c.raw == nil {
+		_, err := c.Conn.Write(buf.Bytes())
 		return err
 	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return err
-	}
+	b := buf.Bytes()
 	var werr error
 	wrote := false
-	rerr := raw.Read(func(fd uintptr) bool {
+	rerr := c.raw.Read(func(fd uintptr) bool {
 		if wrote {
 			return true // readable
 		}
@@ -62,7 +66,8 @@ func (c *leanConn) send(b []byte, sent func()) error {
 			}
 			b = b[n:]
 		}
-		sent()
+		bufs.put(buf)
+		buf = nil
 		return false // wait until readable
 	})
 	switch {

@@ -89,14 +89,12 @@ func NewSchedule(stages []Stage, arrivals vocab.Arrivals, seed uint64) *Schedule
 	return s
 }
 
-// withPhase shifts a uniform schedule by phase (a fraction of one arrival,
-// taken modulo 1): its n-th arrival is planned at Λ⁻¹(n−1+phase). A Poisson
-// schedule is returned unchanged.
+// withPhase shifts a uniform schedule by phase, a fraction of one arrival
+// in [0, 1) (NewDriver checks Config.Phase): its n-th arrival is planned at
+// Λ⁻¹(n−1+phase). A Poisson schedule is returned unchanged.
 func (s *Schedule) withPhase(phase float64) *Schedule {
 	if s.arrivals == vocab.Uniform {
-		if p := phase - math.Floor(phase); p > 0 && p < 1 {
-			s.target += p
-		}
+		s.target += phase
 	}
 	return s
 }

@@ -233,9 +233,8 @@ func runVegeta(ctx context.Context, bin, u string, rate float64, dur, timeout ti
 }
 
 // runDrive runs this program's drive mode in its own process and returns its
-// result and the usage of that process.
-// runDrive runs our driver in a process of its own; procs > 0 sets its
-// GOMAXPROCS (0 leaves the runtime's default, one per core).
+// result and the usage of that process; procs > 0 sets its GOMAXPROCS (0
+// leaves the runtime's default, one per core).
 func runDrive(ctx context.Context, self, u string, rate float64, dur, timeout time.Duration, netHTTP bool, procs int) (driveResult, procUsage, error) {
 	var res driveResult
 	var use procUsage

@@ -66,7 +66,7 @@ func cpuCompare(ctx context.Context, args []string) error {
 	dur := fs.Duration("duration", 20*time.Second, "length of each run")
 	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout of both tools")
 	trials := fs.Int("trials", 3, "trials; each runs every tool once")
-	tools := fs.String("tools", "vegeta,lean,nethttp", "tools, comma-separated: vegeta, lean (ours, default LeanTransport), lean1 (the same with GOMAXPROCS=1, as an agent on one core runs), nethttp (ours, net/http's Transport)")
+	tools := fs.String("tools", "vegeta,lean,lean1,nethttp", "tools, comma-separated: vegeta, lean (ours, default LeanTransport), lean1 (the same with GOMAXPROCS=1, as an agent on one core runs), nethttp (ours, net/http's Transport)")
 	tol := fs.Float64("tol", 0.005, "relative tolerance on the achieved rate for a run to count as holding the rate")
 	minSuccess := fs.Float64("min-success", 0.99, "least success ratio for a run to count as holding the rate")
 	twMax := fs.Int("tw-max", 1000, "before each run, wait until at most this many sockets on the target's port are in TIME_WAIT")
