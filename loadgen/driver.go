@@ -98,6 +98,11 @@ type Driver struct {
 	cfg     Config
 	url     *url.URL // parsed once; shared read-only by every attempt's request
 	rt      http.RoundTripper
+	// lean is rt when it is a LeanTransport serving url on its lean path;
+	// attempts then go through it as leanReq plus their tracking headers
+	// (doLean) rather than as http.Requests.
+	lean    *LeanTransport
+	leanReq *leanRequest
 	retrier *Retrier
 	rec     *recorder
 	met     *metrics
@@ -196,6 +201,16 @@ func NewDriver(cfg Config) (*Driver, error) {
 	if d.rt == nil {
 		d.rt = NewLeanTransport(DefaultTransportOptions())
 		d.ownsRT = true
+	}
+	if lt, ok := d.rt.(*LeanTransport); ok && lt.h1 && u.Scheme == "http" {
+		req, err := d.newRequest(context.Background(), logical{}, 0, "")
+		if err != nil {
+			return nil, err
+		}
+		if d.leanReq, err = newLeanRequest(req); err != nil {
+			return nil, err
+		}
+		d.lean = lt
 	}
 	d.retrier = NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))
 	d.rec = newRecorder(func() (int64, int64) { return d.pending.Load(), d.inFlight.Load() })
