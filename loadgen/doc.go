@@ -29,13 +29,17 @@
 //
 // # Attempts
 //
-// Every attempt goes through one shared http.RoundTripper with a context
-// deadline of Config.Timeout (τ_out), or less when the logical request's
-// overall deadline is closer. The default is a LeanTransport: HTTP/1.1 on
-// the attempt's own goroutine for http:// targets (net/http's request writer
-// and response parser, no per-connection goroutines), and a tuned, shared
-// net/http Transport (NewTransport) for https://; pass NewTransport for
-// net/http everywhere. Every attempt carries:
+// Every attempt goes through one shared http.RoundTripper with a deadline
+// of Config.Timeout (τ_out), or less when the logical request's overall
+// deadline is closer. The default is a LeanTransport: HTTP/1.1 on the
+// attempt's own goroutine for http:// targets, no per-connection
+// goroutines, and a tuned, shared net/http Transport (NewTransport) for
+// https://; pass NewTransport for net/http everywhere. On the default's
+// lean path an attempt is not an http.Request: the request's bytes are
+// written once by net/http's writer and each attempt adds its own tracking
+// headers, and a response head in the common form is read in the
+// connection's buffer, any other by net/http's parser (parseLeanHead), so
+// an attempt allocates little more than its goroutine. Every attempt carries:
 //
 //	X-Request-Id   one value per logical request (tracers: "<run>-t<n>")
 //	X-Attempt      1 for the first attempt, 2, 3, … for retries, 0 for tracers

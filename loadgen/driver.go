@@ -95,9 +95,9 @@ type Config struct {
 // RetryPolicy, sends wait tracers, and accounts for every attempt. A Driver
 // runs once.
 type Driver struct {
-	cfg     Config
-	url     *url.URL // parsed once; shared read-only by every attempt's request
-	rt      http.RoundTripper
+	cfg Config
+	url *url.URL // parsed once; shared read-only by every attempt's request
+	rt  http.RoundTripper
 	// lean is rt when it is a LeanTransport serving url on its lean path;
 	// attempts then go through it as leanReq plus their tracking headers
 	// (doLean) rather than as http.Requests.

@@ -20,7 +20,8 @@ import (
 // goroutines as in net/http's Transport, whose stacks are a third of the
 // memory of a waiting attempt there. Requests are written with
 // http.Request.Write and responses parsed with http.ReadResponse, so the
-// wire format is the standard library's; the attempt's context deadline
+// wire format is the standard library's (the Driver's own attempts skip
+// both where they can: leanRequest, parseLeanHead); the attempt's context deadline
 // becomes the connection's deadline, and cancelling the context (the run
 // ending) expires it at once. Keep-alive connections whose response body was
 // read to the end are kept, up to MaxIdleConnsPerHost per host, and checked

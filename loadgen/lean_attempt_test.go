@@ -1,0 +1,177 @@
+package loadgen
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The driver's attempts (LeanTransport.attempt with a leanRequest): the
+// wire cases of TestLeanTransportResponses again, the ones parseLeanHead
+// reads and the ones it leaves to net/http, plus what only this path does
+// (the tracking headers added to bytes built once, Retry-After, a body
+// longer than an attempt reads).
+func TestLeanAttemptResponses(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Request-Id") != "run-7" || r.Header.Get("X-Attempt") != "2" || r.Header.Get("X-Deadline-Ms") != "900" ||
+			r.Header.Get("X-Team") != "sre" || r.Host != "svc.example" || r.UserAgent() == "" {
+			http.Error(w, "bad headers", http.StatusBadRequest)
+			return
+		}
+		switch r.URL.Path {
+		case "/chunked":
+			w.Write([]byte("hello "))
+			w.(http.Flusher).Flush()
+			w.Write([]byte("world"))
+		case "/nocontent":
+			w.WriteHeader(http.StatusNoContent)
+		case "/early":
+			w.WriteHeader(http.StatusEarlyHints)
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte("after hints"))
+		case "/close":
+			w.Header().Set("Connection", "close")
+			w.Write([]byte("bye"))
+		case "/body":
+			if b, _ := io.ReadAll(r.Body); string(b) != "payload" {
+				http.Error(w, "body "+string(b), http.StatusBadRequest)
+			}
+		case "/busy":
+			w.Header().Set("Retry-After", "3")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "/longheader": // a head longer than the read buffer
+			w.Header().Set("X-Long", strings.Repeat("y", 3000))
+			w.Write([]byte(strings.Repeat("z", 100000)))
+		case "/huge": // longer than an attempt reads
+			w.Header().Set("Content-Length", "2097152")
+			w.Write(make([]byte, 2<<20))
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	lt := NewLeanTransport(DefaultTransportOptions())
+	defer lt.CloseIdleConnections()
+	track := []byte("X-Request-Id: run-7\r\nX-Attempt: 2\r\nX-Deadline-Ms: 900\r\n")
+	do := func(method, path, body string) (int, string, bool) {
+		t.Helper()
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		req, err := http.NewRequest(method, srv.URL+path, rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = "svc.example"
+		req.Header.Set("X-Team", "sre")
+		req.Header.Set("X-Attempt", "stale") // replaced by the attempt's own
+		lr, err := newLeanRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := conns.Load()
+		code, ra, err := lt.attempt(context.Background(), lr, track, time.Now().Add(5*time.Second))
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		return code, ra, conns.Load() == before
+	}
+	tests := []struct {
+		method, path, body string
+		code               int
+		retryAfter         string
+	}{
+		{"GET", "/", "", 200, ""},
+		{"GET", "/chunked", "", 200, ""},      // chunked: net/http's parser
+		{"HEAD", "/chunked", "", 200, ""},     // no body after HEAD
+		{"GET", "/nocontent", "", 204, ""},    // no body with 204
+		{"GET", "/early", "", 200, ""},        // 103 before the response
+		{"POST", "/body", "payload", 200, ""}, // request body
+		{"GET", "/busy", "", 503, "3"},
+		{"GET", "/longheader", "", 200, ""},
+		{"GET", "/close", "", 200, ""}, // the server closes after
+		{"GET", "/huge", "", 200, ""},  // read in part: the connection is closed
+	}
+	for _, tc := range tests {
+		if code, ra, _ := do(tc.method, tc.path, tc.body); code != tc.code || ra != tc.retryAfter {
+			t.Errorf("%s %s = %d Retry-After %q, want %d %q", tc.method, tc.path, code, ra, tc.code, tc.retryAfter)
+		}
+	}
+	// Every response above but the last two leaves its connection open and
+	// idle: the next request reuses one.
+	for _, path := range []string{"/", "/chunked", "/early", "/busy", "/longheader"} {
+		do("GET", path, "")
+		if _, _, reused := do("GET", "/", ""); !reused {
+			t.Errorf("GET / after GET %s opened a new connection", path)
+		}
+	}
+	// The last two take the one idle connection and close it.
+	for _, path := range []string{"/close", "/huge"} {
+		do("GET", "/", "")
+		do("GET", path, "")
+		lt.mu.Lock()
+		idle := 0
+		for _, cs := range lt.idle {
+			idle += len(cs)
+		}
+		lt.mu.Unlock()
+		if idle != 0 {
+			t.Errorf("after GET %s, %d idle connections, want 0 (the one it used closed)", path, idle)
+		}
+	}
+	// The server drops its idle connections: a GET is sent again on a new
+	// one, and a POST (not replayable) finds the closed one before using it.
+	srv.CloseClientConnections()
+	if code, _, _ := do("GET", "/", ""); code != 200 {
+		t.Errorf("GET after the server closed idle connections: %d", code)
+	}
+	srv.CloseClientConnections()
+	if code, _, _ := do("POST", "/body", "payload"); code != 200 {
+		t.Errorf("POST after the server closed idle connections: %d", code)
+	}
+}
+
+// An attempt whose deadline passes mid-response, and one whose run is
+// cancelled, fail as the driver classifies them: a timeout, and not one.
+func TestLeanAttemptDeadlineAndCancel(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	lt := NewLeanTransport(DefaultTransportOptions())
+	defer lt.CloseIdleConnections()
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	lr, err := newLeanRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = lt.attempt(context.Background(), lr, nil, time.Now().Add(200*time.Millisecond))
+	if o := ClassifyError(context.Background(), err); o.String() != "timeout" {
+		t.Errorf("past its deadline: %v, classified %v, want timeout", err, o)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, _, err = lt.attempt(ctx, lr, nil, time.Now().Add(time.Minute))
+	if o := ClassifyError(ctx, err); o.String() != "other" {
+		t.Errorf("run cancelled: %v, classified %v, want other", err, o)
+	}
+}
