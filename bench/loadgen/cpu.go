@@ -40,9 +40,9 @@ type cpuRun struct {
 
 // cpuTool sums a tool's runs.
 type cpuTool struct {
-	Tool          string  `json:"tool"`
-	Runs          int     `json:"runs"`
-	Held          int     `json:"runs_holding_rate"`
+	Tool string `json:"tool"`
+	Runs int    `json:"runs"`
+	Held int    `json:"runs_holding_rate"`
 	// MedianUs is over the runs that held the rate (all runs when none
 	// did): a run that fell behind is dearer per attempt (a spiral of
 	// connections), and would make the other tools look better.
