@@ -176,35 +176,21 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 	}
 
 	buf := t.requests.get()
-	err := req.Write(buf)
-	if err == nil {
-		err = c.send(buf, &t.requests) // gives buf back once written
-	} else {
+	if err := req.Write(buf); err != nil {
 		t.requests.put(buf)
+		return fail(err)
 	}
-	if err != nil {
-		if reused && ctx.Err() == nil && closedByPeer(err) {
+	if err := c.sendRequest(ctx, buf, &t.requests, reused); err != nil {
+		if errors.Is(err, errLeanReused) {
 			stop()
 			c.Close()
-			return nil, errLeanReused
+			return nil, err
 		}
 		return fail(err)
 	}
-	if reused {
-		// A reused connection the server closed meanwhile fails here,
-		// before any byte of a response: only then may the request be
-		// sent again (once a byte arrived, the server saw it).
-		if _, perr := c.br.Peek(1); perr != nil {
-			if ctx.Err() == nil && closedByPeer(perr) {
-				stop()
-				c.Close()
-				return nil, errLeanReused
-			}
-			return fail(perr)
-		}
-	}
 	var resp *http.Response
 	for {
+		var err error
 		resp, err = http.ReadResponse(c.br, req)
 		if err != nil {
 			return fail(err)
@@ -235,6 +221,23 @@ func (t *LeanTransport) dial(ctx context.Context, key string) (net.Conn, error) 
 	}()
 	r := <-ch
 	return r.c, r.err
+}
+
+// sendRequest sends buf on c (send: buf goes back to bufs once written)
+// and, on a reused connection, waits for the response's first byte. A
+// reused connection the server closed meanwhile fails there, before any
+// byte of a response: only then may the request be sent again (once a
+// byte arrived, the server saw it), and sendRequest says so with
+// errLeanReused. Other errors are returned as they are.
+func (c *leanConn) sendRequest(ctx context.Context, buf *bytes.Buffer, bufs *requestBuffers, reused bool) error {
+	err := c.send(buf, bufs)
+	if err == nil && reused {
+		_, err = c.br.Peek(1)
+	}
+	if err != nil && reused && ctx.Err() == nil && closedByPeer(err) {
+		return errLeanReused
+	}
+	return err
 }
 
 // replayable reports whether a request may be sent again after a reused

@@ -109,25 +109,13 @@ func (t *LeanTransport) attemptOn(ctx context.Context, r *leanRequest, track []b
 	buf.Write(track)
 	buf.WriteString("\r\n")
 	buf.Write(r.body)
-	if err := c.send(buf, &t.requests); err != nil { // gives buf back once written
-		if reused && ctx.Err() == nil && closedByPeer(err) {
+	if err := c.sendRequest(ctx, buf, &t.requests, reused); err != nil {
+		if errors.Is(err, errLeanReused) {
 			stop()
 			c.Close()
-			return 0, "", errLeanReused
+			return 0, "", err
 		}
 		return fail(err)
-	}
-	if reused {
-		// As in roundTrip: only a close before any byte of a response
-		// lets the request be sent again.
-		if _, perr := c.br.Peek(1); perr != nil {
-			if ctx.Err() == nil && closedByPeer(perr) {
-				stop()
-				c.Close()
-				return 0, "", errLeanReused
-			}
-			return fail(perr)
-		}
 	}
 	status, ra, keep, err := c.readResponse(r)
 	if err != nil {
