@@ -214,7 +214,9 @@ func (d *Driver) newRequest(ctx context.Context, lr logical, timeout time.Durati
 	req.URL, req.Host = d.url, d.url.Host
 	h := make(http.Header, len(d.cfg.Request.Header)+3)
 	for k, v := range d.cfg.Request.Header {
-		h[k] = v
+		if !isTrackingHeader(k) { // in any case: the attempt sets its own
+			h[k] = v
+		}
 	}
 	if host := h.Get("Host"); host != "" {
 		req.Host = host

@@ -202,11 +202,13 @@ func NewDriver(cfg Config) (*Driver, error) {
 		d.rt = NewLeanTransport(DefaultTransportOptions())
 		d.ownsRT = true
 	}
+	// A request that cannot be built fails here, whatever the transport,
+	// not as every attempt's "other".
+	req, err := d.newRequest(context.Background(), logical{}, 0, "")
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: request: %w", err)
+	}
 	if lt, ok := d.rt.(*LeanTransport); ok && lt.h1 && u.Scheme == "http" {
-		req, err := d.newRequest(context.Background(), logical{}, 0, "")
-		if err != nil {
-			return nil, err
-		}
 		if d.leanReq, err = newLeanRequest(req); err != nil {
 			return nil, err
 		}

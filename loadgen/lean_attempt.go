@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -29,14 +30,28 @@ type leanRequest struct {
 // trackingHeaders are the headers each attempt sets itself (Driver.newRequest).
 var trackingHeaders = []string{"X-Request-Id", "X-Attempt", "X-Deadline-Ms"}
 
+// isTrackingHeader reports whether a header name is one of
+// trackingHeaders in any case (a configured "x-attempt" would otherwise be
+// sent beside the attempt's own, and read first by some servers).
+func isTrackingHeader(name string) bool {
+	for _, k := range trackingHeaders {
+		if strings.EqualFold(name, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // newLeanRequest writes req (an http:// request with a body it can read
 // again) the way http.Request.Write does, without the tracking headers,
 // and keeps its bytes.
 func newLeanRequest(req *http.Request) (*leanRequest, error) {
 	r := *req
 	r.Header = req.Header.Clone()
-	for _, k := range trackingHeaders {
-		delete(r.Header, k)
+	for k := range r.Header {
+		if isTrackingHeader(k) {
+			delete(r.Header, k)
+		}
 	}
 	var buf bytes.Buffer
 	if err := r.Write(&buf); err != nil {
@@ -153,10 +168,13 @@ func (c *leanConn) readResponse(r *leanRequest) (status int, retryAfter string, 
 			return h.status, h.retryAfter, !h.close, nil
 		case headIncomplete:
 			if c.br.Buffered() < c.br.Size() {
-				if _, err := c.br.Peek(c.br.Buffered() + 1); err == nil {
-					continue
+				if _, err := c.br.Peek(c.br.Buffered() + 1); err != nil {
+					// What parseLeanHead calls incomplete net/http
+					// cannot read either (the fuzz test checks it): the
+					// read's own error, not a second read's.
+					return 0, "", false, err
 				}
-				// net/http reads on and reports the error as it sees it
+				continue
 			}
 		}
 		return c.readResponseSlow(r)

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
@@ -173,5 +174,78 @@ func TestLeanAttemptDeadlineAndCancel(t *testing.T) {
 	_, _, err = lt.attempt(ctx, lr, nil, time.Now().Add(time.Minute))
 	if o := ClassifyError(ctx, err); o.String() != "other" {
 		t.Errorf("run cancelled: %v, classified %v, want other", err, o)
+	}
+}
+
+// A response that arrives a byte at a time: the lean reader waits for the
+// rest of the head (and, once the head outgrows its buffer, hands it to
+// net/http unread); one cut short by a close fails as a connect error.
+func TestLeanAttemptResponseInPieces(t *testing.T) {
+	responses := map[string]string{
+		"/small": "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 2\r\n\r\nno",
+		"/long":  "HTTP/1.1 200 OK\r\nX-Pad: " + strings.Repeat("p", 700) + "\r\nContent-Length: 2\r\n\r\nok",
+		"/cut":   "HTTP/1.1 200 OK\r\nContent-Le",
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				for _, b := range []byte(responses[req.URL.Path]) {
+					if _, err := c.Write([]byte{b}); err != nil {
+						return
+					}
+					time.Sleep(200 * time.Microsecond)
+				}
+			}()
+		}
+	}()
+	lt := NewLeanTransport(DefaultTransportOptions())
+	defer lt.CloseIdleConnections()
+	attempt := func(path string) (int, string, error) {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+path, nil)
+		lr, err := newLeanRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lt.attempt(context.Background(), lr, nil, time.Now().Add(10*time.Second))
+	}
+	if code, ra, err := attempt("/small"); err != nil || code != 503 || ra != "1" {
+		t.Errorf("/small = %d %q %v, want 503 \"1\"", code, ra, err)
+	}
+	if code, _, err := attempt("/long"); err != nil || code != 200 {
+		t.Errorf("/long = %d %v, want 200", code, err)
+	}
+	_, _, err = attempt("/cut")
+	if o := ClassifyError(context.Background(), err); err == nil || o.String() != "connect" {
+		t.Errorf("/cut: %v, classified %v, want a connect error", err, o)
+	}
+}
+
+// A configured tracking header, in any case, gives way to the attempt's own.
+func TestLeanRequestDropsConfiguredTrackingHeaders(t *testing.T) {
+	req, _ := http.NewRequest("GET", "http://127.0.0.1:1/", nil)
+	req.Header["x-attempt"] = []string{"stale"}
+	req.Header.Set("X-Request-Id", "stale")
+	req.Header.Set("X-Team", "sre")
+	lr, err := newLeanRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.ToLower(string(lr.head))
+	if strings.Contains(head, "stale") || !strings.Contains(head, "x-team: sre") {
+		t.Errorf("head %q: want X-Team and no configured tracking header", lr.head)
 	}
 }
