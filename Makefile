@@ -13,7 +13,7 @@ GO ?= go
 # build cache and 17 from a clean one (README, "Two commands"):
 #
 #  1. test-pure, test-fuzz: go vet, the packages above, 20 s of fuzzing the
-#     decoder.
+#     decoder and 10 s the driver's response reader.
 #  2. test-race: every package with goroutines under the race detector,
 #     two packages at a time, with -short: the real-time end-to-end runs
 #     skip there, except a few of the runner's (a whole run to a verdict, a
@@ -48,9 +48,12 @@ test-pure:
 # Scenario files are input from anywhere: fuzz the decoder for a while
 # (no panic, no stack overflow, an answer within a second, diagnostics
 # inside their files). New crashers land in scenarios/testdata/fuzz/:
-# keep them, they join the seed corpus.
+# keep them, they join the seed corpus. Responses are input from anywhere
+# too: the driver's own reader of response heads must agree with net/http
+# on all it accepts (loadgen/testdata/fuzz/ for its crashers).
 test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s ./scenarios/
+	$(GO) test -run '^$$' -fuzz '^FuzzLeanHeadAgreesWithNetHTTP$$' -fuzztime 10s ./loadgen/
 
 test-race:
 	$(GO) test -race -short $(RACE_PKGS)
