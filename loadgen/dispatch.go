@@ -55,6 +55,12 @@ func (d *Driver) dispatch(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	var poller *pollerSleeper // with one P: wait on the poller, not in nanosleep
+	if d.precise && runtime.GOMAXPROCS(0) == 1 {
+		if poller = newPollerSleeper(); poller != nil {
+			defer poller.close()
+		}
+	}
 	at, ok := sched.Next()
 	for {
 		if r := d.replanP.Swap(nil); r != nil {
@@ -109,7 +115,10 @@ func (d *Driver) dispatch(ctx context.Context) {
 			}
 			wait = due - d.now()
 		}
-		if wait > 0 && d.precise {
+		if wait > 0 && poller != nil {
+			poller.sleep(wait)
+			wait = due - d.now()
+		} else if wait > 0 && d.precise {
 			// Let the attempts just spawned (queued on this P) run first:
 			// nanosleep holds the P, and the runtime may take up to 10 ms to
 			// hand it to them.
