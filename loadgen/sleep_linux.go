@@ -12,8 +12,10 @@ import (
 // (epoll_wait takes milliseconds), which alone would put the dispatch lag's
 // p99 past its 1 ms goal (bench/loadgen/README.md, "Dispatch lag at half
 // the highest sustained rate", has the figures before and after);
-// nanosleep wakes within the thread's timer slack (50 µs by default), and
-// the runtime hands the thread's P to other goroutines while it sleeps. Only short waits (≤ fineWindow) go through here.
+// nanosleep wakes within the thread's timer slack (50 µs by default). The
+// sleeping thread holds its P until the runtime takes it back, which the
+// other Ps make up for; with one P the dispatcher uses pollerSleeper
+// instead. Only short waits (≤ fineWindow) go through here.
 func preciseSleep(d time.Duration) {
 	ts := syscall.NsecToTimespec(int64(d))
 	for {
