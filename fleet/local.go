@@ -33,12 +33,12 @@ type localProc struct {
 
 // agentProcs is the GOMAXPROCS of each of n local agents sharing cpus
 // processors (this process's GOMAXPROCS: the cores, or a container's CPU
-// limit, which Go reads by itself): its share, at least one. Agents that share the
-// cores instead of each scheduling on all of them spend far less CPU per
-// attempt (threads handing work to each other across cores cost context
-// switches): at 10,000 attempts/s a driver on one processor took a third
-// less CPU per attempt than the same on two (bench/loadgen/README.md,
-// "CPU per attempt"). A GOMAXPROCS in the environment is left alone.
+// limit, which Go reads by itself): its share, at least one, so that N
+// agents do not each run as many scheduling threads as there are cores and
+// contend for them. (A driver on one processor costs about what one on two
+// does per attempt, now that it reads its responses on time:
+// bench/loadgen/README.md, "One processor".) A GOMAXPROCS in the
+// environment is left alone.
 func agentProcs(cpus, n int) int {
 	return max(1, cpus/max(n, 1))
 }

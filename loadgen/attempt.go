@@ -154,11 +154,7 @@ func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration,
 	if err != nil {
 		return ClassifyError(actx, err), 0, 0
 	}
-	o := ClassifyStatus(resp.StatusCode, d.cfg.OKStatus)
-	var ra time.Duration
-	if o == vocab.Outcome429 || o == vocab.Outcome503 {
-		ra = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	}
+	o, ra := d.statusOutcome(resp.StatusCode, resp.Header.Get("Retry-After"))
 	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
 	resp.Body.Close()
 	code := resp.StatusCode
@@ -175,11 +171,7 @@ func (d *Driver) doLean(ctx context.Context, lr logical, timeout time.Duration, 
 	deadline := time.Now().Add(timeout)
 	var tb [160]byte
 	track := append(tb[:0], "X-Request-Id: "...)
-	track = append(track, d.idPrefix...)
-	if lr.attempt == 0 {
-		track = append(track, 't')
-	}
-	track = strconv.AppendUint(track, lr.id, 10)
+	track = d.appendRequestID(track, lr)
 	track = append(track, "\r\nX-Attempt: "...)
 	track = append(track, attemptHdr...)
 	track = append(track, "\r\nX-Deadline-Ms: "...)
@@ -192,12 +184,29 @@ func (d *Driver) doLean(ctx context.Context, lr logical, timeout time.Duration, 
 		}
 		return ClassifyError(ctx, err), 0, 0
 	}
-	o := ClassifyStatus(code, d.cfg.OKStatus)
-	var ra time.Duration
-	if o == vocab.Outcome429 || o == vocab.Outcome503 {
-		ra = ParseRetryAfter(retryAfter, time.Now())
-	}
+	o, ra := d.statusOutcome(code, retryAfter)
 	return o, ra, code
+}
+
+// statusOutcome classifies a response's status, with the delay its
+// Retry-After value asks for when it is a 429 or a 503.
+func (d *Driver) statusOutcome(code int, retryAfter string) (vocab.Outcome, time.Duration) {
+	o := ClassifyStatus(code, d.cfg.OKStatus)
+	if o == vocab.Outcome429 || o == vocab.Outcome503 {
+		return o, ParseRetryAfter(retryAfter, time.Now())
+	}
+	return o, 0
+}
+
+// appendRequestID appends the X-Request-Id of lr's attempts to dst: the
+// run's prefix and the logical request's number, "t" before it for a
+// tracer.
+func (d *Driver) appendRequestID(dst []byte, lr logical) []byte {
+	dst = append(dst, d.idPrefix...)
+	if lr.attempt == 0 {
+		dst = append(dst, 't')
+	}
+	return strconv.AppendUint(dst, lr.id, 10)
 }
 
 // newRequest builds one attempt's request with the tracking headers.
@@ -222,11 +231,7 @@ func (d *Driver) newRequest(ctx context.Context, lr logical, timeout time.Durati
 		req.Host = host
 		delete(h, "Host")
 	}
-	id := d.idPrefix + strconv.FormatUint(lr.id, 10)
-	if lr.attempt == 0 {
-		id = d.idPrefix + "t" + strconv.FormatUint(lr.id, 10)
-	}
-	h["X-Request-Id"] = []string{id}
+	h["X-Request-Id"] = []string{string(d.appendRequestID(nil, lr))}
 	h["X-Attempt"] = []string{attemptHdr}
 	h["X-Deadline-Ms"] = []string{strconv.FormatInt(int64(timeout/time.Millisecond), 10)}
 	req.Header = h

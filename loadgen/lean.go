@@ -78,6 +78,10 @@ type leanConn struct {
 	used time.Time // when it went idle
 }
 
+// expire makes the connection's pending and future reads and writes fail
+// at once.
+func (c *leanConn) expire() { c.SetDeadline(time.Unix(1, 0)) }
+
 // newLeanConn wraps a dialed connection.
 func newLeanConn(conn net.Conn, bufSize int) *leanConn {
 	c := &leanConn{Conn: conn, br: bufio.NewReaderSize(conn, bufSize)}
@@ -119,6 +123,12 @@ func NewLeanTransport(o TransportOptions) *LeanTransport {
 
 var errLeanReused = errors.New("loadgen: lean: reused connection closed before a response")
 
+// reusedClosed is the error of a request that may not be sent again
+// (replayable) whose reused connection the server had closed.
+func reusedClosed(method string) error {
+	return fmt.Errorf("loadgen: lean: %s on a reused connection: %w", method, io.ErrUnexpectedEOF)
+}
+
 // RoundTrip sends one request and returns its response; the body must be
 // read to the end or closed.
 func (t *LeanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -127,7 +137,7 @@ func (t *LeanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.roundTrip(req, true)
 	if errors.Is(err, errLeanReused) && !replayable(req) {
-		return nil, fmt.Errorf("loadgen: lean: %s on a reused connection: %w", req.Method, io.ErrUnexpectedEOF)
+		return nil, reusedClosed(req.Method)
 	}
 	if errors.Is(err, errLeanReused) {
 		if req.GetBody != nil {
@@ -147,33 +157,12 @@ func (t *LeanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Response, error) {
 	ctx := req.Context()
 	key := canonicalAddr(req)
-	var c *leanConn
-	reused := false
-	if mayReuse {
-		c = t.getIdle(key)
-		reused = c != nil
-	}
-	if c == nil {
-		conn, err := t.dial(ctx, key)
-		if err != nil {
-			return nil, err
-		}
-		c = newLeanConn(conn, t.bufSize)
-	}
-	if dl, ok := ctx.Deadline(); ok {
-		c.SetDeadline(dl)
-	} else {
-		c.SetDeadline(time.Time{})
-	}
-	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
-	fail := func(err error) (*http.Response, error) {
-		stop()
-		c.Close()
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("loadgen: lean: %w (%w)", ctx.Err(), err)
-		}
+	deadline, _ := ctx.Deadline()
+	c, reused, stop, err := t.open(ctx, key, deadline, mayReuse)
+	if err != nil {
 		return nil, err
 	}
+	fail := func(err error) (*http.Response, error) { return nil, c.abandon(ctx, stop, err) }
 
 	buf := t.requests.get()
 	if err := req.Write(buf); err != nil {
@@ -181,11 +170,6 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 		return fail(err)
 	}
 	if err := c.sendRequest(ctx, buf, &t.requests, reused); err != nil {
-		if errors.Is(err, errLeanReused) {
-			stop()
-			c.Close()
-			return nil, err
-		}
 		return fail(err)
 	}
 	var resp *http.Response
@@ -203,6 +187,45 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 	keep := !resp.Close && !req.Close && resp.StatusCode != http.StatusSwitchingProtocols
 	resp.Body = &leanBody{rc: resp.Body, t: t, c: c, key: key, stop: stop, keep: keep}
 	return resp, nil
+}
+
+// open returns a connection to key for a request that must end by
+// deadline (zero: none): an idle one when mayReuse and one is open
+// (reused), else a new one dialed by the deadline. The connection's
+// deadline is set, and ctx ending expires it at once until stop is called
+// (stop reports false when it already had).
+func (t *LeanTransport) open(ctx context.Context, key string, deadline time.Time, mayReuse bool) (c *leanConn, reused bool, stop func() bool, err error) {
+	if mayReuse {
+		c = t.getIdle(key)
+		reused = c != nil
+	}
+	if c == nil {
+		dctx := ctx
+		if !deadline.IsZero() {
+			var cancel context.CancelFunc
+			dctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+		}
+		conn, err := t.dial(dctx, key)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		c = newLeanConn(conn, t.bufSize)
+	}
+	c.SetDeadline(deadline)
+	return c, reused, context.AfterFunc(ctx, c.expire), nil
+}
+
+// abandon closes c after its request failed with err and returns err,
+// with ctx's error beside it when ctx has ended (the caller gave up, not
+// the connection). errLeanReused stays recognisable (errors.Is).
+func (c *leanConn) abandon(ctx context.Context, stop func() bool, err error) error {
+	stop()
+	c.Close()
+	if ctx.Err() != nil {
+		return fmt.Errorf("loadgen: lean: %w (%w)", ctx.Err(), err)
+	}
+	return err
 }
 
 // dial connects in a goroutine of its own: the dial path is deep, and a

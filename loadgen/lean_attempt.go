@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -83,7 +82,7 @@ func (t *LeanTransport) attempt(ctx context.Context, r *leanRequest, track []byt
 	status, ra, err := t.attemptOn(ctx, r, track, deadline, true)
 	if errors.Is(err, errLeanReused) {
 		if !r.replayable {
-			return 0, "", fmt.Errorf("loadgen: lean: %s on a reused connection: %w", r.method, io.ErrUnexpectedEOF)
+			return 0, "", reusedClosed(r.method)
 		}
 		return t.attemptOn(ctx, r, track, deadline, false)
 	}
@@ -93,48 +92,21 @@ func (t *LeanTransport) attempt(ctx context.Context, r *leanRequest, track []byt
 // attemptOn is attempt on one connection: an idle one if mayReuse and one
 // is open, else a new one.
 func (t *LeanTransport) attemptOn(ctx context.Context, r *leanRequest, track []byte, deadline time.Time, mayReuse bool) (int, string, error) {
-	var c *leanConn
-	reused := false
-	if mayReuse {
-		c = t.getIdle(r.key)
-		reused = c != nil
-	}
-	if c == nil {
-		dctx, cancel := context.WithDeadline(ctx, deadline)
-		conn, err := t.dial(dctx, r.key)
-		cancel()
-		if err != nil {
-			return 0, "", err
-		}
-		c = newLeanConn(conn, t.bufSize)
-	}
-	c.SetDeadline(deadline)
-	stop := context.AfterFunc(ctx, c.expire)
-	fail := func(err error) (int, string, error) {
-		stop()
-		c.Close()
-		if ctx.Err() != nil {
-			return 0, "", fmt.Errorf("loadgen: lean: %w (%w)", ctx.Err(), err)
-		}
+	c, reused, stop, err := t.open(ctx, r.key, deadline, mayReuse)
+	if err != nil {
 		return 0, "", err
 	}
-
 	buf := t.requests.get()
 	buf.Write(r.head)
 	buf.Write(track)
 	buf.WriteString("\r\n")
 	buf.Write(r.body)
 	if err := c.sendRequest(ctx, buf, &t.requests, reused); err != nil {
-		if errors.Is(err, errLeanReused) {
-			stop()
-			c.Close()
-			return 0, "", err
-		}
-		return fail(err)
+		return 0, "", c.abandon(ctx, stop, err)
 	}
 	status, ra, keep, err := c.readResponse(r)
 	if err != nil {
-		return fail(err)
+		return 0, "", c.abandon(ctx, stop, err)
 	}
 	if stop() && keep && c.br.Buffered() == 0 { // stop false: ctx fired, the deadline was expired
 		t.putIdle(r.key, c)
@@ -143,10 +115,6 @@ func (t *LeanTransport) attemptOn(ctx context.Context, r *leanRequest, track []b
 	}
 	return status, ra, nil
 }
-
-// expire makes the connection's pending and future reads and writes fail
-// at once.
-func (c *leanConn) expire() { c.SetDeadline(time.Unix(1, 0)) }
 
 // readResponse reads a response to r and up to maxDrain bytes of its body:
 // its status, first Retry-After value and whether the connection can carry

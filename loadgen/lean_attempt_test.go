@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -20,49 +21,17 @@ import (
 // longer than an attempt reads).
 func TestLeanAttemptResponses(t *testing.T) {
 	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Request-Id") != "run-7" || r.Header.Get("X-Attempt") != "2" || r.Header.Get("X-Deadline-Ms") != "900" ||
-			r.Header.Get("X-Team") != "sre" || r.Host != "svc.example" || r.UserAgent() == "" {
-			http.Error(w, "bad headers", http.StatusBadRequest)
-			return
-		}
-		switch r.URL.Path {
-		case "/chunked":
-			w.Write([]byte("hello "))
-			w.(http.Flusher).Flush()
-			w.Write([]byte("world"))
-		case "/nocontent":
-			w.WriteHeader(http.StatusNoContent)
-		case "/early":
-			w.WriteHeader(http.StatusEarlyHints)
-			w.WriteHeader(http.StatusOK)
-			w.Write([]byte("after hints"))
-		case "/close":
-			w.Header().Set("Connection", "close")
-			w.Write([]byte("bye"))
-		case "/body":
-			if b, _ := io.ReadAll(r.Body); string(b) != "payload" {
-				http.Error(w, "body "+string(b), http.StatusBadRequest)
+	srv := wireCaseServer(&conns, func(r *http.Request) bool {
+		if r.URL.Path == "/body" {
+			b, _ := io.ReadAll(r.Body)
+			if string(b) != "payload" {
+				return false
 			}
-		case "/busy":
-			w.Header().Set("Retry-After", "3")
-			w.WriteHeader(http.StatusServiceUnavailable)
-		case "/longheader": // a head longer than the read buffer
-			w.Header().Set("X-Long", strings.Repeat("y", 3000))
-			w.Write([]byte(strings.Repeat("z", 100000)))
-		case "/huge": // longer than an attempt reads
-			w.Header().Set("Content-Length", "2097152")
-			w.Write(make([]byte, 2<<20))
-		default:
-			w.Write([]byte("ok"))
+			r.Body = io.NopCloser(bytes.NewReader(b))
 		}
-	}))
-	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
+		return r.Header.Get("X-Request-Id") == "run-7" && r.Header.Get("X-Attempt") == "2" && r.Header.Get("X-Deadline-Ms") == "900" &&
+			r.Header.Get("X-Team") == "sre" && r.Host == "svc.example" && r.UserAgent() != ""
+	})
 	defer srv.Close()
 	lt := NewLeanTransport(DefaultTransportOptions())
 	defer lt.CloseIdleConnections()

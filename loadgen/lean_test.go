@@ -38,37 +38,7 @@ func TestLeanTransportResponses(t *testing.T) {
 	// connections (the reused connection fails before a response and the
 	// request is retried once on a new one).
 	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/chunked":
-			w.Write([]byte("hello "))
-			w.(http.Flusher).Flush()
-			w.Write([]byte("world"))
-		case "/nocontent":
-			w.WriteHeader(http.StatusNoContent)
-		case "/early":
-			w.WriteHeader(http.StatusEarlyHints)
-			w.WriteHeader(http.StatusOK)
-			w.Write([]byte("after hints"))
-		case "/close":
-			w.Header().Set("Connection", "close")
-			w.Write([]byte("bye"))
-		case "/body":
-			b, _ := io.ReadAll(r.Body)
-			w.Write(b)
-		case "/longheader":
-			w.Header().Set("X-Long", strings.Repeat("y", 3000))
-			w.Write([]byte(strings.Repeat("z", 100000)))
-		default:
-			w.Write([]byte("ok"))
-		}
-	}))
-	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
+	srv := wireCaseServer(&conns, nil)
 	defer srv.Close()
 	lt := NewLeanTransport(DefaultTransportOptions())
 	defer lt.CloseIdleConnections()
@@ -136,6 +106,57 @@ func TestLeanTransportResponses(t *testing.T) {
 	if code, got := do("POST", "/body", "again"); code != 200 || got != "again" {
 		t.Errorf("POST after the server closed idle connections: %d %q", code, got)
 	}
+}
+
+// wireCaseServer starts a server of the wire cases the lean paths must get
+// right, by path: chunked, HEAD of it, 204, 103 before the response,
+// Connection: close, a body echoed, a 503 with Retry-After, a head longer
+// than the read buffer, a body longer than an attempt reads; "ok" for any
+// other. It counts the connections it accepts in conns. check (nil: none)
+// vets each request first: a request it refuses gets a 400.
+func wireCaseServer(conns *atomic.Int64, check func(*http.Request) bool) *httptest.Server {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if check != nil && !check(r) {
+			http.Error(w, "refused by the test", http.StatusBadRequest)
+			return
+		}
+		switch r.URL.Path {
+		case "/chunked":
+			w.Write([]byte("hello "))
+			w.(http.Flusher).Flush()
+			w.Write([]byte("world"))
+		case "/nocontent":
+			w.WriteHeader(http.StatusNoContent)
+		case "/early":
+			w.WriteHeader(http.StatusEarlyHints)
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte("after hints"))
+		case "/close":
+			w.Header().Set("Connection", "close")
+			w.Write([]byte("bye"))
+		case "/body":
+			b, _ := io.ReadAll(r.Body)
+			w.Write(b)
+		case "/busy":
+			w.Header().Set("Retry-After", "3")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "/longheader":
+			w.Header().Set("X-Long", strings.Repeat("y", 3000))
+			w.Write([]byte(strings.Repeat("z", 100000)))
+		case "/huge":
+			w.Header().Set("Content-Length", "2097152")
+			w.Write(make([]byte, 2<<20))
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	return srv
 }
 
 func TestLeanTransportHTTP2Option(t *testing.T) {
