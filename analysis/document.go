@@ -81,12 +81,36 @@ type AmplificationSection struct {
 	// Predicted is the product of every layer's factor.
 	Predicted float64 `json:"predicted"`
 	// Measured is A_fail, ingress per first attempt in the failed window,
-	// with its 95 % interval (MeasuredLo, MeasuredHi; null when unknown).
-	Measured   *float64 `json:"measured"`
-	MeasuredLo *float64 `json:"measured_lo,omitempty"`
-	MeasuredHi *float64 `json:"measured_hi,omitempty"`
-	// Hidden is Measured / Client: retries by layers the clients do not see.
-	Hidden *float64 `json:"hidden"`
+	// with its 95 % interval (MeasuredLo, MeasuredHi); null when it is not
+	// a measurement, and then MeasuredNote says why, with the bound the
+	// counters gave, if any (MeasuredAtLeast, MeasuredAtMost).
+	Measured        *float64 `json:"measured"`
+	MeasuredLo      *float64 `json:"measured_lo,omitempty"`
+	MeasuredHi      *float64 `json:"measured_hi,omitempty"`
+	MeasuredNote    string   `json:"measured_note,omitempty"`
+	MeasuredAtLeast *float64 `json:"measured_at_least,omitempty"`
+	MeasuredAtMost  *float64 `json:"measured_at_most,omitempty"`
+	// Hidden is Measured / Client: retries by layers the clients do not
+	// see; null unless A_fail is measured and no other estimate of A
+	// contradicts it, and never below 1 (HiddenNote says why).
+	Hidden     *float64 `json:"hidden"`
+	HiddenNote string   `json:"hidden_note,omitempty"`
+	// Standing is the A a run stands by when its estimates are set side
+	// by side (A_fail, else A from the wait's slope, else from the
+	// recovery time), and why; omitted when nothing measured A.
+	Standing *StandingAmplification `json:"standing,omitempty"`
+}
+
+// StandingAmplification is the estimate of A a run stands by.
+type StandingAmplification struct {
+	Value float64  `json:"value"`
+	Lo    *float64 `json:"lo,omitempty"`
+	Hi    *float64 `json:"hi,omitempty"`
+	// From names the estimate: "A_fail", "A from the wait's slope", "A
+	// from the recovery time".
+	From string `json:"from"`
+	// Note says why it stands, and which estimates disagree with it.
+	Note string `json:"note"`
 }
 
 // Prediction is what the closed forms of docs/model.md say will happen.
@@ -206,8 +230,11 @@ type Observation struct {
 	// recovery-time form at the measured ρ and t0.
 	AmplificationFromSlope    *float64 `json:"amplification_from_slope,omitempty"`
 	AmplificationFromRecovery *float64 `json:"amplification_from_recovery,omitempty"`
-	// PredictedRecoveryS is the full closed form at the measured A_fail, ρ and t0.
-	PredictedRecoveryS *float64 `json:"predicted_recovery_s,omitempty"`
+	// PredictedRecoveryS is the full closed form at the A the run stands by
+	// (else the scenario's), the measured ρ and t0; PredictedRecoveryFrom
+	// says at which A, in words.
+	PredictedRecoveryS    *float64 `json:"predicted_recovery_s,omitempty"`
+	PredictedRecoveryFrom string   `json:"predicted_recovery_from,omitempty"`
 	// FailedFromS and FailedToS delimit the settled failed window A_fail
 	// was measured over, seconds since the run started.
 	FailedFromS *float64 `json:"failed_from_s,omitempty"`
@@ -221,6 +248,14 @@ type Observation struct {
 	WaitSource       string   `json:"wait_source,omitempty"`
 	WaitSourceReason string   `json:"wait_source_reason,omitempty"`
 	WaitDelayS       *float64 `json:"wait_delay_s,omitempty"`
+	// BlindSignals are the wait sources found blind: they could not show
+	// the wait while first attempts failed, and were neither judged nor
+	// shown as the wait.
+	BlindSignals []BlindSignal `json:"blind_signals,omitempty"`
+	// Observed is what the clients saw that decided the verdict before
+	// any wait signal: the service failing past its recovery budget, or
+	// to the end of the observation, at baseline demand.
+	Observed string `json:"observed,omitempty"`
 	// WaitSlopeLo and WaitSlopeHi bound WaitSlope (95 %).
 	WaitSlopeLo *float64 `json:"wait_slope_lo,omitempty"`
 	WaitSlopeHi *float64 `json:"wait_slope_hi,omitempty"`

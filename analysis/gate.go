@@ -45,10 +45,12 @@ type Evidence struct {
 	// ProjectedRecoveryS is the projected recovery time of a service still
 	// failing, seconds from the spike's end; NaN or +Inf when there is none.
 	ProjectedRecoveryS float64
-	// Amplification is the A the gate judges: measured A_fail for a run, a
+	// Amplification is the A the gate judges: for a run the A it stands by
+	// (measured A_fail, else A from the wait's slope or the recovery), a
 	// model's A_fail or the scenario's A for plan and simulate; NaN when
-	// unknown.
-	Amplification float64
+	// unknown. AmplificationFrom names it when it is not A_fail.
+	Amplification     float64
+	AmplificationFrom string
 }
 
 // Conclusion is a verdict after the recovery budget, and the gate on it.
@@ -73,6 +75,14 @@ func Conclude(spec GateSpec, e Evidence) Conclusion {
 		c.ProjectedRecoveryS = e.RecoveryS
 	}
 	c.Gate = EvaluateGate(spec, c.Verdict, e.RecoveryS, c.ProjectedRecoveryS, e.Amplification)
+	if e.AmplificationFrom != "" && e.AmplificationFrom != "A_fail" {
+		for i := range c.Gate.Criteria {
+			if cr := &c.Gate.Criteria[i]; cr.Name == "amplification" && !math.IsNaN(e.Amplification) {
+				cr.Detail += " (" + e.AmplificationFrom + ": A_fail was not measured)"
+			}
+		}
+		c.Gate.Failures = failuresOf(c.Gate.Criteria)
+	}
 	return c
 }
 
@@ -102,7 +112,7 @@ func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplifi
 	}
 	switch {
 	case verdict == VerdictTrapped && !spec.AllowTrap:
-		add("trap", false, "trapped: the service stayed failed after demand returned to normal (A_fail·ρ ≥ 1)")
+		add("trap", false, "trapped: the service stayed failed after demand returned to normal, its wait not falling")
 	case verdict == VerdictTrapped:
 		add("trap", true, "trapped, and the gate allows a trap")
 	case verdict != VerdictNoTrigger:
@@ -131,7 +141,7 @@ func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplifi
 	if spec.MaxAmplification > 0 && math.IsNaN(amplification) {
 		// Never on a predicted value in its place: a criterion that could
 		// not be measured is not met.
-		add("amplification", false, fmt.Sprintf("amplification not measured (A_fail needs the ingress query and a settled failed state), so the maximum of %.2f cannot be shown to hold", spec.MaxAmplification))
+		add("amplification", false, fmt.Sprintf("amplification not measured (no A_fail from an ingress counter before the queue, no wait slope or recovery time to infer A from), so the maximum of %.2f cannot be shown to hold", spec.MaxAmplification))
 	}
 	if spec.MaxAmplification > 0 && !math.IsNaN(amplification) {
 		ok := amplification <= spec.MaxAmplification
@@ -146,6 +156,17 @@ func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplifi
 		g.Failures = []string{}
 	}
 	return g
+}
+
+// failuresOf lists the details of the criteria that failed.
+func failuresOf(cs []GateCriterion) []string {
+	out := []string{}
+	for _, c := range cs {
+		if !c.Passed {
+			out = append(out, c.Detail)
+		}
+	}
+	return out
 }
 
 // MaxDurationS is the longest duration, in seconds, a time.Duration can

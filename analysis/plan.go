@@ -170,17 +170,17 @@ func recommend(in PlanInputs, sc ScenarioSection, trig TriggerCheck, p Predictio
 	kFor := math.Ceil((1+2*tau/spike)/rho*10) / 10
 	switch {
 	case !trig.Valid && k*rho <= 1:
-		out = append(out, fmt.Sprintf("this spike cannot trigger: k·ρ = %.2f ≤ 1, so the wait never grows, however long the spike; use k ≥ %s for Δ = %s",
-			k*rho, trimFloat(kFor), FormatSeconds(spike)))
+		out = append(out, fmt.Sprintf("this spike cannot trigger: k·ρ = %.2f ≤ 1, so the wait never grows, however long the spike; use k ≥ %s for Δ = %s%s",
+			k*rho, trimFloat(kFor), FormatSeconds(spike), marginNote(rho, spike, tau)))
 	case !trig.Valid:
 		dFor := math.Ceil(2 * tau / (k*rho - 1))
-		out = append(out, fmt.Sprintf("this spike cannot trigger: (k·ρ − 1)·Δ = %.2f s ≤ %s = %s; use k ≥ %s or Δ ≥ %s",
-			trig.OverloadS, tauName, FormatSeconds(tau), trimFloat(kFor), FormatSeconds(dFor)))
+		out = append(out, fmt.Sprintf("this spike cannot trigger: (k·ρ − 1)·Δ = %.2f s ≤ %s = %s; use k ≥ %s or Δ ≥ %s%s",
+			trig.OverloadS, tauName, FormatSeconds(tau), trimFloat(kFor), FormatSeconds(dFor), marginNote(rho, spike, tau)))
 	case trig.Margin < 1.5:
 		// The trigger holds while the true capacity is below k·λ/(1 + τ/Δ).
 		slack := k*rho/(1+tau/spike) - 1
-		out = append(out, fmt.Sprintf("the trigger margin is only %.2f: if the real capacity is more than %.0f %% above %.0f/s the spike will not trigger; consider k ≥ %s",
-			trig.Margin, 100*slack, sc.CapacityPerS, trimFloat(kFor)))
+		out = append(out, fmt.Sprintf("the trigger margin is only %.2f: if the real capacity is more than %.0f %% above %.0f/s the spike will not trigger; consider k ≥ %s%s",
+			trig.Margin, 100*slack, sc.CapacityPerS, trimFloat(kFor), marginNote(rho, spike, tau)))
 	}
 	boundHolds := p.AdmissionBound != nil && p.AdmissionBound.Holds
 	switch {
@@ -233,4 +233,11 @@ func trimFloat(x float64) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// marginNote says why a suggested size is larger than the smallest
+// trigger the plan prints: it aims at an overload of twice the patience.
+func marginNote(rho, spikeS, patienceS float64) string {
+	return fmt.Sprintf(" (an overload of twice the patience, so that a capacity underestimated by a fair margin still triggers; the smallest trigger is k > %s)",
+		trimFloat(math.Round(minMultiplier(rho, spikeS, patienceS)*10)/10))
 }

@@ -55,10 +55,14 @@ type TimelineRow struct {
 	FirstTimeouts float64 `csv:"first_timeouts" json:"first_timeouts"`
 	FirstErrors   float64 `csv:"first_errors" json:"first_errors"`
 	FirstConnect  float64 `csv:"first_connect" json:"first_connect"`
-	Succeeded     float64 `csv:"succeeded" json:"succeeded"` // logical requests that ended with a success
-	Failed        float64 `csv:"failed" json:"failed"`       // logical requests that ended after all attempts failed
-	Pending       float64 `csv:"pending" json:"pending"`     // logical requests not ended, at the end of the second
-	InFlight      float64 `csv:"in_flight" json:"in_flight"` // attempts in flight, at the end of the second
+	// FirstClientErrors is the part of FirstErrors answered 4xx other than
+	// 429: the request's own fault (expired credentials, a wrong path), not
+	// the service failing under load.
+	FirstClientErrors float64 `csv:"first_client_errors" json:"first_client_errors"`
+	Succeeded         float64 `csv:"succeeded" json:"succeeded"` // logical requests that ended with a success
+	Failed            float64 `csv:"failed" json:"failed"`       // logical requests that ended after all attempts failed
+	Pending           float64 `csv:"pending" json:"pending"`     // logical requests not ended, at the end of the second
+	InFlight          float64 `csv:"in_flight" json:"in_flight"` // attempts in flight, at the end of the second
 
 	TracerWaitS float64 `csv:"tracer_wait_s" json:"tracer_wait_s"` // median wait of tracers that completed this second
 	LagP99S     float64 `csv:"lag_p99_s" json:"lag_p99_s"`         // driver dispatch lag, 99th percentile
@@ -79,6 +83,9 @@ type TimelineRow struct {
 	// TracersRefused counts tracers not sent this second because their
 	// share of max_in_flight was taken (tracers never wait for a slot).
 	TracersRefused float64 `csv:"tracers_refused" json:"tracers_refused"`
+	// TracersSent counts tracers sent this second: they reach the service
+	// beside the clients' attempts, and its ingress counts them too.
+	TracersSent float64 `csv:"tracers_sent" json:"tracers_sent"`
 
 	IngressPerS      float64 `csv:"ingress_per_s" json:"ingress_per_s"`             // attempts arriving at the service
 	ServiceFirstPerS float64 `csv:"service_first_per_s" json:"service_first_per_s"` // first attempts arriving at the service

@@ -21,3 +21,11 @@ var WaitSources = []string{WaitFromService, WaitFromTracers, WaitFromBacklog}
 // three independent samples of the settled wait, and a floor of 0.002 s/s
 // on the slope's standard error.
 var MeasuredJudgePolicy = JudgePolicy{MinPoints: 3, MinStdErr: 0.002}
+
+// BlindSignal is a wait source that cannot show the wait while first
+// attempts fail (tracers a layer answers first, counters behind the
+// queue), and why: it is never judged, nor shown as the wait.
+type BlindSignal struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}

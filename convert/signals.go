@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -51,6 +52,25 @@ type Signal struct {
 	// Selectors are the query's vector selectors, to find the targets
 	// behind it on a remote server.
 	Selectors []string
+	// Provisional says that the scrape interval was not read from the
+	// query's own series (they did not exist yet when the run started):
+	// the run reads it again once they appear.
+	Provisional bool
+}
+
+// DriverOwn reports whether every series of the query is one of the
+// driver's own trigger_* metrics, which exist only once the load runs
+// (docs/scenarios.md, "The driver's metrics").
+func (q Signal) DriverOwn() bool {
+	if len(q.Selectors) == 0 {
+		return false
+	}
+	for _, s := range q.Selectors {
+		if !strings.HasPrefix(s, "trigger_") {
+			return false
+		}
+	}
+	return true
 }
 
 // LagS is how far back a value read now can look, seconds: its offset plus

@@ -79,6 +79,7 @@ func (r *run) document() analysis.Document {
 	} else if r.choice.reason != "" {
 		obs.WaitSourceReason = r.choice.reason
 	}
+	obs.BlindSignals, obs.Observed = r.choice.blind, r.observed
 	if math.IsNaN(r.spikeStart) {
 		c := analysis.Conclude(r.inputs.Gate, analysis.Evidence{Verdict: verdict, RecoveryS: math.NaN(), ProjectedRecoveryS: math.NaN(), Amplification: math.NaN()})
 		doc.Verdict, doc.RecoveryS, doc.Gate = c.Verdict, nil, c.Gate
@@ -87,6 +88,11 @@ func (r *run) document() analysis.Document {
 	obs.SpikeStartS, obs.SpikeEndS = analysis.Num(r.spikeStart), analysis.Num(r.spikeEnd)
 	obs.JudgedS = analysis.Num(r.judgedAt - r.spikeEnd)
 
+	if verdict == analysis.VerdictNoTrigger {
+		// Nothing failed: the wait's trend measured no failed state, so
+		// neither A from it nor its slope is reported.
+		j = analysis.Judgement{}
+	}
 	in := r.infer(r.elapsed(), j)
 	obs.T0S = analysis.Num(in.T0S)
 	patience, patienceFrom := r.patience(in)
@@ -98,6 +104,9 @@ func (r *run) document() analysis.Document {
 	obs.AmplificationClient, obs.AmplificationFailed = analysis.Num(in.AClient.Value), analysis.Num(in.AFail.Value)
 	obs.AmplificationFromSlope, obs.AmplificationFromRecovery = analysis.Num(in.AFromSlope.Value), analysis.Num(in.AFromRecovery.Value)
 	obs.PredictedRecoveryS = analysis.Num(in.PredictedRecoveryS.Value)
+	if obs.PredictedRecoveryS != nil {
+		obs.PredictedRecoveryFrom = infer.PredictedAt(in)
+	}
 	obs.FailedFromS, obs.FailedToS = analysis.Num(in.FailedFromS), analysis.Num(in.FailedToS)
 	// One slope: the judged trend's, on settled samples only.
 	obs.WaitSlope, obs.WaitSlopeLo, obs.WaitSlopeHi = analysis.Num(in.WaitSlope.Value), analysis.Num(in.WaitSlope.Lo), analysis.Num(in.WaitSlope.Hi)
@@ -105,11 +114,7 @@ func (r *run) document() analysis.Document {
 		obs.ProjectedRecoveryS = analysis.Num(j.ProjectedS)
 	}
 	obs.Estimates = infer.EstimateTable(r.plan, in, r.recoveryS, obs.WaitSource)
-	doc.Amplification.Measured = analysis.Num(in.AFail.Value)
-	doc.Amplification.MeasuredLo, doc.Amplification.MeasuredHi = analysis.Num(in.AFail.Lo), analysis.Num(in.AFail.Hi)
-	if in.AFail.Known() && in.AClient.Known() {
-		doc.Amplification.Hidden = analysis.Num(in.Hidden.Value)
-	}
+	amplificationSection(&doc.Amplification, in)
 	if st := r.onTrap; st != nil {
 		obs.OnTrap = &analysis.OnTrapResult{Action: r.s.OnTrap.Action, AtS: st.at - r.spikeEnd, RecoveryS: analysis.Num(st.recovered), Error: st.err}
 	}
@@ -124,7 +129,7 @@ func (r *run) document() analysis.Document {
 	// Prometheus gone), the criterion fails rather than pass on the
 	// scenario's belief.
 	c := analysis.Conclude(r.inputs.Gate, analysis.Evidence{Verdict: verdict, RecoveryS: recovery,
-		ProjectedRecoveryS: analysis.Value(obs.ProjectedRecoveryS), Amplification: in.AFail.Value})
+		ProjectedRecoveryS: analysis.Value(obs.ProjectedRecoveryS), Amplification: in.A.Value, AmplificationFrom: in.AFrom})
 	obs.ProjectedRecoveryS = analysis.Num(c.ProjectedRecoveryS)
 	doc.Verdict, doc.RecoveryS, doc.Gate = c.Verdict, analysis.Num(r.recoveryS), c.Gate
 	obs.Findings = findings(doc, r.rows, in, r.recoveryS, r.layerNote(in))
@@ -132,6 +137,25 @@ func (r *run) document() analysis.Document {
 		obs.Findings = append(obs.Findings, "Prometheus returned no value for "+strings.Join(gaps, ", ")+": the estimates that use them are incomplete")
 	}
 	return doc
+}
+
+// amplificationSection records what the run measured of A: A_fail when it
+// is a measurement, else why not with the bound the counters gave; the
+// hidden factor when it may be claimed; the A the run stands by.
+func amplificationSection(a *analysis.AmplificationSection, in infer.Inference) {
+	a.Measured = analysis.Num(in.AFail.Value)
+	a.MeasuredLo, a.MeasuredHi = analysis.Num(in.AFail.Lo), analysis.Num(in.AFail.Hi)
+	if !in.AFail.Known() {
+		a.MeasuredNote = in.AFailNote
+		a.MeasuredAtLeast, a.MeasuredAtMost = analysis.Num(in.AFailAtLeast), analysis.Num(in.AFailAtMost)
+	}
+	a.Hidden = analysis.Num(in.Hidden.Value)
+	if a.Hidden == nil {
+		a.HiddenNote = in.HiddenNote
+	}
+	if in.A.Known() && !math.IsInf(in.A.Value, 0) {
+		a.Standing = &analysis.StandingAmplification{Value: in.A.Value, Lo: analysis.Num(in.A.Lo), Hi: analysis.Num(in.A.Hi), From: in.AFrom, Note: in.ANote}
+	}
 }
 
 // layerNote describes a layer that gives up before the clients do, when

@@ -58,6 +58,9 @@ var (
 	// ErrAgentLost: an agent of a spread run stopped reporting, exited or
 	// failed; the merged timeline lacks its share, so no verdict stands.
 	ErrAgentLost = errors.New("an agent was lost")
+	// ErrClientErrors: the failures after the spike were mostly client
+	// errors (4xx other than 429): the requests' fault, not the service's.
+	ErrClientErrors = errors.New("the failures were client errors")
 	// ErrOutExists: the output folder holds a previous run.
 	ErrOutExists = errors.New("the output folder is not empty")
 )

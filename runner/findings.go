@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/infer"
@@ -22,20 +23,31 @@ func findings(doc analysis.Document, rows []analysis.TimelineRow, in infer.Infer
 		out = append(out, fmt.Sprintf("the service sees A_fail = %s attempts per first attempt while the clients send %.2f: layers between them (gateway, mesh, SDK) multiply by %.1f",
 			intervalText(in.AFail), in.AClient.Value, h.Value))
 	}
-	switch a := in.AFail; {
-	case a.Excludes(predicted):
-		out = append(out, fmt.Sprintf("the scenario predicts A = %.2f, outside the measured A_fail = %s: update the scenario's layers", predicted, intervalText(a)))
+	if in.AFailCounted.Known() && !in.AFail.Known() && in.AFailNote != "" {
+		out = append(out, "A_fail is not measured: "+in.AFailNote)
+	}
+	if in.HiddenNote != "" && in.AFail.Known() {
+		out = append(out, "no hidden factor is claimed: "+in.HiddenNote)
+	}
+	if in.ANote != "" && in.A.Known() && (in.AFrom != infer.FromAFail || strings.Contains(in.ANote, "disagree")) {
+		out = append(out, in.ANote)
+	}
+	// Advice about the layers only from an A that was measured, whose
+	// interval excludes the scenario's by more than a tenth.
+	switch a := in.A; {
+	case a.Excludes(predicted) && math.Abs(a.Value/predicted-1) > 0.1:
+		out = append(out, fmt.Sprintf("the scenario predicts A = %.2f, outside the measured %s = %s: update the scenario's layers", predicted, in.AFrom, intervalText(a)))
 	case a.Bounded():
-		out = append(out, fmt.Sprintf("the measured A_fail = %s agrees with the scenario's A = %.2f", intervalText(a), predicted))
+		out = append(out, fmt.Sprintf("the measured %s = %s agrees with the scenario's A = %.2f", in.AFrom, intervalText(a), predicted))
 	case a.Known():
-		out = append(out, fmt.Sprintf("A_fail = %.2f was measured over too few independent samples for an interval: no advice about the layers", a.Value))
+		out = append(out, fmt.Sprintf("%s = %.2f was measured over too few independent samples for an interval: no advice about the layers", in.AFrom, a.Value))
 	}
 	if lost := 1 - reached(rows); lost > 0.1 {
 		out = append(out, fmt.Sprintf("%.0f %% of the first attempts the driver sent never reached the service (its first-attempt count is lower): connections failing or the load machine overloaded; the measurement is suspect", 100*lost))
 	}
 	if pred := in.PredictedRecoveryS.Value; !math.IsNaN(recoveryS) && !math.IsNaN(pred) && !math.IsInf(pred, 0) && pred > 0 {
-		out = append(out, fmt.Sprintf("recovered in %s; the model's formula at the measured A_fail and ρ gives %s (%+.0f %%)",
-			analysis.FormatSeconds(recoveryS), analysis.FormatSeconds(pred), 100*(recoveryS/pred-1)))
+		out = append(out, fmt.Sprintf("recovered in %s; the model's formula at %s gives %s (%+.0f %%)",
+			analysis.FormatSeconds(recoveryS), infer.PredictedAt(in), analysis.FormatSeconds(pred), 100*(recoveryS/pred-1)))
 	}
 	if d := analysis.Value(o.Dropped) + analysis.Value(o.RefusedInFlight); d > 0 {
 		out = append(out, fmt.Sprintf("the driver could not send %.0f first attempts on schedule (lag bound or max_in_flight): the offered load was lower than planned", d))
@@ -47,12 +59,7 @@ func findings(doc analysis.Document, rows []analysis.TimelineRow, in infer.Infer
 }
 
 // intervalText prints an estimate with its interval: "9.02 (8.91–9.13)".
-func intervalText(iv infer.Interval) string {
-	if !iv.Bounded() {
-		return fmt.Sprintf("%.2f", iv.Value)
-	}
-	return fmt.Sprintf("%.2f (%.2f–%.2f)", iv.Value, iv.Lo, iv.Hi)
-}
+func intervalText(iv infer.Interval) string { return iv.String() }
 
 // reached is the share of the driver's first attempts that the service
 // counted, over the seconds where both are known (1 when unknown).

@@ -195,10 +195,20 @@ func (m *metrics) checkQueries(ctx context.Context, opts Options, p *scenarios.P
 		}
 		deadline = time.Now().Add(10 * interval)
 	}
+	own := map[string]bool{}
+	for _, sig := range opts.Test.Signals {
+		own[sig.Name] = sig.DriverOwn()
+	}
 	for _, q := range m.queries {
 		for {
 			_, err := m.querier.Instant(ctx, q.text, time.Now())
 			if err == nil {
+				break
+			}
+			if errors.Is(err, prom.ErrNoData) && own[q.name] {
+				// The driver's own series come with the load.
+				opts.logf("prometheus query %s = %q: no data yet; its series are the driver's own trigger_* metrics, which come with the load%s",
+					q.name, q.text, ownSeriesHint(m, opts))
 				break
 			}
 			if errors.Is(err, prom.ErrNoData) && time.Now().Before(deadline) {
@@ -211,6 +221,18 @@ func (m *metrics) checkQueries(ctx context.Context, opts Options, p *scenarios.P
 		}
 	}
 	return nil
+}
+
+// ownSeriesHint reminds, for a remote Prometheus, that it must scrape the
+// driver's metrics for its trigger_* series to exist.
+func ownSeriesHint(m *metrics, opts Options) string {
+	if m.embedded != nil {
+		return ""
+	}
+	if opts.MetricsListen == "" {
+		return " (a remote Prometheus has them only if it scrapes this run's --metrics-addr, which is not set)"
+	}
+	return " (from " + opts.MetricsListen + ", which your Prometheus must scrape)"
 }
 
 // queryFailure maps a query's error to a run error naming the query.

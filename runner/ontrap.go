@@ -27,7 +27,7 @@ type onTrapState struct {
 }
 
 // startOnTrap runs the scenario's on_trap action once the service is
-// judged trapped: drop demand to zero, set it to a rate, or run a command
+// judged trapped, or seen failing past its recovery budget: drop demand to zero, set it to a rate, or run a command
 // (demand stays at baseline).
 func (r *run) startOnTrap(now float64) {
 	ot := r.s.OnTrap
@@ -42,7 +42,7 @@ func (r *run) startOnTrap(now float64) {
 		// Agents change their schedule a moment later than one driver
 		// does: the way back is timed from then.
 		st.at = max(st.at, r.drv.Replan([]loadgen.Stage{loadgen.Constant(ot.Observe+time.Minute, rate)}).Seconds())
-		r.opts.logf("on_trap: trapped; demand set to %g/s, watching for %s", rate, ot.Observe)
+		r.opts.logf("on_trap: %s; demand set to %g/s, watching for %s", r.verdict, rate, ot.Observe)
 	case "command":
 		ctx, cancel := context.WithTimeout(context.Background(), ot.Observe)
 		st.cancel, st.done = cancel, make(chan struct{})
@@ -52,7 +52,7 @@ func (r *run) startOnTrap(now float64) {
 		// held by a stray grandchild cannot keep the run waiting.
 		killGroupOnCancel(cmd)
 		cmd.WaitDelay = 2 * time.Second
-		r.opts.logf("on_trap: trapped; running %q", ot.Command)
+		r.opts.logf("on_trap: %s; running %q", r.verdict, ot.Command)
 		go func() {
 			defer close(st.done)
 			out, err := cmd.CombinedOutput()

@@ -88,6 +88,9 @@ type Status struct {
 	// WaitSource; NaN when unknown.
 	WaitS      float64
 	WaitSource string
+	// WaitBlind names the wait sources found blind (they cannot show the
+	// wait: WaitS never comes from them), comma-separated; "" for none.
+	WaitBlind string
 	// Verdict is the verdict so far ("" while undecided), Note a word on why.
 	Verdict analysis.Verdict
 	Note    string

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/infer"
@@ -102,7 +103,16 @@ func (r *run) observe(now float64) bool {
 		if j := r.judgement; j.Verdict != "" && r.triggered() {
 			r.judgedAt = now
 			r.verdict, r.reason = j.Verdict, j.Reason
+			if r.observed != "" {
+				r.reason += "; " + r.observed
+			}
 			r.opts.logf("judged %s %.1f s after the spike (the %s wait settles %.1f s after it): %s", j.Verdict, now-r.spikeEnd, j.Source, j.DelayS, j.Reason)
+		}
+	}
+	if r.verdict == "" && r.observed == "" {
+		if why := r.observedOutage(false); why != "" {
+			r.observed = why
+			r.opts.logf("metastable at least: %s", why)
 		}
 	}
 	if r.verdict != "" {
@@ -111,21 +121,40 @@ func (r *run) observe(now float64) bool {
 		if now < r.measuredBy() {
 			return false
 		}
-		if r.verdict == analysis.VerdictTrapped && r.s.OnTrap != nil {
-			r.startOnTrap(now)
-			return false
-		}
-		return true
+		return r.endObservation(now)
+	}
+	if r.observed != "" && r.choice.series.Source == "" && now >= r.measuredBy() {
+		// No wait signal can say more than the clients have seen.
+		r.verdict, r.reason, r.judgedAt = analysis.VerdictMetastable, r.observed+"; "+r.noSignalReason(), now
+		return r.endObservation(now)
 	}
 	if now >= r.spikeEnd+r.s.Load.Observe.Seconds() {
 		r.horizon("the observation horizon was reached")
-		if r.verdict == analysis.VerdictTrapped && r.s.OnTrap != nil {
-			r.startOnTrap(now)
-			return false
-		}
-		return true
+		return r.endObservation(now)
 	}
 	return false
+}
+
+// endObservation ends the observation: with the service still failed
+// (trapped, or seen failing past its budget) the scenario's on_trap
+// action starts, and the run goes on watching it; otherwise the run is
+// over (true).
+func (r *run) endObservation(now float64) bool {
+	failed := r.verdict == analysis.VerdictTrapped || r.verdict == analysis.VerdictMetastable && r.observed != ""
+	if failed && r.s.OnTrap != nil && r.inconclusive == "" {
+		r.startOnTrap(now)
+		return false
+	}
+	return true
+}
+
+// noSignalReason says why no wait signal could show a trend: every one the
+// scenario offers is blind, or it offers none.
+func (r *run) noSignalReason() string {
+	if r.choice.reason != "" {
+		return "no wait signal can tell a trap from a slow recovery: " + r.choice.reason
+	}
+	return "no wait signal can tell a trap from a slow recovery"
 }
 
 // triggered reports whether a second after the spike began failed more
@@ -146,9 +175,11 @@ func (r *run) recoverySearchFrom() float64 {
 // source that has settled data, now seconds into the run; final when no
 // more data will come.
 func (r *run) judge(now float64, final bool) analysis.Judgement {
-	r.choice = r.waits.choose(r.spikeEnd, tracerBlindness(r.rows, r.spikeEnd))
 	in := r.infer(now, analysis.Judgement{})
 	patience, _ := r.patience(in)
+	blind := r.waits.blindness(r.rows, r.spikeStart, r.spikeEnd, patience, r.tracerTimeout(), r.s.Recovery.SuccessRatio, now)
+	r.noteBlind(blind)
+	r.choice = r.waits.choose(r.spikeEnd, blind)
 	to := math.NaN()
 	if r.onTrap != nil {
 		to = r.onTrap.at
@@ -163,6 +194,27 @@ func (r *run) judge(now float64, final bool) analysis.Judgement {
 		BudgetS:     r.s.Gate.MaxRecovery.Seconds(),
 		Final:       final,
 	}, analysis.MeasuredJudgePolicy)
+}
+
+// tracerTimeout is the tracers' timeout, seconds (0 without tracers).
+func (r *run) tracerTimeout() float64 {
+	if t := r.s.Client.Tracers; t != nil {
+		return t.Timeout.Seconds()
+	}
+	return 0
+}
+
+// noteBlind logs each wait source the first time it is found blind.
+func (r *run) noteBlind(blind map[string]string) {
+	for _, src := range analysis.WaitSources {
+		if why := blind[src]; why != "" && !r.blindLogged[src] {
+			if r.blindLogged == nil {
+				r.blindLogged = map[string]bool{}
+			}
+			r.blindLogged[src] = true
+			r.opts.logf("the %s wait signal is blind, and not used: %s", src, why)
+		}
+	}
 }
 
 // horizon ends a run that did not recover: trapped or metastable when the
@@ -186,11 +238,24 @@ func (r *run) horizon(why string) {
 	now := r.elapsed()
 	r.judgement = r.judge(now, true)
 	r.judgedAt = now
-	if j := r.judgement; j.Verdict != "" {
-		r.verdict, r.reason = j.Verdict, why+"; "+j.Reason
+	if why := r.clientFault(); why != "" {
+		r.inconclusive, r.inconclusiveErr = why, ErrClientErrors
 		return
 	}
-	r.inconclusive, r.inconclusiveErr = why+" while the service was still failing, and "+r.judgement.Reason, ErrNoVerdict
+	if r.observed == "" {
+		r.observed = r.observedOutage(true)
+	}
+	switch j := r.judgement; {
+	case j.Verdict != "":
+		r.verdict, r.reason = j.Verdict, why+"; "+j.Reason
+		if r.observed != "" {
+			r.reason += "; " + r.observed
+		}
+	case r.observed != "":
+		r.verdict, r.reason = analysis.VerdictMetastable, why+"; "+r.observed+"; "+j.Reason
+	default:
+		r.inconclusive, r.inconclusiveErr = why+" while the service was still failing, and "+j.Reason, ErrNoVerdict
+	}
 }
 
 // progress reports the newest row to the Progress callback, once per row.
@@ -204,9 +269,17 @@ func (r *run) progress() {
 
 func (r *run) status(phase string) Status {
 	st := Status{Phase: phase, Elapsed: r.drv.Elapsed(), SuccessRatio: math.NaN(), WaitS: math.NaN(), Verdict: r.verdict, Note: r.reason}
+	if st.Verdict == "" && r.observed != "" {
+		st.Verdict, st.Note = analysis.VerdictMetastable, r.observed
+	}
 	if src := r.choice.series.Source; src != "" {
 		st.WaitS, st.WaitSource = r.waits.latest(src), src
 	}
+	var blind []string
+	for _, b := range r.choice.blind {
+		blind = append(blind, b.Source)
+	}
+	st.WaitBlind = strings.Join(blind, ", ")
 	if left := convert.Horizon(r.s) - st.Elapsed; left > 0 {
 		st.Remaining = left
 	}
@@ -234,23 +307,26 @@ func (r *run) facts(now float64, j analysis.Judgement) infer.RunFacts {
 		baselineTo = r.onTrap.at
 	}
 	return infer.RunFacts{
-		BaselineToS:          baselineTo,
-		SpikeStartS:          r.spikeStart,
-		SpikeEndS:            r.spikeEnd,
-		TimeoutS:             r.s.Client.Timeout.Seconds(),
-		PatienceS:            r.plan.Scenario.PatienceS,
-		Multiplier:           r.s.Load.Spike.Multiplier,
-		SuccessRatio:         r.s.Recovery.SuccessRatio,
-		RetrySettleS:         r.retrySettle,
-		IngressLagS:          r.mets.ingressLag(),
-		IngressRangeS:        qi.RangeS,
-		IngressResolutionS:   qi.ScrapeS,
-		FailedToS:            to,
-		RecoveryS:            r.recoveryS,
-		ScenarioCapacityPerS: r.s.Service.Capacity,
-		ScenarioDemandPerS:   r.s.Load.Baseline,
-		Cohorts:              cohorts(r.cohorts),
-		Wait:                 j,
+		BaselineToS:           baselineTo,
+		SpikeStartS:           r.spikeStart,
+		SpikeEndS:             r.spikeEnd,
+		TimeoutS:              r.s.Client.Timeout.Seconds(),
+		PatienceS:             r.plan.Scenario.PatienceS,
+		Multiplier:            r.s.Load.Spike.Multiplier,
+		SuccessRatio:          r.s.Recovery.SuccessRatio,
+		RetrySettleS:          r.retrySettle,
+		IngressLagS:           r.mets.ingressLag(),
+		IngressRangeS:         qi.RangeS,
+		IngressResolutionS:    qi.ScrapeS,
+		FailedToS:             to,
+		RecoveryS:             r.recoveryS,
+		ScenarioCapacityPerS:  r.s.Service.Capacity,
+		ScenarioDemandPerS:    r.s.Load.Baseline,
+		Cohorts:               cohorts(r.cohorts),
+		Wait:                  j,
+		Trapped:               r.verdict == analysis.VerdictTrapped,
+		ClientAmplification:   r.plan.Amplification.Client,
+		ScenarioAmplification: r.plan.Amplification.Predicted,
 	}
 }
 

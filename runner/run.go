@@ -189,6 +189,8 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	driverDone := make(chan error, 1)
 	r.sampler = startSampler(r.mets)
 	defer r.sampler.stop()
+	rereads := r.mets.startReread()
+	defer rereads.stop()
 	r.brakes.start()
 	go func() { driverDone <- r.drv.Run(driverCtx) }()
 	deadline := time.Now().Add(convert.MaxDuration(r.s))
@@ -197,6 +199,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 
 	var runErr error
 	for !r.braked(ctx, deadline, driverDone) {
+		r.applyRereads(rereads)
 		if err := r.collect(0); err != nil {
 			runErr = err
 			break
@@ -232,9 +235,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err := r.drain(stoppedAt, r.opts.Hurry); err != nil && runErr == nil {
 		runErr = err
 	}
-	if why := r.metricsMissing(); why != "" && r.inconclusive == "" {
-		r.inconclusive, r.inconclusiveErr = why, ErrMetricsMissing
-	}
+	r.settleVerdict()
 	switch {
 	case r.interrupted:
 		runErr = &Error{Kind: KindInterrupted, Err: ErrInterrupted}
@@ -264,6 +265,46 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		r.opts.logf("reports: %v", err)
 	}
 	return res, runErr
+}
+
+// applyRereads takes the scrape intervals read again once a signal's
+// series appeared, and with them the wait sources' delays and resolutions.
+func (r *run) applyRereads(rr *rereader) {
+	for {
+		u, ok := rr.take()
+		if !ok {
+			return
+		}
+		old := r.mets.sigs[u.index]
+		r.mets.sigs[u.index] = u.sig
+		r.resolution = convert.Resolutions(r.mets.signals())
+		r.waits.retune(convert.WaitDelays(r.retrySettle, r.mets.signals(), r.s.Client.Tracers != nil), r.resolution)
+		r.opts.logf("prometheus query %s: its series appeared; scrape interval %s (was %s): %s", u.sig.Name,
+			analysis.FormatSeconds(u.sig.ScrapeS), analysis.FormatSeconds(old.ScrapeS), u.sig.ScrapeFrom)
+	}
+}
+
+// settleVerdict checks the verdict against what could undo it once the
+// run is over: failures that were the requests' own fault (client errors)
+// leave it inconclusive; metrics missing for too much of the judged window
+// leave it inconclusive too, unless the clients saw the service fail past
+// its budget (their own counts need no Prometheus: then metastable).
+func (r *run) settleVerdict() {
+	if r.inconclusive != "" {
+		return
+	}
+	if why := r.clientFault(); why != "" && r.verdict != "" && r.verdict != analysis.VerdictNoTrigger {
+		r.inconclusive, r.inconclusiveErr = why, ErrClientErrors
+		return
+	}
+	why := r.metricsMissing()
+	switch {
+	case why == "":
+	case r.observed != "":
+		r.verdict, r.reason = analysis.VerdictMetastable, r.observed+"; the wait signals are not used: "+why
+	default:
+		r.inconclusive, r.inconclusiveErr = why, ErrMetricsMissing
+	}
 }
 
 // braked reports whether the run must stop now, before anything else is

@@ -4,9 +4,11 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/runner/prom"
 )
 
 // readSignals finds each configured query's range window, offset and the
@@ -24,10 +26,11 @@ func (m *metrics) readSignals(ctx context.Context, static []convert.Signal, logf
 				if ctx.Err() != nil {
 					return &Error{Kind: KindInterrupted, Err: ErrInterrupted}
 				}
-				d, how = defaultRemoteInterval, "assumed: Prometheus' default (could not read it: "+err.Error()+")"
-				logf("prometheus query %s: the scrape interval of its series is unknown (%v); assuming %s", sigs[i].Name, err, d)
+				d, how = defaultRemoteInterval, "assumed: Prometheus' default (could not read it: "+err.Error()+"); read again once its series appear"
+				logf("prometheus query %s: the scrape interval of its series is unknown (%v); assuming %s until its series appear", sigs[i].Name, err, d)
 			}
 			sigs[i].ScrapeS, sigs[i].ScrapeFrom = d.Seconds(), how
+			sigs[i].Provisional = err != nil || strings.Contains(how, prom.NoSeriesYet)
 		}
 	}
 	m.sigs = sigs
@@ -36,6 +39,97 @@ func (m *metrics) readSignals(ctx context.Context, static []convert.Signal, logf
 
 // defaultRemoteInterval is Prometheus' default global scrape_interval.
 const defaultRemoteInterval = time.Minute
+
+// rereadEvery is how often the run asks again for the scrape interval of a
+// signal whose series did not exist at the preflight.
+const rereadEvery = 5 * time.Second
+
+// signalUpdate is a signal whose scrape interval was read again.
+type signalUpdate struct {
+	index int
+	sig   convert.Signal
+}
+
+// rereader reads again, off the run loop, the scrape interval of the
+// signals whose series did not exist when the run started (Provisional),
+// every rereadEvery until their series are there. The loop takes its
+// updates (take) and stops it (stop).
+type rereader struct {
+	updates chan signalUpdate
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// startReread starts the rereader; nil when no signal is provisional.
+func (m *metrics) startReread() *rereader {
+	if m == nil || m.remote == nil {
+		return nil
+	}
+	var todo []int
+	for i, q := range m.sigs {
+		if q.Provisional {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rr := &rereader{updates: make(chan signalUpdate, len(todo)), cancel: cancel, done: make(chan struct{})}
+	sigs := slices.Clone(m.sigs)
+	go func() {
+		defer close(rr.done)
+		tick := time.NewTicker(rereadEvery)
+		defer tick.Stop()
+		for len(todo) > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			left := todo[:0]
+			for _, i := range todo {
+				qctx, qcancel := context.WithTimeout(ctx, m.timeout)
+				d, how, err := m.remote.ScrapeInterval(qctx, sigs[i].Selectors)
+				qcancel()
+				if err != nil || strings.Contains(how, prom.NoSeriesYet) {
+					left = append(left, i)
+					continue
+				}
+				q := sigs[i]
+				q.ScrapeS, q.ScrapeFrom, q.Provisional = d.Seconds(), how+"; read once its series appeared", false
+				rr.updates <- signalUpdate{i, q} // buffered for every signal
+			}
+			todo = left
+		}
+	}()
+	return rr
+}
+
+// take returns an update that has come, without waiting.
+func (rr *rereader) take() (signalUpdate, bool) {
+	if rr == nil {
+		return signalUpdate{}, false
+	}
+	select {
+	case u := <-rr.updates:
+		return u, true
+	default:
+		return signalUpdate{}, false
+	}
+}
+
+// stop cancels the rereader and waits for it, at most a second.
+func (rr *rereader) stop() {
+	if rr == nil {
+		return
+	}
+	rr.cancel()
+	select {
+	case <-rr.done:
+	case <-time.After(time.Second):
+	}
+}
 
 // signal returns the named query's signal.
 func (m *metrics) signal(name string) (convert.Signal, bool) {

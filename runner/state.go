@@ -40,11 +40,17 @@ type run struct {
 	// judge chose (choice says which and why).
 	judgement analysis.Judgement
 	choice    choice
+	// blindLogged are the wait sources already logged as blind.
+	blindLogged map[string]bool
 	// cohorts are the driver's cohorts as they stood when the load stopped.
 	cohorts []loadgen.Cohort
 
-	verdict      analysis.Verdict
-	reason       string
+	verdict analysis.Verdict
+	reason  string
+	// observed says that the clients saw the service fail past its
+	// recovery budget (observedOutage): the verdict is at least
+	// metastable, whatever the wait signals show; "" while they have not.
+	observed     string
 	recoveryS    float64 // from the spike's end; NaN until recovered
 	judgedAt     float64 // seconds since the load started; NaN until judged trapped or metastable
 	onTrap       *onTrapState
@@ -264,6 +270,7 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow 
 		FirstTimeouts:          float64(fo[vocab.OutcomeTimeout]),
 		FirstErrors:            float64(fo[vocab.Outcome5xx] + fo[vocab.Outcome503] + fo[vocab.Outcome429] + fo[vocab.Outcome4xx]),
 		FirstConnect:           float64(fo[vocab.OutcomeConnect]),
+		FirstClientErrors:      float64(fo[vocab.Outcome4xx]),
 		Succeeded:              float64(sec.Succeeded),
 		Failed:                 float64(sec.Failed),
 		Pending:                float64(sec.Pending),
@@ -279,6 +286,7 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow 
 		TracerErrors:           float64(to[vocab.Outcome5xx] + to[vocab.Outcome503]),
 		TracerErrorLatencyP50S: summary(sec.TracerErrorLatency, sec.TracerErrorLatency.P50),
 		TracersRefused:         float64(sec.TracerRefused),
+		TracersSent:            float64(sec.TracerSent),
 		IngressPerS:            svc.ingress,
 		ServiceFirstPerS:       svc.first,
 		ServedPerS:             svc.served,

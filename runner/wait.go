@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/trigger-test/trigger/analysis"
 )
@@ -23,6 +24,18 @@ func newWaitSources(delays, resolution map[string]float64, capacity float64) *wa
 		ws.series[src] = &analysis.WaitSeries{Source: src, DelayS: d, ResolutionS: math.Max(1, resolution[src])}
 	}
 	return ws
+}
+
+// retune sets new delays and resolutions (a scrape interval read again):
+// the samples stay, the judge reads them with the new delays.
+func (ws *waitSources) retune(delays, resolution map[string]float64) {
+	ws.delays, ws.resolution = delays, resolution
+	for src, s := range ws.series {
+		if d, ok := delays[src]; ok {
+			s.DelayS = d
+		}
+		s.ResolutionS = math.Max(1, resolution[src])
+	}
 }
 
 // add takes the wait samples of a new row, and fills its BacklogWaitS.
@@ -70,44 +83,60 @@ func (ws *waitSources) peak(src string) float64 {
 	return p
 }
 
-// choice is the wait source the judge uses now, and why that one.
+// choice is the wait source the judge uses now, and why that one; blind
+// are the sources that cannot show the wait (blindness), with why.
 type choice struct {
 	series analysis.WaitSeries
 	reason string
+	blind  []analysis.BlindSignal
 }
 
-// choose takes the best source that has enough settled samples to be
-// judged: the service's wait gauge, else tracers the service answered,
-// else ingress − served; while none has, the best that exists (to say
-// what the run is waiting for). tracerNote explains tracers that could not
-// see the wait (a layer in front of the service gave up on them first).
-func (ws *waitSources) choose(spikeEndS float64, tracerNote string) choice {
+// choose takes the best source that is not blind and has enough settled
+// samples to be judged: the service's wait gauge, else tracers the service
+// answered, else ingress − served; while none has, the best that exists
+// and is not blind (to say what the run is waiting for). A blind source is
+// never chosen: its value is not the wait.
+func (ws *waitSources) choose(spikeEndS float64, blind map[string]string) choice {
 	var skipped []string
 	var first *analysis.WaitSeries
+	var c choice
+	for _, src := range analysis.WaitSources {
+		if why := blind[src]; why != "" && ws.series[src] != nil {
+			c.blind = append(c.blind, analysis.BlindSignal{Source: src, Reason: why})
+		}
+	}
 	for _, src := range analysis.WaitSources {
 		s := ws.series[src]
 		if s == nil {
+			continue
+		}
+		if why := blind[src]; why != "" {
+			skipped = append(skipped, src+" is blind: "+why)
 			continue
 		}
 		if first == nil {
 			first = s
 		}
 		if n := settledPoints(*s, spikeEndS); n >= analysis.MeasuredJudgePolicy.MinPoints {
-			return choice{series: *s, reason: chosenReason(src, skipped)}
+			c.series, c.reason = *s, chosenReason(src, skipped)
+			return c
 		}
-		switch {
-		case src == analysis.WaitFromTracers && tracerNote != "":
-			skipped = append(skipped, tracerNote)
-		case src == analysis.WaitFromTracers:
+		switch src {
+		case analysis.WaitFromTracers:
 			skipped = append(skipped, "too few tracers the service answered after the spike")
-		case src == analysis.WaitFromService:
+		case analysis.WaitFromService:
 			skipped = append(skipped, "the wait query had too few settled values")
 		}
 	}
-	if first == nil {
-		return choice{reason: "the scenario gives no wait signal: no wait query, no ingress and served queries, no tracers"}
+	switch {
+	case first != nil:
+		c.series, c.reason = *first, chosenReason(first.Source, nil)
+	case len(c.blind) > 0:
+		c.reason = "every wait signal the scenario gives is blind: " + strings.Join(skipped, "; ")
+	default:
+		c.reason = "the scenario gives no wait signal: no wait query, no ingress and served queries, no tracers"
 	}
-	return choice{series: *first, reason: chosenReason(first.Source, nil)}
+	return c
 }
 
 // settledPoints counts the independent samples of s after it settled.
@@ -134,15 +163,87 @@ func chosenReason(src string, skipped []string) string {
 	return what
 }
 
-// tracerBlindness says, when tracers after the spike came back only as
-// server errors at a nearly fixed latency, that a layer in front of the
-// service gives up on them first (so they cannot see the wait), with that
-// latency; "" otherwise.
-func tracerBlindness(rows []analysis.TimelineRow, fromS float64) string {
-	var served, errs float64
+// blindMinShare: while first attempts fail by waiting (timeouts, a
+// layer's 5xx), the wait is past the patience; a wait signal that stays
+// under this share of the patience then does not measure the wait.
+const blindMinShare = 0.5
+
+// blindness names the wait sources that cannot show the wait while first
+// attempts fail by waiting, each with why (docs/model.md, "What a trigger
+// test measures": wait sources): tracers that came back after the spike
+// only as server errors or timeouts (a layer gives up on them first, or
+// the wait is past their own timeout), and a gauge or an ingress − served
+// backlog that stayed under half the patience once it had time to show a
+// failed state the clients had seen. A source is judged once its delay
+// after the first second that failed so has passed; before, it is not
+// blind. now is seconds since the run started.
+func (ws *waitSources) blindness(rows []analysis.TimelineRow, spikeStartS, spikeEndS, patienceS, tracerTimeoutS, threshold, now float64) map[string]string {
+	failedAt, ok := waitFailingSince(rows, spikeStartS, threshold)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for src, s := range ws.series {
+		due := failedAt + s.DelayS + 2*s.ResolutionS
+		if now < due {
+			continue
+		}
+		switch src {
+		case analysis.WaitFromTracers:
+			if settledPoints(*s, spikeEndS) == 0 {
+				if why := tracersBlind(rows, spikeEndS, tracerTimeoutS, now); why != "" {
+					out[src] = why
+				}
+			}
+		case analysis.WaitFromService, analysis.WaitFromBacklog:
+			peak := math.Inf(-1)
+			for i, t := range s.T {
+				if t >= spikeStartS && !math.IsNaN(s.W[i]) {
+					peak = math.Max(peak, s.W[i])
+				}
+			}
+			if math.IsInf(peak, -1) || peak >= blindMinShare*patienceS {
+				continue
+			}
+			what := "the service's wait gauge"
+			if src == analysis.WaitFromBacklog {
+				what = "the backlog integrated from ingress − served"
+			}
+			out[src] = fmt.Sprintf("%s stayed under %s while first attempts failed by waiting, which takes a wait past the patience of %s", what,
+				analysis.FormatSeconds(math.Max(peak, 0)), analysis.FormatSeconds(patienceS))
+			if src == analysis.WaitFromBacklog {
+				out[src] += ": both counters count what the service handles, behind its queue"
+			}
+		}
+	}
+	return out
+}
+
+// waitFailingSince is the start of the first second from fromS on whose
+// first attempts failed beyond the rule (serviceFailing), mostly by
+// waiting: timed out, or a 5xx from a layer that gave up (not refused at
+// the door with 503 or 429, not refused connections).
+func waitFailingSince(rows []analysis.TimelineRow, fromS, threshold float64) (float64, bool) {
+	for _, r := range rows {
+		if r.TS+1 <= fromS || !serviceFailing(r, threshold) {
+			continue
+		}
+		if r.Timeouts+r.Errors-r.Connect >= 0.5*r.Failures() {
+			return r.TS, true
+		}
+	}
+	return math.NaN(), false
+}
+
+// tracersBlind says why the tracers sent after the spike could not see the
+// wait: every one that came back was a server error (a layer in front of
+// the service gave up on it first), or none came back served within its
+// timeout; "" when some were served or it is too early to tell.
+func tracersBlind(rows []analysis.TimelineRow, spikeEndS, timeoutS, now float64) string {
+	var served, errs, expired float64
 	var lat []float64
 	for _, r := range rows {
-		if r.TS < fromS {
+		if r.TS < spikeEndS {
 			continue
 		}
 		served += r.TracerServed
@@ -150,14 +251,21 @@ func tracerBlindness(rows []analysis.TimelineRow, fromS float64) string {
 		if r.TracerErrors > 0 && !math.IsNaN(r.TracerErrorLatencyP50S) {
 			lat = append(lat, r.TracerErrorLatencyP50S)
 		}
+		if r.TS+1+timeoutS < now && !math.IsNaN(r.TracersSent) {
+			expired += r.TracersSent
+		}
 	}
-	if errs == 0 || served > 0.05*errs || len(lat) == 0 {
+	switch {
+	case served > 0.05*errs && served > 0:
 		return ""
+	case errs > 0 && len(lat) > 0:
+		_, med, _ := spread(lat)
+		return fmt.Sprintf("after the spike every tracer came back as a server error, after %s (%.0f of them, none served): a layer in front of the service gives up on them first",
+			analysis.FormatSeconds(med), errs)
+	case errs > 0:
+		return fmt.Sprintf("after the spike every tracer came back as a server error (%.0f of them, none served)", errs)
+	case expired >= 3 && served == 0:
+		return fmt.Sprintf("no tracer sent after the spike came back served within its timeout of %s (%.0f sent): the wait is past it", analysis.FormatSeconds(timeoutS), expired)
 	}
-	lo, med, hi := spread(lat)
-	if hi-lo > 0.2*med {
-		return ""
-	}
-	return fmt.Sprintf("after the spike every tracer came back as a server error after %s (%.0f of them, none served): a layer in front of the service gives up first, so tracers cannot see the wait",
-		analysis.FormatSeconds(med), errs)
+	return ""
 }

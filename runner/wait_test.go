@@ -31,7 +31,7 @@ func TestWaitSourceChoice(t *testing.T) {
 	}{
 		{"gauge", func(m *analysis.TimelineRow) { m.WaitS = 40 + m.TS }, analysis.WaitFromService, "wait gauge"},
 		{"tracers served", func(m *analysis.TimelineRow) { m.TracerServed, m.TracerWaitS = 4, 2 }, analysis.WaitFromTracers, "tracers the service answered"},
-		{"tracers blind", func(*analysis.TimelineRow) {}, analysis.WaitFromBacklog, "gives up first"},
+		{"tracers blind", func(*analysis.TimelineRow) {}, analysis.WaitFromBacklog, "gives up on them first"},
 	} {
 		ws := newWaitSources(delays, res, 200)
 		var rows []analysis.TimelineRow
@@ -41,9 +41,72 @@ func TestWaitSourceChoice(t *testing.T) {
 			ws.add(&m, 10)
 			rows = append(rows, m)
 		}
-		c := ws.choose(20, tracerBlindness(rows, 20))
+		c := ws.choose(20, ws.blindness(rows, 10, 20, 0.3, 30, 0.99, 60))
 		if c.series.Source != tc.want || !strings.Contains(c.reason, tc.reason) {
 			t.Errorf("%s: chose %q (%s); want %q, a reason with %q", tc.name, c.series.Source, c.reason, tc.want, tc.reason)
+		}
+	}
+}
+
+// A source that cannot move while first attempts fail by waiting is blind:
+// it is named with why, never chosen, and the next source is judged; a
+// source is not called blind before its delay has passed, nor while the
+// failures are refusals at the door, which need no queue.
+func TestBlindSourcesAreNeverJudged(t *testing.T) {
+	delays := map[string]float64{analysis.WaitFromService: 3, analysis.WaitFromTracers: 2, analysis.WaitFromBacklog: 22}
+	res := map[string]float64{analysis.WaitFromService: 5, analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}
+	// Timeouts at the client from second 12 on.
+	timedOut := func(m *analysis.TimelineRow) {
+		m.FirstErrors, m.TracerErrors, m.FirstTimeouts, m.Timeouts = 0, 0, 50, 150
+		m.ErrorLatencyP50S, m.TracerErrorLatencyP50S = math.NaN(), math.NaN()
+	}
+	for _, tc := range []struct {
+		name  string
+		fill  func(*analysis.TimelineRow)
+		now   float64
+		blind []string // the sources found blind
+		want  string   // the source chosen
+	}{
+		{"counters behind the queue, a flat gauge, tracers timing out", func(m *analysis.TimelineRow) {
+			timedOut(m)
+			m.WaitS, m.IngressPerS, m.ServedPerS, m.TracersSent = 0.01, 100, 100, 4
+		}, 60, []string{analysis.WaitFromService, analysis.WaitFromTracers, analysis.WaitFromBacklog}, ""},
+		{"the same, before the backlog's delay has passed", func(m *analysis.TimelineRow) {
+			timedOut(m)
+			m.WaitS, m.IngressPerS, m.ServedPerS, m.TracersSent = 0.01, 100, 100, 4
+		}, 40, []string{analysis.WaitFromService, analysis.WaitFromTracers}, analysis.WaitFromBacklog},
+		{"a gauge that shows the wait", func(m *analysis.TimelineRow) {
+			timedOut(m)
+			m.WaitS, m.IngressPerS, m.ServedPerS = 2+m.TS/10, 100, 100
+		}, 60, []string{analysis.WaitFromBacklog}, analysis.WaitFromService},
+		{"refusals at the door", func(m *analysis.TimelineRow) {
+			m.FirstErrors, m.Errors, m.Rejected, m.TracerErrors = 50, 0, 150, 0
+			m.WaitS, m.IngressPerS, m.ServedPerS = 0.1, 100, 100
+		}, 60, nil, analysis.WaitFromService},
+	} {
+		ws := newWaitSources(delays, res, 200)
+		var rows []analysis.TimelineRow
+		for ts := 0.0; ts < tc.now; ts++ {
+			m := proxyRow(ts)
+			if ts < 12 {
+				m.FirstErrors, m.TracerErrors, m.WaitS, m.IngressPerS, m.ServedPerS = 0, 0, 0.01, 100, 100
+				m.FirstOK = m.FirstDone
+			} else {
+				tc.fill(&m)
+			}
+			ws.add(&m, 10)
+			rows = append(rows, m)
+		}
+		blind := ws.blindness(rows, 10, 20, 1, 5, 0.99, tc.now)
+		var got []string
+		for _, src := range analysis.WaitSources {
+			if blind[src] != "" {
+				got = append(got, src)
+			}
+		}
+		c := ws.choose(20, blind)
+		if strings.Join(got, ",") != strings.Join(tc.blind, ",") || c.series.Source != tc.want || len(c.blind) != len(tc.blind) {
+			t.Errorf("%s: blind %v, chose %q; want blind %v, %q (%v)", tc.name, got, c.series.Source, tc.blind, tc.want, blind)
 		}
 	}
 }

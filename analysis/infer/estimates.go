@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -33,8 +34,8 @@ func EstimateTable(plan analysis.Document, in Inference, recoveryS float64, wait
 		row("capacity_per_s", "Capacity C", "1/s", plan.Scenario.CapacityPerS, point(in.CapacityPerS), capacityNote(in.CapacitySource)),
 		row("utilization", "Utilization ρ = λ/C", "", plan.Scenario.Utilization, point(in.Utilization), ""),
 		row("amplification_client", "A_client (attempts per request, all failing)", "", client, in.AClient, "the driver's cohorts whose every attempt failed"),
-		row("amplification_fail", "A_fail (ingress per first attempt)", "", plan.Amplification.Predicted, in.AFail, "the service's ingress, settled failed window"),
-		row("hidden_factor", "Hidden factor A_fail/A_client", "", plan.Amplification.Predicted/client, in.Hidden, "retries by layers the clients do not see"),
+		row("amplification_fail", "A_fail (ingress per first attempt)", "", plan.Amplification.Predicted, in.AFail, aFailNote(in)),
+		row("hidden_factor", "Hidden factor A_fail/A_client", "", plan.Amplification.Predicted/client, in.Hidden, hiddenNote(in)),
 		row("wait_slope", "Wait slope after the spike (A·ρ − 1)", "s/s", p.AmplifiedUtilization-1, in.WaitSlope, slopeNote),
 		row("amplification_from_slope", "A from the wait slope", "", plan.Amplification.Predicted, in.AFromSlope, fromSlopeNote),
 		row("amplification_from_recovery", "A from the recovery time", "", plan.Amplification.Predicted, in.AFromRecovery, "recovery-time formula inverted"),
@@ -54,5 +55,31 @@ func recoveryNote(in Inference) string {
 	if math.IsNaN(pr) || math.IsInf(pr, 0) {
 		return ""
 	}
-	return "from measured A_fail and ρ the formula gives " + analysis.FormatSeconds(pr)
+	return "the formula at " + PredictedAt(in) + " gives " + analysis.FormatSeconds(pr)
+}
+
+// PredictedAt names the A the recovery's prediction used, with its value:
+// "the measured A_fail = 2.98", "the scenario's A = 3.00 (A not measured)".
+func PredictedAt(in Inference) string {
+	switch in.PredictedFrom {
+	case FromAFail:
+		return fmt.Sprintf("the measured A_fail = %.2f and ρ", in.PredictedA)
+	case FromScenario:
+		return fmt.Sprintf("the scenario's A = %.2f and the measured ρ (A not measured)", in.PredictedA)
+	}
+	return fmt.Sprintf("%s = %.2f and the measured ρ", in.PredictedFrom, in.PredictedA)
+}
+
+func aFailNote(in Inference) string {
+	if in.AFail.Known() {
+		return "the service's ingress, settled failed window, tracers left out"
+	}
+	return in.AFailNote
+}
+
+func hiddenNote(in Inference) string {
+	if in.Hidden.Known() {
+		return "retries by layers the clients do not see"
+	}
+	return in.HiddenNote
 }

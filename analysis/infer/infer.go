@@ -63,6 +63,14 @@ type RunFacts struct {
 	// Wait is the run's judgement of the wait's trend: its slope is the one
 	// slope of the run.
 	Wait analysis.Judgement
+	// Trapped says that the run judged the service trapped: a bound on A
+	// from a counter behind the queue is then a lower bound.
+	Trapped bool
+	// ClientAmplification is the clients' A as the scenario declares it,
+	// used for the tracers' share of the ingress while A_client is not
+	// counted; ScenarioAmplification is the scenario's whole A (every
+	// declared layer), the recovery's prediction when nothing measured A.
+	ClientAmplification, ScenarioAmplification float64
 }
 
 // fullyFailedRatio is the most a second's first-attempt success ratio may
@@ -91,10 +99,26 @@ type Inference struct {
 	// test measures", item 4).
 	AClient Interval
 	// AFail is attempts arriving at the service per first attempt in the
-	// settled failed window: ingress / first attempts.
-	AFail Interval
-	// Hidden is AFail/AClient: retries by layers the clients do not see.
-	Hidden Interval
+	// settled failed window: ingress / first attempts (tracers left out).
+	// Unknown when it is not a measurement (a counter behind the queue,
+	// see reconcile); AFailNote then says why, AFailCounted keeps what the
+	// counters read, and AFailAtLeast or AFailAtMost the bound it is (NaN
+	// when none).
+	AFail                     Interval
+	AFailNote                 string
+	AFailCounted              Interval
+	AFailAtLeast, AFailAtMost float64
+	// Hidden is AFail/AClient: retries by layers the clients do not see;
+	// unknown unless A_fail is measured and no other estimate contradicts
+	// it, and never below 1 (HiddenNote says why it is not claimed).
+	Hidden     Interval
+	HiddenNote string
+	// A is the amplification the run stands by, AFrom which estimate it is
+	// (FromAFail, FromSlope, FromRecovery; "" when none), ANote why, and
+	// which estimates disagree with it.
+	A     Interval
+	AFrom string
+	ANote string
 	// WaitSlope is the judged trend's slope (A·ρ − 1 in the failed state).
 	WaitSlope Interval
 	// AFromSlope is (slope + 1)/ρ; only from a wait measured on its own
@@ -103,9 +127,12 @@ type Inference struct {
 	AFromSlope Interval
 	// AFromRecovery inverts the full recovery-time form at the measured ρ.
 	AFromRecovery Interval
-	// PredictedRecoveryS is the full closed form at the measured A_fail, ρ
-	// and t0.
+	// PredictedRecoveryS is the full closed form at the A the run stands by
+	// (never A from the recovery itself), else the scenario's, at the
+	// measured ρ and t0; PredictedFrom names the A it used.
 	PredictedRecoveryS Interval
+	PredictedFrom      string
+	PredictedA         float64
 	// T0S is when the wait crossed the patience, seconds after the spike
 	// started, as measured (NaN when nothing failed); T0Source says from
 	// what: "cohorts" (the first attempts sent before it succeeded) or
@@ -139,7 +166,8 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	if f.BaselineToS == 0 {
 		f.BaselineToS = f.SpikeEndS
 	}
-	in := Inference{FailedFromS: nan, FailedToS: nan, AClient: unknownInterval(), AFail: unknownInterval(), Hidden: unknownInterval(),
+	in := Inference{FailedFromS: nan, FailedToS: nan, PredictedA: nan, AClient: unknownInterval(), AFail: unknownInterval(), Hidden: unknownInterval(),
+		AFailCounted: unknownInterval(), AFailAtLeast: nan, AFailAtMost: nan, A: unknownInterval(),
 		WaitSlope: unknownInterval(), AFromSlope: unknownInterval(), AFromRecovery: unknownInterval(), PredictedRecoveryS: unknownInterval()}
 	// λ is the intensity of the driver's baseline arrivals: every second at
 	// baseline counts, the observation's as much as the warmup's (a Poisson
@@ -174,10 +202,11 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	in.Utilization = in.BaselinePerS / in.CapacityPerS
 
 	in.AClient = cohortAmplification(f.Cohorts, f.SpikeStartS)
-	in.AFail = failedAmplification(rows, windows, f)
-	if in.AFail.Known() && in.AClient.Known() {
-		in.Hidden = in.AFail.scale(1 / in.AClient.Value)
+	aClient := in.AClient.Value
+	if !in.AClient.Known() {
+		aClient = f.ClientAmplification
 	}
+	in.AFail = failedAmplification(rows, windows, f, aClient)
 	if j := f.Wait; j.Trend.N >= 2 {
 		in.WaitSlope = Interval{Value: j.Trend.Slope, Lo: j.SlopeLo, Hi: j.SlopeHi, N: j.Trend.N}
 		if j.Source == "service" || j.Source == "tracers" {
@@ -205,13 +234,15 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 		}
 		in.AFromRecovery = Interval{Value: fromRecovery(f.RecoveryS), Lo: fromRecovery(math.Max(0, f.RecoveryS-1)), Hi: fromRecovery(f.RecoveryS + 1), N: 1}
 	}
-	a := in.AFail
-	if !a.Known() {
-		a = in.AClient
+	reconcile(&in, rows, f)
+	a, from := in.A, in.AFrom
+	if from == FromRecovery || !a.Known() {
+		a, from = Interval{Value: f.ScenarioAmplification, Lo: nan, Hi: nan}, FromScenario
 	}
-	if a.Known() {
+	if a.Known() && a.Value > 0 {
 		predict := func(a float64) float64 { return analysis.RecoveryTimeAfter(a, rho, k, spike, t0, patience) }
 		in.PredictedRecoveryS = Interval{Value: predict(a.Value), Lo: predict(a.Lo), Hi: predict(a.Hi), N: a.N}
+		in.PredictedFrom, in.PredictedA = from, a.Value
 	}
 	return in
 }
@@ -328,7 +359,21 @@ func cohortAmplification(cohorts []Cohort, fromS float64) Interval {
 // one, else the driver's first attempts averaged over the ingress query's
 // own range window. The interval comes from the spread between scrapes,
 // widened for the overlap of consecutive rate windows.
-func failedAmplification(rows []analysis.TimelineRow, windows [][2]float64, f RunFacts) Interval {
+//
+// Tracers reach the service too, each as one attempt that every layer in
+// between multiplies as it does the clients' (A_fail/aClient): so ingress
+// = A_fail·(first + tracers/aClient), and the tracers' share is taken
+// out that way (aClient NaN or ≤ 0: as if 1).
+func failedAmplification(rows []analysis.TimelineRow, windows [][2]float64, f RunFacts, aClient float64) Interval {
+	if math.IsNaN(aClient) || aClient <= 0 {
+		aClient = 1
+	}
+	tracers := func(m analysis.TimelineRow) float64 {
+		if math.IsNaN(m.TracersSent) {
+			return 0
+		}
+		return m.TracersSent
+	}
 	width := math.Max(1, f.IngressResolutionS)
 	var num, den float64
 	var ratios []float64
@@ -352,6 +397,7 @@ func failedAmplification(rows []analysis.TimelineRow, windows [][2]float64, f Ru
 			if math.IsNaN(r.IngressPerS) || math.IsNaN(first) {
 				continue
 			}
+			first += trailingMean(rows, i, f.IngressRangeS, tracers) / aClient
 			if b := math.Floor((r.TS - w[0]) / width); b != bin {
 				flush()
 				bin = b

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -19,6 +20,15 @@ type Interval struct {
 func unknownInterval() Interval {
 	n := math.NaN()
 	return Interval{Value: n, Lo: n, Hi: n}
+}
+
+// String prints the estimate with its interval: "9.02 (8.91–9.13)", or
+// "9.02" without one.
+func (iv Interval) String() string {
+	if !iv.Bounded() {
+		return fmt.Sprintf("%.2f", iv.Value)
+	}
+	return fmt.Sprintf("%.2f (%.2f–%.2f)", iv.Value, iv.Lo, iv.Hi)
 }
 
 // Known reports whether the estimate exists.

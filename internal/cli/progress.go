@@ -90,6 +90,9 @@ func formatStatus(st runner.Status) string {
 		if !math.IsNaN(st.WaitS) {
 			fmt.Fprintf(&b, "  wait %6.2f s (%s)", st.WaitS, st.WaitSource)
 		}
+		if st.WaitBlind != "" {
+			fmt.Fprintf(&b, "  blind: %s", st.WaitBlind)
+		}
 	}
 	if st.Verdict != "" {
 		fmt.Fprintf(&b, "  → %s", st.Verdict)

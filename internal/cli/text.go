@@ -78,6 +78,18 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 			hidden = fmt.Sprintf(", hidden factor %.2f", *amp.Hidden)
 		}
 		t.line("", "measured A_fail = %s%s", intervalText(amp.Measured, amp.MeasuredLo, amp.MeasuredHi), hidden)
+	} else if amp.MeasuredNote != "" && doc.Kind == "run" {
+		bound := ""
+		switch {
+		case amp.MeasuredAtLeast != nil:
+			bound = fmt.Sprintf(" (the counters give A_fail ≥ %.2f)", *amp.MeasuredAtLeast)
+		case amp.MeasuredAtMost != nil:
+			bound = fmt.Sprintf(" (the counters give A_fail < %.2f)", *amp.MeasuredAtMost)
+		}
+		t.line("", "A_fail not measured%s", bound)
+	}
+	if st := amp.Standing; st != nil && st.From != "A_fail" {
+		t.line("", "measured %s = %s", st.From, intervalText(&st.Value, st.Lo, st.Hi))
 	}
 	trap := "a trigger is survivable"
 	switch {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -20,6 +21,9 @@ const (
 	// HowMeasured: the median gap between the timestamps of the series'
 	// raw samples.
 	HowMeasured = "measured from sample timestamps"
+	// NoSeriesYet marks, in the details, a selector with no series now,
+	// whose interval came from the targets its labels allow.
+	NoSeriesYet = "has no series yet"
 )
 
 // ScrapeInterval returns the longest scrape interval among the targets
@@ -34,8 +38,11 @@ const (
 // targets API, as on the embedded server; relabelled series; recording
 // rules) are measured instead: for one series per pair, the median gap
 // between the timestamps of its raw samples over the last 5 min (30 min
-// if that holds fewer than 3). A selector with no series now is skipped
-// and named in the details; with no selector at all the result is 0.
+// if that holds fewer than 3). A selector with no series now (a service
+// just restarted, a driver's counter that appears with the load) takes the
+// longest interval of the active targets its label matchers allow
+// (scrapeTargets.allowing); with none, it is skipped and named in the
+// details. With no selector at all the result is 0.
 //
 // Every request goes through the Remote's retries and per-attempt
 // timeout and is bounded by ctx. The error wraps ErrNoData, saying why,
@@ -54,6 +61,7 @@ func (r *Remote) ScrapeInterval(ctx context.Context, selectors []string) (time.D
 		found           int
 		usedT, usedM    bool
 		targets         map[jobInstance]time.Duration
+		active          scrapeTargets
 		targetsErr      error
 		targetsRead     bool
 		notes, notFound []string
@@ -63,19 +71,28 @@ func (r *Remote) ScrapeInterval(ctx context.Context, selectors []string) (time.D
 		if err != nil {
 			return 0, "", err
 		}
-		if len(pairs) == 0 {
-			notFound = append(notFound, sel)
-			continue
-		}
 		if !targetsRead {
-			targets, targetsErr = r.targetIntervals(ctx)
-			targetsRead = true
+			active, targetsErr = r.targetIntervals(ctx)
+			targets, targetsRead = active.byPair(), true
 			if ctx.Err() != nil {
 				return 0, "", fmt.Errorf("scrape interval: %w", targetsErr)
 			}
 			if targetsErr != nil {
 				notes = append(notes, targetsErr.Error())
 			}
+		}
+		if len(pairs) == 0 {
+			// No series yet (a service just restarted, a counter that
+			// appears with the load): the targets its labels allow say
+			// how often they will be scraped.
+			if ds := active.allowing(selectorMatchers(sel)); len(ds) > 0 {
+				d := slices.Max(ds)
+				longest, usedT, found = max(longest, d), true, found+1
+				notes = append(notes, fmt.Sprintf("%s %s: the longest interval of the %d active targets its labels allow", sel, NoSeriesYet, len(ds)))
+				continue
+			}
+			notFound = append(notFound, sel)
+			continue
 		}
 		var unknown []jobInstance
 		for _, p := range pairs {
@@ -128,6 +145,19 @@ func howText(targets, measured bool, notes []string) string {
 		how += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return how
+}
+
+// selectorMatchers returns the label matchers of a selector checkSelector
+// accepted.
+func selectorMatchers(s string) []*labels.Matcher {
+	e, err := selectorParser.ParseExpr(s)
+	if err != nil {
+		return nil
+	}
+	if vs, ok := e.(*parser.VectorSelector); ok {
+		return vs.LabelMatchers
+	}
+	return nil
 }
 
 // selectorParser parses the selectors ScrapeInterval is given.

@@ -195,13 +195,42 @@ func TestScrapeIntervalRemote(t *testing.T) {
 			how:       []string{HowTargets},
 		},
 		{
-			// A selector with no series is skipped and named.
+			// A selector with no series yet (a service just restarted, a
+			// driver's counter that comes with the load) takes the
+			// interval of the targets its labels allow.
 			name:      "one selector without series",
 			selectors: []string{"x_total", "nothing"},
 			queries:   map[string]string{countX: vectorOf(api0), countNil: vectorOf()},
 			targets:   targetsBody(activeTarget("api", "10.0.0.1:8080", "5s")),
 			want:      5 * time.Second,
-			how:       []string{HowTargets, "no series now of nothing"},
+			how:       []string{HowTargets, "nothing has no series yet"},
+		},
+		{
+			// Its job matcher picks the targets; the longest of them.
+			name:      "no series yet, a job matcher",
+			selectors: []string{`nothing{job="api"}`},
+			queries:   map[string]string{`count by (job, instance) (nothing{job="api"})`: vectorOf()},
+			targets:   targetsBody(activeTarget("api", "10.0.0.1:8080", "5s"), activeTarget("api", "10.0.0.2:8080", "10s"), activeTarget("db", "10.0.0.3:9100", "1m")),
+			want:      10 * time.Second,
+			how:       []string{HowTargets, "the 2 active targets its labels allow"},
+		},
+		{
+			// Without one, every target: the longest, an upper bound.
+			name:      "no series yet, no job matcher",
+			selectors: []string{"nothing"},
+			queries:   map[string]string{countNil: vectorOf()},
+			targets:   targetsBody(activeTarget("api", "10.0.0.1:8080", "5s"), activeTarget("db", "10.0.0.3:9100", "1m")),
+			want:      time.Minute,
+			how:       []string{HowTargets, "the 2 active targets"},
+		},
+		{
+			// No target its labels allow: skipped and named.
+			name:      "no series, no target allowed",
+			selectors: []string{"x_total", `nothing{job="web"}`},
+			queries:   map[string]string{countX: vectorOf(api0), `count by (job, instance) (nothing{job="web"})`: vectorOf()},
+			targets:   targetsBody(activeTarget("api", "10.0.0.1:8080", "5s")),
+			want:      5 * time.Second,
+			how:       []string{HowTargets, `no series now of nothing{job="web"}`},
 		},
 		{
 			// No series at all: no data.
@@ -347,7 +376,8 @@ func TestParseTargetIntervals(t *testing.T) {
 		{"none", targetsBody(), map[jobInstance]time.Duration{}},
 	}
 	for _, c := range cases {
-		got, err := parseTargetIntervals([]byte(c.body))
+		active, err := parseTargetIntervals([]byte(c.body))
+		got := active.byPair()
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue

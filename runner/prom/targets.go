@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
 )
 
 // jobInstance names the scrape target a series comes from: its job and
@@ -37,12 +38,34 @@ type targetsAnswer struct {
 	} `json:"data"`
 }
 
+// targetEntry is one active target: its labels and scrape interval (0
+// when the server does not say).
+type targetEntry struct {
+	labels   map[string]string
+	interval time.Duration
+}
+
+// scrapeTargets are the active targets of a server, as /api/v1/targets
+// lists them.
+type scrapeTargets []targetEntry
+
+// byPair returns the scrape interval of each (job, instance), the longest
+// where two targets share both labels.
+func (ts scrapeTargets) byPair() map[jobInstance]time.Duration {
+	out := make(map[jobInstance]time.Duration, len(ts))
+	for _, t := range ts {
+		p := jobInstance{t.labels["job"], t.labels["instance"]}
+		out[p] = max(out[p], t.interval)
+	}
+	return out
+}
+
 // targetIntervals reads the active targets from /api/v1/targets, through
-// client_golang's v1 API and the retries of do, and returns the scrape
-// interval of each (job, instance); 0 where the server does not say. An
-// error says why the targets could not be read; a server that does not
-// serve the endpoint (HTTP 404, as the embedded server) gets a short one.
-func (r *Remote) targetIntervals(ctx context.Context) (map[jobInstance]time.Duration, error) {
+// client_golang's v1 API and the retries of do, with the scrape interval
+// of each; 0 where the server does not say. An error says why the targets
+// could not be read; a server that does not serve the endpoint (HTTP 404,
+// as the embedded server) gets a short one.
+func (r *Remote) targetIntervals(ctx context.Context) (scrapeTargets, error) {
 	var k kept
 	_, err := r.do(ctx, func(ctx context.Context) (model.Value, error) {
 		_, err := r.api.Targets(withKept(ctx, &k))
@@ -58,18 +81,16 @@ func (r *Remote) targetIntervals(ctx context.Context) (map[jobInstance]time.Dura
 }
 
 // parseTargetIntervals decodes the body of an /api/v1/targets answer into
-// the scrape interval of each (job, instance) of the active targets, the
-// longest where two targets share both labels. The interval is the
+// the active targets with their scrape intervals. The interval is the
 // target's scrapeInterval, else its __scrape_interval__ discovered label;
 // 0 when neither is there or readable.
-func parseTargetIntervals(body []byte) (map[jobInstance]time.Duration, error) {
+func parseTargetIntervals(body []byte) (scrapeTargets, error) {
 	var a targetsAnswer
 	if err := json.Unmarshal(body, &a); err != nil {
 		return nil, fmt.Errorf("targets: %w: decoding /api/v1/targets: %w", ErrServer, err)
 	}
-	out := make(map[jobInstance]time.Duration, len(a.Data.ActiveTargets))
+	out := make(scrapeTargets, 0, len(a.Data.ActiveTargets))
 	for _, t := range a.Data.ActiveTargets {
-		p := jobInstance{t.Labels["job"], t.Labels["instance"]}
 		s := t.ScrapeInterval
 		if s == "" {
 			s = t.DiscoveredLabels["__scrape_interval__"]
@@ -78,7 +99,32 @@ func parseTargetIntervals(body []byte) (map[jobInstance]time.Duration, error) {
 		if md, err := model.ParseDuration(s); err == nil {
 			d = time.Duration(md)
 		}
-		out[p] = max(out[p], d)
+		out = append(out, targetEntry{labels: t.Labels, interval: d})
 	}
 	return out, nil
+}
+
+// allowing returns the intervals of the targets whose labels the
+// selector's matchers allow: every matcher on a label the target carries
+// (job, instance, any target label) must match it; matchers on other
+// labels, and on the metric's name, say nothing about the target. Targets
+// whose interval is unknown are left out.
+func (ts scrapeTargets) allowing(matchers []*labels.Matcher) []time.Duration {
+	var out []time.Duration
+	for _, t := range ts {
+		if t.interval <= 0 {
+			continue
+		}
+		ok := true
+		for _, m := range matchers {
+			if v, has := t.labels[m.Name]; has && !m.Matches(v) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, t.interval)
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"io"
 	"regexp"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -32,7 +33,7 @@ func (ch *Chart) Draw(c draw.Canvas) {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	title := text.Style{Color: color.Black, Font: font.From(fontBold, 12), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
-	c.FillText(title, vg.Point{X: c.Center().X, Y: c.Max.Y - chartMargin}, ch.Title)
+	c.FillText(title, vg.Point{X: c.Center().X, Y: c.Max.Y - chartMargin}, fitText(title, ch.Title, c.Max.X-c.Min.X-2*chartMargin))
 
 	area := draw.Crop(c, chartMargin, -(chartMargin + legendWidth + legendGap), chartMargin, -(chartMargin + titleHeight))
 	var total float64
@@ -127,6 +128,26 @@ var (
 	svgStroke  = regexp.MustCompile(`stroke:(#[0-9A-F]{6})`)
 	svgXMLNS   = regexp.MustCompile(`\s+xmlns(:xlink)?="[^"]*"`)
 )
+
+// fitText cuts s, with an ellipsis, to the longest start that fits width
+// in style st: a long verdict must not run off the chart (the SVG's
+// <title> and the reports keep it whole).
+func fitText(st text.Style, s string, width vg.Length) string {
+	if st.Width(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	lo, hi := 0, len(r) // the longest fitting prefix has length in [lo, hi)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if st.Width(string(r[:mid])+"…") <= width {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return strings.TrimRight(string(r[:lo]), " ,;:") + "…"
+}
 
 // decorate adds the title, the series classes and the font fallbacks.
 func (ch *Chart) decorate(svg []byte) []byte {

@@ -11,6 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
 	"pgregory.net/rapid"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -483,5 +487,21 @@ func TestNiceTicks(t *testing.T) {
 		if s := strings.Join(got, " "); s != tc.want {
 			t.Errorf("ticks over [%v, %v], n = %d: %q, want %q", tc.lo, tc.hi, tc.n, s, tc.want)
 		}
+	}
+}
+
+// A long verdict (an inconclusive run's reason) is cut to the chart's
+// width with an ellipsis instead of running off both edges; a short one
+// is left whole.
+func TestChartTitleFitsTheWidth(t *testing.T) {
+	st := text.Style{Font: font.From(fontBold, 12), Handler: plot.DefaultTextHandler}
+	long := "“x”: inconclusive: " + strings.Repeat("the observation horizon was reached while the service was still failing, ", 5)
+	width := vg.Length(400)
+	got := fitText(st, long, width)
+	if st.Width(got) > width || !strings.HasSuffix(got, "…") || !strings.HasPrefix(long, strings.TrimSuffix(got, "…")) {
+		t.Errorf("cut to %q (%.0f pt, width %.0f)", got, st.Width(got), width)
+	}
+	if short := "“x”: trapped"; fitText(st, short, width) != short {
+		t.Errorf("a short title was cut: %q", fitText(st, short, width))
 	}
 }

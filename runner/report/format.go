@@ -134,6 +134,34 @@ func recoveryPredicted(doc analysis.Document) string {
 	return unknown
 }
 
+// aFailMeasured is A_fail as measured, with its interval; when it is not
+// a measurement, the bound the counters gave ("≥ 2.51, not a
+// measurement") or unknown.
+func aFailMeasured(a analysis.AmplificationSection) string {
+	switch {
+	case a.Measured != nil:
+		return withInterval(a.Measured, a.MeasuredLo, a.MeasuredHi, "")
+	case a.MeasuredAtLeast != nil:
+		return "≥ " + num(*a.MeasuredAtLeast) + ", not a measurement"
+	case a.MeasuredAtMost != nil:
+		return "< " + num(*a.MeasuredAtMost) + ", not a measurement"
+	case a.MeasuredNote != "":
+		return "not measured"
+	}
+	return unknown
+}
+
+// standingText is the A a run stands by, with its interval and source:
+// "3.07 (2.59–3.55), A from the wait's slope".
+func standingText(a analysis.AmplificationSection) string {
+	st := a.Standing
+	if st == nil {
+		return unknown
+	}
+	v := st.Value
+	return withInterval(&v, st.Lo, st.Hi, "") + ", " + st.From
+}
+
 // predictedHidden is the hidden factor the plan expects: the layers the
 // scenario declares beyond the client, A_predicted / A_client.
 func predictedHidden(doc analysis.Document) float64 {

@@ -129,7 +129,11 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 		d.Summary = append(d.Summary, htmlRow{"Recovery, counting the retries' lag", "", secPtr(doc.Prediction.RecoveryWithRetryLagS)})
 	}
 	if obs != nil && obs.PredictedRecoveryS != nil {
-		d.Summary = append(d.Summary, htmlRow{"Recovery from the formula at the measured A_fail and ρ", "", secPtr(obs.PredictedRecoveryS)})
+		at := obs.PredictedRecoveryFrom
+		if at == "" {
+			at = "the measured A_fail and ρ"
+		}
+		d.Summary = append(d.Summary, htmlRow{"Recovery from the formula at " + at, "", secPtr(obs.PredictedRecoveryS)})
 	}
 	if obs != nil {
 		d.Summary = append(d.Summary,
@@ -155,8 +159,9 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 	}
 	d.Amplification = []htmlRow{
 		{"A_client: attempts the clients send per first attempt", unknown, num(a.Client)},
-		{"A_fail: attempts reaching the service per first attempt", withInterval(a.Measured, a.MeasuredLo, a.MeasuredHi, ""), num(a.Predicted)},
+		{"A_fail: attempts reaching the service per first attempt", aFailMeasured(a), num(a.Predicted)},
 		{"Hidden factor A_fail / A_client", numPtr(a.Hidden), num(predictedHidden(doc))},
+		{"A, as the run stands by it", standingText(a), num(a.Predicted)},
 		{"Trap threshold 1/A (utilization at which a trigger traps)", unknown, num(doc.Prediction.TrapThreshold)},
 		{"A·ρ (trapped at 1 or more)", unknown, num(doc.Prediction.AmplifiedUtilization)},
 	}

@@ -42,7 +42,10 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	p("| Verdict | **%s** | %s |\n", md(string(doc.Verdict)), md(string(doc.Prediction.Verdict)))
 	p("| Recovery after the spike | %s | %s |\n", md(recoveryMeasured(doc)), md(recoveryPredicted(doc)))
 	a := doc.Amplification
-	p("| A_fail (attempts at the service per first attempt) | %s | %s |\n", withInterval(a.Measured, a.MeasuredLo, a.MeasuredHi, ""), num(a.Predicted))
+	p("| A_fail (attempts at the service per first attempt) | %s | %s |\n", md(aFailMeasured(a)), num(a.Predicted))
+	if a.Standing != nil && a.Standing.From != "A_fail" {
+		p("| A, as the run measured it | %s | %s |\n", md(standingText(a)), num(a.Predicted))
+	}
 	p("| Hidden factor A_fail / A_client | %s | %s |\n", numPtr(doc.Amplification.Hidden), num(predictedHidden(doc)))
 	p("| Work lost | %s | |\n", md(workLost(obs)))
 	if obs != nil {

@@ -1,0 +1,182 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// The estimates of A a run can stand by, named as the result document and
+// the reports name them (Inference.AFrom).
+const (
+	FromAFail    = "A_fail"
+	FromSlope    = "A from the wait's slope"
+	FromRecovery = "A from the recovery time"
+	FromScenario = "the scenario's A"
+)
+
+// queueUnseenShare: while first attempts fail by waiting (timeouts, a
+// layer's 5xx), the wait is past the patience, so the work that arrived
+// and was not served, (ingress − served)/C summed since the spike began,
+// reaches the patience. A sum that stays under this share of it means the
+// ingress counter does not count the arrivals that wait.
+const queueUnseenShare = 0.5
+
+// queueUnseen says why the ingress counter cannot have counted the
+// attempts arriving at the service ("" when it can, or when the rows
+// cannot tell): it stayed with the served counter, the work they integrate
+// to stayed under queueUnseenShare of the patience, while first attempts
+// failed by waiting. Such a counter counts requests as the service handles
+// them, behind its queue (an application's own counter, a worker's), so
+// ingress/first attempts reads C/λ whatever A is (docs/model.md, "What a
+// trigger test measures", item 4).
+func queueUnseen(rows []analysis.TimelineRow, f RunFacts, capacityPerS, toS float64) string {
+	if capacityPerS <= 0 || math.IsNaN(capacityPerS) || math.IsNaN(toS) {
+		return ""
+	}
+	var backlog, peak, waitFailures, failures float64
+	n := 0
+	for _, r := range rows {
+		if r.TS+1 <= f.SpikeStartS || r.TS >= toS {
+			continue
+		}
+		failures += r.Failures()
+		waitFailures += r.Timeouts + r.Errors - r.Connect
+		if math.IsNaN(r.IngressPerS) || math.IsNaN(r.ServedPerS) {
+			continue
+		}
+		n++
+		backlog = math.Max(0, backlog+(r.IngressPerS-r.ServedPerS)/capacityPerS)
+		peak = math.Max(peak, backlog)
+	}
+	// Failures at the door (503, 429, refused connections) need no queue.
+	if n == 0 || failures == 0 || waitFailures < 0.5*failures || peak >= queueUnseenShare*f.PatienceS {
+		return ""
+	}
+	return fmt.Sprintf("the ingress counter kept pace with the served counter while first attempts failed by waiting (the work between them stayed under %s, where a wait past the patience of %s needs that much at least): it counts requests as the service handles them, behind its queue, and reads C/λ whatever A is",
+		analysis.FormatSeconds(math.Max(peak, 0.1)), analysis.FormatSeconds(f.PatienceS))
+}
+
+// agree reports whether two estimates agree: their intervals overlap (an
+// estimate without an interval counts as ±10 % of its value).
+func agree(a, b Interval) bool {
+	bounds := func(iv Interval) (float64, float64) {
+		if iv.Bounded() {
+			return iv.Lo, iv.Hi
+		}
+		return 0.9 * iv.Value, 1.1 * iv.Value
+	}
+	alo, ahi := bounds(a)
+	blo, bhi := bounds(b)
+	return alo <= bhi && blo <= ahi
+}
+
+// estimate is one way of measuring A, named.
+type estimate struct {
+	name string
+	iv   Interval
+}
+
+// reconcile sets A_fail's status, the hidden factor and the A the run
+// stands by from the estimates Infer made, so that no figure is claimed
+// that another measurement of the same thing contradicts (docs/model.md,
+// "What a trigger test measures", item 4):
+//
+//   - A_fail from a counter that cannot see the queue (queueUnseen) is no
+//     measurement: AFail becomes unknown, AFailNote says why, and C/λ is
+//     kept as the bound it is (at least A for a trapped service, at most
+//     for one that recovered);
+//   - the hidden factor is claimed only from a measured A_fail that agrees
+//     with A from the slope or the recovery, when either exists; one
+//     below 1 means attempts were lost before the counter, never a layer;
+//   - A (AFrom, ANote) is A_fail when measured, else A from the slope,
+//     else from the recovery; the estimates that disagree with it are
+//     named.
+func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
+	in.AFailCounted = in.AFail
+	if why := queueUnseen(rows, f, in.CapacityPerS, in.FailedToS); why != "" && in.AFail.Known() {
+		in.AFailNote = why
+		bound := in.AFail.Value
+		switch {
+		case f.Trapped:
+			in.AFailAtLeast = bound
+			in.AFailNote += fmt.Sprintf("; the service stayed failed, so A_fail ≥ C/λ = %.2f", bound)
+		case !math.IsNaN(f.RecoveryS):
+			in.AFailAtMost = bound
+			in.AFailNote += fmt.Sprintf("; the service recovered, so A_fail < C/λ = %.2f", bound)
+		}
+		in.AFailNote += "; count ingress before the queue: a proxy's or load balancer's counter, or the driver's own trigger_attempts_sent_total when nothing retries in between"
+		in.AFail = unknownInterval()
+	} else if !in.AFail.Known() && in.AFailNote == "" {
+		in.AFailNote = "not measured: it needs the ingress query and a settled failed state after the spike"
+	}
+
+	var independent []estimate
+	for _, e := range []estimate{{FromSlope, in.AFromSlope}, {FromRecovery, in.AFromRecovery}} {
+		if e.iv.Known() && e.iv.Value > 0 && !math.IsInf(e.iv.Value, 0) {
+			independent = append(independent, e)
+		}
+	}
+	var stands estimate
+	switch {
+	case in.AFail.Known():
+		stands = estimate{FromAFail, in.AFail}
+	case len(independent) > 0:
+		stands = independent[0]
+	}
+	in.A, in.AFrom = stands.iv, stands.name
+	if stands.name == "" {
+		in.A = unknownInterval()
+	}
+	var disagree, agreeing []string
+	for _, e := range independent {
+		if e.name == stands.name || !stands.iv.Known() {
+			continue
+		}
+		if agree(stands.iv, e.iv) {
+			agreeing = append(agreeing, e.name)
+		} else {
+			disagree = append(disagree, fmt.Sprintf("%s = %s", e.name, intervalText(e.iv)))
+		}
+	}
+	switch {
+	case stands.name == FromAFail && len(disagree) > 0:
+		in.ANote = fmt.Sprintf("A_fail = %s, counted at the service, stands; %s disagree: they infer A from the model (a FIFO queue that serves abandoned work, at the measured ρ) and the service departs from it",
+			intervalText(in.AFail), strings.Join(disagree, " and "))
+	case stands.name == FromAFail && len(agreeing) > 0:
+		in.ANote = fmt.Sprintf("A_fail = %s, counted at the service, agrees with %s", intervalText(in.AFail), strings.Join(agreeing, " and "))
+	case stands.name == FromAFail:
+		in.ANote = fmt.Sprintf("A_fail = %s, counted at the service; no other estimate to check it against", intervalText(in.AFail))
+	case stands.name != "":
+		in.ANote = fmt.Sprintf("%s = %s stands, A_fail not being a measurement", stands.name, intervalText(stands.iv))
+		if len(disagree) > 0 {
+			in.ANote += "; " + strings.Join(disagree, " and ") + " disagrees"
+		}
+	default:
+		in.ANote = "A is not measured: no A_fail, and no wait slope or recovery time to infer it from"
+	}
+
+	in.Hidden = unknownInterval()
+	if !in.AFail.Known() || !in.AClient.Known() || in.AClient.Value <= 0 {
+		if in.AFailNote != "" {
+			in.HiddenNote = "not measured: A_fail is not a measurement"
+		}
+		return
+	}
+	h := in.AFail.scale(1 / in.AClient.Value)
+	switch {
+	case len(independent) > 0 && len(agreeing) == 0:
+		in.HiddenNote = fmt.Sprintf("not claimed: A_fail = %s disagrees with %s, so the counters cannot be trusted to tell a layer from the model's error",
+			intervalText(in.AFail), strings.Join(disagree, " and "))
+	case h.Bounded() && h.Hi < 1 || !h.Bounded() && h.Value < 0.9:
+		in.HiddenNote = fmt.Sprintf("A_fail = %s is below the clients' own %.2f: %.0f %% of their attempts never reached the counter (connections refused, an accept queue overflowing, a counter behind the queue), which is no retry layer",
+			intervalText(in.AFail), in.AClient.Value, 100*(1-h.Value))
+	default:
+		in.Hidden = h
+	}
+}
+
+// intervalText prints an estimate with its interval: "9.02 (8.91–9.13)".
+func intervalText(iv Interval) string { return iv.String() }

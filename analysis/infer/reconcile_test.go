@@ -1,0 +1,110 @@
+package infer
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// capCounters makes the service's ingress counter count what its worker
+// handles, as an application's own counter does: ingress = served = C
+// whenever the service is busy.
+func capCounters(rows []analysis.TimelineRow, c float64) {
+	for i := range rows {
+		rows[i].IngressPerS = math.Min(rows[i].IngressPerS, c)
+		rows[i].ServedPerS = rows[i].IngressPerS
+	}
+}
+
+// A counter behind the queue reads C/λ, whatever A is: trapped at A = 3,
+// ρ = 0.4, it reads 2.5. It is no measurement: A_fail is unknown, the note
+// says why and what to count instead, C/λ is kept as the lower bound it is
+// for a trapped service, no hidden factor is claimed, and the A the run
+// stands by is the slope's.
+func TestCounterBehindTheQueueIsABound(t *testing.T) {
+	rows := syntheticRun(40, 100, 3, 1, 4, 10, 15, 60, 1)
+	capCounters(rows, 100)
+	f := trappedFacts(rows)
+	f.SpikeEndS, f.FailedToS, f.PatienceS, f.TimeoutS, f.Trapped = 15, 60, 1, 1, true
+	f.Cohorts = failedCohorts(rows, 11, 3)
+	f.Wait = analysis.Judgement{Source: "tracers", Trend: analysis.Trend{N: 10, Slope: 0.2}, SlopeLo: 0.15, SlopeHi: 0.25}
+	in := Infer(rows, f)
+	if in.AFail.Known() || in.Hidden.Known() {
+		t.Fatalf("A_fail %+v, hidden %+v: a counter behind the queue measures neither", in.AFail, in.Hidden)
+	}
+	if !near(in.AFailCounted.Value, 2.5, 1e-9) || !near(in.AFailAtLeast, 2.5, 1e-9) || !math.IsNaN(in.AFailAtMost) {
+		t.Errorf("counted %v, at least %v, at most %v; want 2.5, 2.5, NaN", in.AFailCounted.Value, in.AFailAtLeast, in.AFailAtMost)
+	}
+	for _, want := range []string{"behind its queue", "A_fail ≥ C/λ = 2.50", "trigger_attempts_sent_total"} {
+		if !strings.Contains(in.AFailNote, want) {
+			t.Errorf("note %q lacks %q", in.AFailNote, want)
+		}
+	}
+	if in.AFrom != FromSlope || !near(in.A.Value, 3, 1e-9) || in.PredictedFrom != FromSlope {
+		t.Errorf("A stands from %q = %v (predicted from %q), want the slope's 3", in.AFrom, in.A.Value, in.PredictedFrom)
+	}
+	// Recovered, the same reading is an upper bound.
+	f.Trapped, f.RecoveryS = false, 30
+	if in := Infer(rows, f); !near(in.AFailAtMost, 2.5, 1e-9) || !math.IsNaN(in.AFailAtLeast) {
+		t.Errorf("recovered: at most %v, at least %v", in.AFailAtMost, in.AFailAtLeast)
+	}
+	// A counter before the queue is a measurement.
+	rows = syntheticRun(40, 100, 3, 1, 4, 10, 15, 60, 1)
+	f.Trapped, f.RecoveryS = true, math.NaN()
+	if in := Infer(rows, f); !near(in.AFail.Value, 3, 1e-9) || in.AFailNote != "" || !near(in.Hidden.Value, 1, 1e-9) {
+		t.Errorf("before the queue: A_fail %v, note %q, hidden %v", in.AFail.Value, in.AFailNote, in.Hidden.Value)
+	}
+	// Failures at the door need no queue: a counter that stays with served
+	// while every failure is a 503 is not called blind.
+	rows = syntheticRun(40, 100, 3, 1, 4, 10, 15, 60, 1)
+	capCounters(rows, 100)
+	for i := range rows {
+		rows[i].Rejected, rows[i].Timeouts = rows[i].Timeouts, 0
+	}
+	if in := Infer(rows, f); in.AFailNote != "" {
+		t.Errorf("refusals at the door: note %q", in.AFailNote)
+	}
+}
+
+// Tracers reach the service beside the clients' attempts: 4 tracers/s
+// through a layer that multiplies by 2 add 8/s to the ingress; A_fail
+// leaves them out.
+func TestAFailLeavesTracersOut(t *testing.T) {
+	rows := syntheticRun(15, 100, 3, 2, 10, 10, 20, 60, 1)
+	for i := range rows {
+		rows[i].TracersSent = 4
+		if rows[i].TS >= 11 {
+			rows[i].IngressPerS += 4 * 2
+		}
+	}
+	f := trappedFacts(rows)
+	f.FailedToS = 60
+	if in := Infer(rows, f); !near(in.AFail.Value, 6, 1e-9) || !near(in.Hidden.Value, 2, 1e-9) {
+		t.Errorf("A_fail %v, hidden %v; want 6 and 2", in.AFail.Value, in.Hidden.Value)
+	}
+}
+
+// A hidden factor below 1 is attempts lost before the counter, never a
+// layer; one that another estimate contradicts is not claimed; the
+// disagreement is named with the estimate that stands.
+func TestHiddenFactorIsClaimedOnlyWhenTheEstimatesAgree(t *testing.T) {
+	rows := syntheticRun(15, 100, 3, 0.6, 10, 10, 20, 60, 1)
+	f := trappedFacts(rows)
+	f.FailedToS = 60
+	in := Infer(rows, f)
+	if in.Hidden.Known() || !strings.Contains(in.HiddenNote, "never reached the counter") || !near(in.AFail.Value, 1.8, 1e-9) {
+		t.Errorf("hidden %v, note %q, A_fail %v", in.Hidden.Value, in.HiddenNote, in.AFail.Value)
+	}
+	rows = syntheticRun(15, 100, 3, 3, 10, 10, 20, 60, 1)
+	// The slope says A = (0.05 + 1)/0.15 = 7, outside A_fail = 9.
+	f.Wait = analysis.Judgement{Source: "service", Trend: analysis.Trend{N: 10, Slope: 0.05}, SlopeLo: 0.04, SlopeHi: 0.06}
+	in = Infer(rows, f)
+	if in.Hidden.Known() || !strings.Contains(in.HiddenNote, "disagrees with A from the wait's slope") {
+		t.Errorf("hidden %v, note %q", in.Hidden.Value, in.HiddenNote)
+	}
+	if in.AFrom != FromAFail || !strings.Contains(in.ANote, "stands") || !strings.Contains(in.ANote, "A from the wait's slope = 7.00") {
+		t.Errorf("A from %q: %q", in.AFrom, in.ANote)
+	}
+}
