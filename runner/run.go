@@ -81,6 +81,15 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if opts.Progress != nil {
 		opts.Progress(Status{Phase: "preflight", SuccessRatio: math.NaN(), WaitS: math.NaN(), Note: "checking Prometheus and the queries"})
 	}
+	// The driver's metrics are served before the preflight, so that a
+	// remote Prometheus scraping them knows the target when the run asks.
+	if opts.MetricsListen != "" {
+		stop, err := serveMetrics(opts.MetricsListen, drv.Handler())
+		if err != nil {
+			return nil, failf(KindHarness, "driver metrics: %w", err)
+		}
+		defer stop()
+	}
 	mets, err := openMetrics(ctx, opts, reg)
 	if err != nil {
 		return nil, err
@@ -97,13 +106,6 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	}
 	if ctx.Err() != nil {
 		return nil, &Error{Kind: KindInterrupted, Err: ErrInterrupted}
-	}
-	if opts.MetricsListen != "" {
-		stop, err := serveMetrics(opts.MetricsListen, drv.Handler())
-		if err != nil {
-			return nil, failf(KindHarness, "driver metrics: %w", err)
-		}
-		defer stop()
 	}
 	f, err := os.Create(filepath.Join(opts.OutDir, report.TimelineFile))
 	if err != nil {

@@ -1,11 +1,13 @@
 // Command staging runs the field test's cases (internal/fieldtest) against
-// a staging-like stack of real components, haproxy and Prometheus from
-// Debian, at a 5 s and a 15 s scrape interval, repeating each recovering
-// case, and prints one Markdown table row per run and a summary. It is
-// what the README's table of verdicts and estimates comes from:
+// staging-like stacks of real components from Debian: the specimen behind
+// haproxy at a 5 s and a 15 s scrape interval, and uWSGI (alone or behind
+// haproxy) at 10 s; it repeats each recovering case and every
+// application-server case, and prints one Markdown table row per run and
+// a summary. It is what the README's table of verdicts and estimates
+// comes from:
 //
-//	go run ./bench/staging                      # both resolutions, recovering cases 5×
-//	go run ./bench/staging -signals fast -repeat 1
+//	go run ./bench/staging                      # everything, repeated cases 5×
+//	go run ./bench/staging -signals app -repeat 2
 //
 // Each run drives at most a few hundred attempts per second on loopback
 // for one to six minutes and stops by itself; -parallel runs that many
@@ -28,8 +30,8 @@ import (
 )
 
 func main() {
-	sigFlag := flag.String("signals", "fast,slow", "resolutions to run: fast (5 s scrape, [20s] windows), slow (15 s, [1m])")
-	repeat := flag.Int("repeat", 5, "runs of each recovering case per resolution (trapped cases run once)")
+	sigFlag := flag.String("signals", "fast,slow,app", "what to run: fast, slow (the proxy stack's cases at a 5 s scrape with [20s] windows, at 15 s with [1m]), app (the application-server cases at 10 s with [30s])")
+	repeat := flag.Int("repeat", 5, "runs of each recovering case per resolution, and of every application-server case (the proxy stack's trapped cases run once)")
 	parallel := flag.Int("parallel", 3, "runs side by side")
 	only := flag.String("cases", "", "comma-separated case names (default: all)")
 	outDir := flag.String("out", "", "folder for the runs' folders (default: a new temporary folder)")
@@ -42,8 +44,10 @@ func main() {
 			sigs = append(sigs, fieldtest.Fast)
 		case "slow":
 			sigs = append(sigs, fieldtest.Slow)
+		case "app":
+			sigs = append(sigs, fieldtest.AppServer)
 		default:
-			fmt.Fprintf(os.Stderr, "staging: unknown signals %q (fast, slow)\n", s)
+			fmt.Fprintf(os.Stderr, "staging: unknown signals %q (fast, slow, app)\n", s)
 			os.Exit(2)
 		}
 	}
@@ -62,12 +66,16 @@ func main() {
 	}
 	var jobs []job
 	for _, s := range sigs {
-		for _, c := range fieldtest.Cases() {
+		cases := fieldtest.Cases()
+		if s == fieldtest.AppServer {
+			cases = fieldtest.AppCases()
+		}
+		for _, c := range cases {
 			if *only != "" && !strings.Contains(","+*only+",", ","+c.Name+",") {
 				continue
 			}
 			n := 1
-			if c.Want == analysis.VerdictRecovered {
+			if c.Want == analysis.VerdictRecovered || c.App {
 				n = *repeat
 			}
 			for i := 1; i <= n; i++ {

@@ -22,11 +22,13 @@ var (
 	Slow = Signals{Name: "15s/[1m]", ScrapeInterval: 15 * time.Second, Window: "1m"}
 )
 
-// Case is one staging situation. The service is the specimen's System A at
-// C = 200/s (two pods of 100/s, FIFO, abandoned work served); the clients
-// time out after 1 s and retry twice on timeouts and errors (A_client = 3);
-// haproxy in front of the service retries twice on its own per-try timeout
-// (×3 at the service), which the scenario may or may not declare.
+// Case is one staging situation. On the proxy stack (App false) the
+// service is the specimen's System A at C = 200/s (two pods of 100/s,
+// FIFO, abandoned work served) and haproxy in front of it retries twice
+// on its own per-try timeout (×3 at the service), which the scenario may
+// or may not declare. On the application-server stack (App true, see
+// AppCases) it is uWSGI serving a WSGI app. The clients time out after
+// 1 s and retry twice on timeouts and errors (A_client = 3).
 type Case struct {
 	Name string
 	// What the case is, in a line.
@@ -49,6 +51,39 @@ type Case struct {
 	Want analysis.Verdict
 	// Observe is the observation window for the Fast signals.
 	Observe time.Duration
+
+	// The application-server stack (AppCases).
+
+	// App runs the case against uWSGI instead of the specimen.
+	App bool
+	// Proxy puts haproxy in front of uWSGI, retrying once on its 400 ms
+	// per-try timeout (×2, hidden from the scenario); without it the
+	// clients reach uWSGI directly.
+	Proxy bool
+	// IngressFrom is where the scenario reads ingress: "app" (the
+	// application's own counter, which counts requests as the worker
+	// starts them, behind the queue), "proxy" (haproxy's exporter, every
+	// try, before the queue) or "driver" (the driver's own
+	// trigger_attempts_sent_total, with first_attempts from it too).
+	IngressFrom string
+	// Budget is the gate's max_recovery; 0 = none.
+	Budget time.Duration
+	// AlsoRight is another verdict that is right for the case (a trap the
+	// wait signals cannot show is at least metastable).
+	AlsoRight analysis.Verdict
+	// GateFails says the gate must fail (exit 1).
+	GateFails bool
+	// AFailNull says A_fail must not be reported: the counters cannot
+	// measure it (they count behind the queue).
+	AFailNull bool
+	// WantHidden says the hidden factor must be measured.
+	WantHidden bool
+	// Restart restarts uWSGI just before the run, so that Prometheus holds
+	// only its stale series when the run starts.
+	Restart bool
+	// TrueA is the amplification the service really sees once every
+	// attempt fails, for the recovery's formula.
+	TrueA float64
 }
 
 // hiddenFactor is the proxy's amplification once every try fails: the
@@ -61,13 +96,13 @@ const capacity = 200
 // Cases are the field test's cases (the list in docs and README).
 func Cases() []Case {
 	trap := Case{Baseline: 50, Multiplier: 5, Spike: 10 * time.Second, TryTimeout: 400 * time.Millisecond,
-		Want: analysis.VerdictTrapped, Observe: 90 * time.Second}
+		Want: analysis.VerdictTrapped, Observe: 90 * time.Second, TrueA: 9}
 	// A·ρ = 9 × 15.6/200 ≈ 0.70: recovers, slowly (1 − A·ρ ≈ 0.3), in
 	// about a minute and a half. With A = 9 the overloaded part of the spike
 	// (Δ − t0) is short for any recovery a test can wait for, and the
 	// recovery time follows it closely: 3 s keeps t0's share small.
 	recovery := Case{Baseline: 15.6, Multiplier: 20, Spike: 3 * time.Second, TryTimeout: 400 * time.Millisecond,
-		Want: analysis.VerdictRecovered, Observe: 3 * time.Minute}
+		Want: analysis.VerdictRecovered, Observe: 3 * time.Minute, TrueA: 9}
 	named := func(c Case, name, what string) Case { c.Name, c.What = name, what; return c }
 	declared := func(c Case) Case { c.Declared = true; return c }
 	gauge := func(c Case) Case { c.WaitGauge = true; return c }
@@ -91,7 +126,7 @@ func Cases() []Case {
 // case a longer spike, so that its failed state outlasts the rate windows
 // and A_fail can be measured in it.
 func (c Case) Scaled(s Signals) Case {
-	if s.ScrapeInterval <= Fast.ScrapeInterval {
+	if c.App || s.ScrapeInterval <= Fast.ScrapeInterval {
 		return c
 	}
 	c.Observe = 4 * time.Minute

@@ -42,41 +42,49 @@ type Outcome struct {
 	TruthAFail, TruthHidden float64
 }
 
-// Run starts the stack (specimen, haproxy, Prometheus), runs the case's
-// scenario against it with `trigger run`'s runner, and counts the truth.
+// stack is a case's running service, proxy and Prometheus.
+type stack struct {
+	targetURL, promURL string
+	// arrivals reads the truth: every request that has reached the service.
+	arrivals func() float64
+	// metricsListen is where the driver serves its trigger_* metrics for
+	// the stack's Prometheus ("" = not served).
+	metricsListen string
+	// ready is a rate query that has data once Prometheus scrapes the service.
+	ready string
+	stops []func() error
+}
+
+func (st *stack) stop() {
+	for i := len(st.stops) - 1; i >= 0; i-- {
+		_ = st.stops[i]()
+	}
+}
+
+// Run starts the stack (the specimen or uWSGI, haproxy, Prometheus), runs
+// the case's scenario against it with `trigger run`'s runner, and counts
+// the truth.
 func Run(ctx context.Context, c Case, s Signals, opts Options) (Outcome, error) {
 	c = c.Scaled(s)
 	out := Outcome{Case: c, Signals: s, TruthAFail: math.NaN(), TruthHidden: math.NaN()}
-	spec, err := staging.StartSpecimen(ctx, specimen.Config{Pods: 2, PodRate: capacity / 2})
+	start := startProxyStack
+	if c.App {
+		start = startAppStack
+	}
+	st, err := start(ctx, c, s)
+	if st != nil {
+		defer st.stop()
+	}
 	if err != nil {
 		return out, err
 	}
-	defer spec.Stop()
-	proxy, err := staging.StartHAProxy(ctx, staging.HAProxyConfig{Upstream: spec.Addr, TryTimeout: c.TryTimeout, Retries: hiddenFactor - 1})
-	if err != nil {
-		return out, err
-	}
-	defer proxy.Stop()
-	prom, err := staging.StartPrometheus(ctx, staging.PrometheusConfig{ScrapeInterval: s.ScrapeInterval, Jobs: map[string]string{"service": spec.Addr}})
-	if err != nil {
-		return out, err
-	}
-	defer prom.Stop()
-	// A rate needs two scrapes: wait for them, as a user's long-running
-	// server would have them.
-	wctx, cancel := context.WithTimeout(ctx, 3*s.ScrapeInterval+30*time.Second)
-	_, err = prom.WaitForSeries(wctx, fmt.Sprintf("sum(rate(specimen_ingress_total[%s]))", s.Window), 1)
-	cancel()
-	if err != nil {
-		return out, fmt.Errorf("fieldtest: prometheus has no rate of the specimen: %w", err)
-	}
-	tally, err := staging.StartTally(ctx, staging.TallyConfig{Read: func() float64 { return float64(spec.Server.Stats().Ingress()) }, Period: 250 * time.Millisecond})
+	tally, err := staging.StartTally(ctx, staging.TallyConfig{Read: st.arrivals, Period: 250 * time.Millisecond})
 	if err != nil {
 		return out, err
 	}
 	defer tally.Stop()
 
-	sc, err := scenarios.Parse(c.Name+".hcl", []byte(c.hcl(s, proxy.URL, prom.URL)), nil)
+	sc, err := scenarios.Parse(c.Name+".hcl", []byte(c.hcl(s, st.targetURL, st.promURL)), nil)
 	if err != nil {
 		return out, fmt.Errorf("fieldtest: scenario: %w", err)
 	}
@@ -84,10 +92,10 @@ func Run(ctx context.Context, c Case, s Signals, opts Options) (Outcome, error) 
 	if err != nil {
 		return out, fmt.Errorf("fieldtest: scenario: %w", err)
 	}
-	out.Result, out.Err = runner.Run(ctx, runner.Options{Test: test, OutDir: opts.OutDir, Logf: opts.Logf, Seed: opts.Seed})
+	out.Result, out.Err = runner.Run(ctx, runner.Options{Test: test, OutDir: opts.OutDir, Logf: opts.Logf, Seed: opts.Seed, MetricsListen: st.metricsListen})
 	tally.Sample()
 	if out.Result != nil {
-		out.TruthAFail, out.TruthHidden = truth(out.Result, tally)
+		out.TruthAFail, out.TruthHidden = truth(out.Result, tally, c.tries())
 	}
 	var re *runner.Error
 	if out.Err != nil && !(errors.As(out.Err, &re) && re.Kind == runner.KindInconclusive) {
@@ -96,15 +104,106 @@ func Run(ctx context.Context, c Case, s Signals, opts Options) (Outcome, error) 
 	return out, nil
 }
 
+// startProxyStack starts the specimen behind haproxy, and Prometheus.
+func startProxyStack(ctx context.Context, c Case, s Signals) (*stack, error) {
+	st := &stack{}
+	spec, err := staging.StartSpecimen(ctx, specimen.Config{Pods: 2, PodRate: capacity / 2})
+	if err != nil {
+		return st, err
+	}
+	st.stops = append(st.stops, spec.Stop)
+	st.arrivals = func() float64 { return float64(spec.Server.Stats().Ingress()) }
+	proxy, err := staging.StartHAProxy(ctx, staging.HAProxyConfig{Upstream: spec.Addr, TryTimeout: c.TryTimeout, Retries: hiddenFactor - 1})
+	if err != nil {
+		return st, err
+	}
+	st.stops = append(st.stops, proxy.Stop)
+	st.targetURL = proxy.URL
+	st.ready = fmt.Sprintf("sum(rate(specimen_ingress_total[%s]))", s.Window)
+	return st, st.startPrometheus(ctx, s, map[string]string{"service": spec.Addr})
+}
+
+// startAppStack starts uWSGI (behind haproxy for a Proxy case) and
+// Prometheus scraping the application's counters, haproxy's exporter and
+// the driver's metrics.
+func startAppStack(ctx context.Context, c Case, s Signals) (*stack, error) {
+	st := &stack{}
+	app, err := staging.StartUWSGI(ctx, staging.UWSGIConfig{})
+	if err != nil {
+		return st, err
+	}
+	st.stops = append(st.stops, app.Stop)
+	st.arrivals = func() float64 {
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		stats, err := app.Stats(sctx)
+		if err != nil {
+			return math.NaN()
+		}
+		return stats.Arrivals()
+	}
+	st.targetURL = app.URL
+	jobs := map[string]string{"app": app.MetricsAddr}
+	if c.Proxy {
+		proxy, err := staging.StartHAProxy(ctx, staging.HAProxyConfig{Upstream: app.Addr, TryTimeout: c.TryTimeout, Retries: 1, Exporter: true})
+		if err != nil {
+			return st, err
+		}
+		st.stops = append(st.stops, proxy.Stop)
+		st.targetURL = proxy.URL
+		jobs["haproxy"] = proxy.ExporterAddr
+	}
+	if c.IngressFrom == "driver" {
+		if st.metricsListen, err = staging.LoopbackAddr(); err != nil {
+			return st, err
+		}
+		jobs["trigger"] = st.metricsListen
+	}
+	st.ready = fmt.Sprintf("sum(rate(app_requests_total[%s]))", s.Window)
+	if err := st.startPrometheus(ctx, s, jobs); err != nil {
+		return st, err
+	}
+	if c.Restart {
+		// Prometheus has the service's series; the restart leaves them
+		// stale until its next scrape, 10 s away at the most.
+		if err := app.Restart(ctx); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// startPrometheus starts Prometheus scraping the jobs and waits until the
+// stack's ready query has a rate, as a user's long-running server would
+// have it.
+func (st *stack) startPrometheus(ctx context.Context, s Signals, jobs map[string]string) error {
+	prom, err := staging.StartPrometheus(ctx, staging.PrometheusConfig{ScrapeInterval: s.ScrapeInterval, Jobs: jobs})
+	if err != nil {
+		return err
+	}
+	st.stops = append(st.stops, prom.Stop)
+	st.promURL = prom.URL
+	wctx, cancel := context.WithTimeout(ctx, 3*s.ScrapeInterval+30*time.Second)
+	defer cancel()
+	if _, err := prom.WaitForSeries(wctx, st.ready, 1); err != nil {
+		return fmt.Errorf("fieldtest: prometheus has no rate of the service: %w", err)
+	}
+	return nil
+}
+
 // truth counts A_fail and the proxy's factor at the service over the
 // seconds of the run's settled failed window.
-func truth(res *runner.Result, tally *staging.Tally) (aFail, hidden float64) {
+//
+// Tracers reach the service too, each tried as often as the layers in
+// front of it try every attempt in the failed state (tries): their
+// arrivals are left out, as A_fail leaves them out.
+func truth(res *runner.Result, tally *staging.Tally, tries float64) (aFail, hidden float64) {
 	o := res.Document.Observation
 	if o == nil || o.FailedFromS == nil || o.FailedToS == nil || res.Start.IsZero() {
 		return math.NaN(), math.NaN()
 	}
 	lo, hi := *o.FailedFromS, *o.FailedToS
-	var first, attempts, from, to float64 = 0, 0, math.NaN(), math.NaN()
+	var first, attempts, tracers, from, to float64 = 0, 0, 0, math.NaN(), math.NaN()
 	for _, r := range res.Timeline {
 		if mid := r.TS + 0.5; mid < lo || mid >= hi {
 			continue
@@ -115,18 +214,21 @@ func truth(res *runner.Result, tally *staging.Tally) (aFail, hidden float64) {
 		to = r.TS + 1
 		first += r.Sent
 		attempts += r.Attempts()
+		if !math.IsNaN(r.TracersSent) {
+			tracers += r.TracersSent
+		}
 	}
 	if first == 0 {
 		return math.NaN(), math.NaN()
 	}
 	at := func(s float64) time.Time { return res.Start.Add(time.Duration(s * float64(time.Second))) }
-	ingress := tally.Between(at(from), at(to))
+	ingress := tally.Between(at(from), at(to)) - tries*tracers
 	return ingress / first, ingress / attempts
 }
 
 // hcl is the case's scenario: what a user would write for this stack,
 // without the wait and first-attempts queries most services lack.
-func (c Case) hcl(s Signals, proxyURL, promURL string) string {
+func (c Case) hcl(s Signals, targetURL, promURL string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `scenario %q {
   description  = %q
@@ -143,7 +245,7 @@ client {
     max_retries = 2
     on          = ["timeout", "5xx", "503", "connect"]
   }
-`, c.Name, c.What, (10*time.Second + c.Spike + c.Observe + time.Minute).String(), proxyURL)
+`, c.Name, c.What, (10*time.Second + c.Spike + c.Observe + 2*time.Minute).String(), targetURL)
 	if c.Tracers {
 		b.WriteString("  tracers {\n    rate    = 4\n    timeout = \"30s\"\n  }\n")
 	}
@@ -163,20 +265,58 @@ load {
 }
 prometheus {
   address = %q
-  ingress = "sum(rate(specimen_ingress_total[%s]))"
-  served  = "sum(rate(specimen_served_total[%s]))"
 %s}
 recovery { hold = "3s" }
-`, capacity, c.Baseline, c.Multiplier, c.Spike.String(), c.Observe.String(), promURL, s.Window, s.Window, c.waitQuery())
+`, c.capacity(), c.Baseline, c.Multiplier, c.Spike.String(), c.Observe.String(), promURL, c.queries(s.Window))
+	if c.Budget > 0 {
+		fmt.Fprintf(&b, "gate { max_recovery = %q }\n", c.Budget.String())
+	}
 	return b.String()
 }
 
-// waitQuery is the wait gauge's line of the prometheus block, if the case has one.
-func (c Case) waitQuery() string {
-	if !c.WaitGauge {
-		return ""
+// tries is how often the layers in front of the service try each attempt
+// once every try fails: haproxy's retries plus one, or one without it.
+func (c Case) tries() float64 {
+	switch {
+	case !c.App:
+		return hiddenFactor
+	case c.Proxy:
+		return 2
 	}
-	return "  wait    = \"max(specimen_queue_wait_estimate_seconds)\"\n"
+	return 1
+}
+
+// capacity is the case's service capacity, requests per second.
+func (c Case) capacity() int {
+	if c.App {
+		return appCapacity
+	}
+	return capacity
+}
+
+// queries are the prometheus block's query lines for the case's stack.
+func (c Case) queries(window string) string {
+	line := func(name, query string) string { return fmt.Sprintf("  %-14s = %q\n", name, query) }
+	rate := func(sel string) string { return fmt.Sprintf("sum(rate(%s[%s]))", sel, window) }
+	if !c.App {
+		q := line("ingress", rate("specimen_ingress_total")) + line("served", rate("specimen_served_total"))
+		if c.WaitGauge {
+			q += line("wait", "max(specimen_queue_wait_estimate_seconds)")
+		}
+		return q
+	}
+	served := line("served", rate("app_served_total"))
+	switch c.IngressFrom {
+	case "proxy":
+		return line("ingress", rate(`haproxy_backend_connection_attempts_total{proxy="be"}`)) + served
+	case "driver":
+		// After a restart the application's series are stale for a
+		// scrape: `or vector(0)`, as users write for such series.
+		return line("ingress", rate("trigger_attempts_sent_total")) +
+			line("first_attempts", rate(`trigger_attempts_sent_total{kind="first"}`)) +
+			line("served", rate("app_served_total")+" or vector(0)")
+	}
+	return line("ingress", rate("app_requests_total")) + served
 }
 
 // Verdict is the run's verdict, or "inconclusive".
@@ -191,34 +331,92 @@ func (o Outcome) Verdict() string {
 }
 
 // Problems lists where the run departs from the truth beyond the field
-// test's tolerances: a wrong verdict; A_fail or the hidden factor more
-// than 10 % off the truth counted at the service; A from the wait's slope
-// more than 20 % off when reported; a recovery more than 25 % off the
-// model's formula at the measured A, ρ and t0.
+// test's tolerances: a wrong verdict (the case's Want, or AlsoRight); a
+// gate that passes where it must fail; A_fail or the hidden factor more
+// than 10 % off the truth counted at the service, or reported where the
+// counters cannot measure it (AFailNull), or missing where they can
+// (WantHidden); A from the wait's slope more than 20 % off when reported;
+// a recovery more than 25 % off the model's formula at the true A and
+// the measured ρ and t0.
 func (o Outcome) Problems() []string {
 	if o.Result == nil {
 		return []string{fmt.Sprintf("no result: %v", o.Err)}
 	}
 	d := o.Result.Document
 	var out []string
-	if v := o.Verdict(); v != string(o.Case.Want) {
-		out = append(out, fmt.Sprintf("verdict %s, want %s (%s)", v, o.Case.Want, d.Observation.VerdictReason))
+	if v := o.Verdict(); v != string(o.Case.Want) && (o.Case.AlsoRight == "" || v != string(o.Case.AlsoRight)) {
+		out = append(out, fmt.Sprintf("verdict %s, want %s (%s)", v, o.wanted(), d.Observation.VerdictReason))
+	}
+	if o.Case.GateFails && d.Gate.Passed {
+		out = append(out, "the gate passed; it must fail")
+	}
+	if o.Case.App {
+		for _, sig := range d.Observation.Signals {
+			if sig.ScrapeIntervalS != o.Signals.ScrapeInterval.Seconds() {
+				out = append(out, fmt.Sprintf("query %s: scrape interval %.0f s (%s), the server scrapes every %s", sig.Name, sig.ScrapeIntervalS, sig.ScrapeIntervalFrom, o.Signals.ScrapeInterval))
+			}
+		}
 	}
 	off := func(got, want float64) float64 { return math.Abs(got/want - 1) }
-	if a := analysis.Value(d.Amplification.Measured); !math.IsNaN(a) && !(off(a, o.TruthAFail) <= 0.10) {
+	a := analysis.Value(d.Amplification.Measured)
+	switch {
+	case o.Case.AFailNull && !math.IsNaN(a):
+		out = append(out, fmt.Sprintf("A_fail %.2f reported from counters behind the queue (truth %.2f)", a, o.TruthAFail))
+	case o.Case.AFailNull && d.Amplification.MeasuredNote == "":
+		out = append(out, "A_fail is null without a note saying why")
+	case !math.IsNaN(a) && !(off(a, o.TruthAFail) <= 0.10):
 		out = append(out, fmt.Sprintf("A_fail %.2f, truth %.2f (%+.0f %%)", a, o.TruthAFail, 100*(a/o.TruthAFail-1)))
 	}
-	if h := analysis.Value(d.Amplification.Hidden); !math.IsNaN(h) && !(off(h, o.TruthHidden) <= 0.10) {
+	h := analysis.Value(d.Amplification.Hidden)
+	switch {
+	case !math.IsNaN(h) && !(off(h, o.TruthHidden) <= 0.10):
 		out = append(out, fmt.Sprintf("hidden factor %.2f, truth %.2f", h, o.TruthHidden))
+	case math.IsNaN(h) && o.Case.WantHidden:
+		out = append(out, fmt.Sprintf("no hidden factor (truth %.2f): %s", o.TruthHidden, d.Amplification.HiddenNote))
 	}
-	if s := analysis.Value(d.Observation.AmplificationFromSlope); !math.IsNaN(s) && !(off(s, o.TruthAFail) <= 0.20) {
+	if s := analysis.Value(d.Observation.AmplificationFromSlope); !math.IsNaN(s) && !(off(s, o.TruthAFail) <= 0.20) && !(math.IsNaN(o.TruthAFail) && off(s, o.Case.TrueA) <= 0.20) {
 		out = append(out, fmt.Sprintf("A from the slope %.2f, truth %.2f", s, o.TruthAFail))
 	}
-	if d.Verdict == analysis.VerdictRecovered && d.Amplification.Measured != nil {
-		rec, pred := analysis.Value(d.RecoveryS), analysis.Value(d.Observation.PredictedRecoveryS)
+	if d.Verdict == analysis.VerdictRecovered {
+		rec, pred := analysis.Value(d.RecoveryS), o.formula()
 		if !(off(rec, pred) <= 0.25) {
-			out = append(out, fmt.Sprintf("recovered in %.1f s, the formula at the measured A, ρ and t0 gives %.1f s", rec, pred))
+			out = append(out, fmt.Sprintf("recovered in %.1f s, the formula at the true A = %.2f and the measured ρ and t0 gives %.1f s", rec, o.trueA(), pred))
 		}
 	}
 	return out
+}
+
+// wanted names the right verdicts.
+func (o Outcome) wanted() string {
+	if o.Case.AlsoRight != "" {
+		return string(o.Case.Want) + " or " + string(o.Case.AlsoRight)
+	}
+	return string(o.Case.Want)
+}
+
+// trueA is A_fail counted at the service, else the case's nominal A.
+func (o Outcome) trueA() float64 {
+	if !math.IsNaN(o.TruthAFail) {
+		return o.TruthAFail
+	}
+	return o.Case.TrueA
+}
+
+// formula is the recovery time the model's formula gives at the true A,
+// the measured ρ, k and t0 and the patience the run used, seconds from the
+// spike's end (NaN when the run measured none of them).
+func (o Outcome) formula() float64 {
+	obs := o.Result.Document.Observation
+	if obs == nil || obs.Utilization == nil || obs.SpikeStartS == nil || obs.SpikeEndS == nil {
+		return math.NaN()
+	}
+	rho := *obs.Utilization
+	spike := *obs.SpikeEndS - *obs.SpikeStartS
+	k := o.Case.Multiplier
+	patience := analysis.Value(obs.PatienceS)
+	t0 := analysis.Value(obs.T0S)
+	if !(t0 < spike) {
+		t0 = analysis.TriggerTime(k, rho, patience)
+	}
+	return analysis.RecoveryTimeAfter(o.trueA(), rho, k, spike, t0, patience)
 }

@@ -19,7 +19,7 @@ func (o Outcome) Row() string {
 		}
 		return fmt.Sprintf(format, x)
 	}
-	verdict := fmt.Sprintf("%s (%s)", o.Verdict(), o.Case.Want)
+	verdict := fmt.Sprintf("%s (%s)", o.Verdict(), o.wanted())
 	judged, delay, afail, hidden, slope, recovery := "—", "—", "—", "—", "—", "—"
 	if o.Result != nil {
 		d := o.Result.Document
@@ -29,11 +29,21 @@ func (o Outcome) Row() string {
 		if obs.WaitSource != "" {
 			delay += " (" + obs.WaitSource + ")"
 		}
-		afail = cell("%.2f", analysis.Value(d.Amplification.Measured))
-		if d.Amplification.MeasuredLo != nil {
-			afail += fmt.Sprintf(" [%.2f, %.2f]", *d.Amplification.MeasuredLo, *d.Amplification.MeasuredHi)
+		amp := d.Amplification
+		afail = cell("%.2f", analysis.Value(amp.Measured))
+		switch {
+		case amp.MeasuredLo != nil:
+			afail += fmt.Sprintf(" [%.2f, %.2f]", *amp.MeasuredLo, *amp.MeasuredHi)
+		case amp.MeasuredAtLeast != nil:
+			afail = fmt.Sprintf("null, ≥ %.2f", *amp.MeasuredAtLeast)
+		case amp.MeasuredAtMost != nil:
+			afail = fmt.Sprintf("null, < %.2f", *amp.MeasuredAtMost)
+		case amp.Measured == nil && amp.MeasuredNote != "":
+			afail = "null"
 		}
-		afail += cell(" (%.2f)", o.TruthAFail)
+		if !math.IsNaN(o.TruthAFail) {
+			afail += fmt.Sprintf(" (%.2f)", o.TruthAFail)
+		}
 		if h := analysis.Value(d.Amplification.Hidden); !math.IsNaN(h) {
 			hidden = cell("%.2f", h) + cell(" (%.2f)", o.TruthHidden)
 		}

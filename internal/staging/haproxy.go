@@ -19,6 +19,9 @@ type HAProxy struct {
 	URL string
 	// Addr is the frontend's address, "127.0.0.1:port".
 	Addr string
+	// ExporterAddr serves haproxy's Prometheus exporter at /metrics when
+	// Config.Exporter is set; "" otherwise.
+	ExporterAddr string
 	// Config is the configuration in force, defaults applied.
 	Config HAProxyConfig
 
@@ -81,7 +84,12 @@ func (h *HAProxy) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(h.cfgPath, []byte(h.Config.render(addr)), 0o644); err != nil {
+	if h.Config.Exporter {
+		if h.ExporterAddr, err = LoopbackAddr(); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(h.cfgPath, []byte(h.Config.render(addr, h.ExporterAddr)), 0o644); err != nil {
 		return fmt.Errorf("staging: haproxy config: %w", err)
 	}
 	h.Addr, h.URL = addr, "http://"+addr

@@ -2,7 +2,9 @@ package staging_test
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,4 +113,57 @@ func TestHAProxyContextStops(t *testing.T) {
 	if _, err := get(t.Context(), h.URL+staging.ReadyPath, "", time.Second); err == nil {
 		t.Error("the frontend still answers after Stop")
 	}
+}
+
+// haproxy's own exporter counts before the upstream's queue: its
+// haproxy_backend_connection_attempts_total grows by every try, while
+// haproxy_backend_http_requests_total grows by the client's requests. A
+// trigger test that reads ingress from it sees a hidden retry layer.
+func TestHAProxyExporterCountsEveryTry(t *testing.T) {
+	t.Parallel()
+	up := startUpstream(t, 2*time.Second)
+	h := startHAProxy(t, staging.HAProxyConfig{Upstream: up.addr(), TryTimeout: 200 * time.Millisecond, Retries: 2, Exporter: true})
+	for range 2 {
+		if status, err := get(t.Context(), h.URL+"/work", "1", 0); err != nil || status != http.StatusGatewayTimeout {
+			t.Fatalf("status %d, %v; want 504", status, err)
+		}
+	}
+	body := getBody(t, "http://"+h.ExporterAddr+"/metrics")
+	for metric, want := range map[string]string{
+		`haproxy_backend_connection_attempts_total{proxy="be"}`: "6",
+		`haproxy_backend_http_requests_total{proxy="be"}`:       "2",
+	} {
+		if !strings.Contains(body, metric+" "+want+"\n") {
+			t.Errorf("exporter: want %s %s in\n%s", metric, want, grepLines(body, "proxy=\"be\""))
+		}
+	}
+	if attempts, _ := up.seen(); len(attempts) != 6 {
+		t.Errorf("upstream saw %d requests, want 6", len(attempts))
+	}
+}
+
+// getBody GETs url and returns its body.
+func getBody(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// grepLines keeps the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -78,6 +78,12 @@ type HAProxyConfig struct {
 	// state and, last of the "a/f/b/s/r" connection counts, the retries
 	// it made. Off, the log holds only haproxy's warnings and alerts.
 	LogRequests bool
+	// Exporter serves haproxy's own Prometheus exporter (its
+	// prometheus-exporter service, built into Debian's haproxy) at
+	// /metrics on a port of its own (HAProxy.ExporterAddr): counters kept
+	// before the upstream's queue, such as
+	// haproxy_backend_connection_attempts_total, which counts every try.
+	Exporter bool
 	// MaxConn is haproxy's global "maxconn"; 0 = DefaultMaxConn, or less
 	// when the hard descriptor limit is too low for it (see DefaultMaxConn).
 	MaxConn int
@@ -148,7 +154,7 @@ func defaultMaxConn(hard uint64, known bool) int {
 // it a request whose body arrives late is never retried. Bodiless GETs
 // need nothing. There is no "option redispatch": a retry stays on the
 // server it was tried on, which is what a single-server backend wants.
-func (c HAProxyConfig) render(listen string) string {
+func (c HAProxyConfig) render(listen, exporter string) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
 	w("# Written by internal/staging.")
@@ -176,6 +182,11 @@ func (c HAProxyConfig) render(listen string) string {
 	w("    bind %s", listen)
 	w("    monitor-uri %s", ReadyPath)
 	w("    default_backend be")
+	if c.Exporter {
+		w("frontend exporter")
+		w("    bind %s", exporter)
+		w("    http-request use-service prometheus-exporter if { path /metrics }")
+	}
 	w("backend be")
 	w("    server upstream %s", c.Upstream)
 	return b.String()

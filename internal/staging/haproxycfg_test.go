@@ -47,7 +47,12 @@ func TestHAProxyRender(t *testing.T) {
 			"    bind 127.0.0.1:9999\n",
 			"    monitor-uri " + ReadyPath + "\n",
 			"    server upstream 127.0.0.1:8080\n",
-		}, []string{"abortonclose", "redispatch", "httplog", "log "}},
+		}, []string{"abortonclose", "redispatch", "httplog", "log ", "prometheus-exporter"}},
+		{"exporter", func() HAProxyConfig {
+			c := base
+			c.Exporter = true
+			return c
+		}(), []string{"frontend exporter\n    bind 127.0.0.1:9998\n    http-request use-service prometheus-exporter if { path /metrics }\n"}, nil},
 		{"options", func() HAProxyConfig {
 			c := base
 			c.Retries, c.RetryOn, c.AbortOnClose, c.LogRequests = 0, "conn-failure 503", true, true
@@ -66,7 +71,7 @@ func TestHAProxyRender(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := cfg.render("127.0.0.1:9999")
+			got := cfg.render("127.0.0.1:9999", "127.0.0.1:9998")
 			for _, w := range c.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("no %q in\n%s", w, got)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +20,31 @@ import (
 // RequireUWSGIEnv names the variable that makes a missing uwsgi (or its
 // python3 plugin, or python3-prometheus-client) an error.
 const RequireUWSGIEnv = "TRIGGER_REQUIRE_UWSGI"
+
+// LookUWSGI is LookBinary for uWSGI with what its application needs: the
+// python3 plugin (Debian's uwsgi-plugin-python3) and the system Python's
+// prometheus_client (python3-prometheus-client).
+func LookUWSGI(requireEnv string) (path, skipReason string, err error) {
+	path, skipReason, err = LookBinary("uwsgi", requireEnv)
+	if path == "" {
+		return path, skipReason, err
+	}
+	var missing []string
+	if _, err := os.Stat("/usr/lib/uwsgi/plugins/python3_plugin.so"); err != nil {
+		missing = append(missing, "uwsgi-plugin-python3")
+	}
+	if err := exec.Command("/usr/bin/python3", "-c", "import prometheus_client").Run(); err != nil {
+		missing = append(missing, "python3-prometheus-client")
+	}
+	if len(missing) == 0 {
+		return path, "", nil
+	}
+	why := "uwsgi is installed, but not " + strings.Join(missing, " and ") + ": install Debian's packages to run this"
+	if requireEnv != "" && os.Getenv(requireEnv) != "" {
+		return "", "", errors.New("staging: " + requireEnv + " is set and " + why)
+	}
+	return "", why, nil
+}
 
 // Defaults of UWSGIConfig.
 const (

@@ -14,7 +14,14 @@ import (
 // makes a missing uwsgi an error).
 func startUWSGI(t *testing.T, cfg staging.UWSGIConfig) *staging.UWSGI {
 	t.Helper()
-	cfg.Binary = need(t, "uwsgi", staging.RequireUWSGIEnv)
+	path, skip, err := staging.LookUWSGI(staging.RequireUWSGIEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skip != "" {
+		t.Skip(skip)
+	}
+	cfg.Binary = path
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}
