@@ -319,7 +319,7 @@ func (r *run) facts(now float64, j analysis.Judgement) infer.RunFacts {
 		IngressRangeS:         qi.RangeS,
 		IngressResolutionS:    qi.ScrapeS,
 		FailedToS:             to,
-		RecoveryS:             r.recoveryS,
+		RecoveryS:             r.triggeredRecovery(),
 		ScenarioCapacityPerS:  r.s.Service.Capacity,
 		ScenarioDemandPerS:    r.s.Load.Baseline,
 		Cohorts:               cohorts(r.cohorts),
@@ -328,6 +328,16 @@ func (r *run) facts(now float64, j analysis.Judgement) infer.RunFacts {
 		ClientAmplification:   r.plan.Amplification.Client,
 		ScenarioAmplification: r.plan.Amplification.Predicted,
 	}
+}
+
+// triggeredRecovery is the recovery time of a service the spike pushed
+// into a failed state; NaN for a run without a trigger (nothing failed,
+// so nothing recovered, and no A can be read from the time it took).
+func (r *run) triggeredRecovery() float64 {
+	if r.verdict == analysis.VerdictNoTrigger {
+		return math.NaN()
+	}
+	return r.recoveryS
 }
 
 // infer estimates the model's parameters from the run so far, with the

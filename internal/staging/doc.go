@@ -1,7 +1,7 @@
 // Package staging is a staging-like stack made of real components nobody
-// here wrote, for end-to-end tests and benchmarks: haproxy and Prometheus
-// as child processes, and the specimen service in this process, all on
-// loopback ports. It does not import "testing", so a benchmark program can
+// here wrote, for end-to-end tests and benchmarks: haproxy, Prometheus and
+// uWSGI as child processes, and the specimen service in this process, all
+// on loopback ports. It does not import "testing", so a benchmark program can
 // use it too.
 //
 // Every Start function takes a context first and returns a value with a
@@ -57,4 +57,20 @@
 //     haproxy waits for the server.
 //   - haproxy raises its descriptor limit to 2·maxconn + 17 and will not
 //     start past the hard limit; see DefaultMaxConn.
+//
+// # uWSGI as an application server
+//
+// StartUWSGI runs Debian's uwsgi 2.0 with its python3 plugin serving
+// uwsgi_app.py: one worker process of one thread (--processes 1
+// --threads 1) behind a master (for the stats server), so requests wait
+// in the kernel's accept backlog (--listen, capped by somaxconn) in
+// arrival order and a request whose client left is still read and
+// served. --lazy-apps loads the app in the worker, where its
+// prometheus_client counters and their exporter thread must live;
+// --die-on-term makes SIGTERM end uWSGI (2.0 reloads on it otherwise).
+// The counters count as applications usually do, when the worker starts
+// and ends a request: they never see the backlog. The truth of what
+// arrived (Stats.Arrivals) is the requests handled plus the backlog,
+// read from /proc/net/tcp (uWSGI's own listen_queue is refreshed once a
+// second).
 package staging

@@ -43,6 +43,14 @@ func waitFacts(doc analysis.Document, withSlope bool) []fact {
 		}
 		out = append(out, fact{"Wait judged on", v})
 	}
+	if obs != nil && obs.Observed != "" {
+		out = append(out, fact{"What the clients saw", obs.Observed})
+	}
+	if obs != nil {
+		for _, b := range obs.BlindSignals {
+			out = append(out, fact{"Blind, not used: " + waitSourceWords(b.Source) + " (" + b.Source + ")", b.Reason})
+		}
+	}
 	if obs != nil && obs.WaitDelayS != nil {
 		out = append(out, fact{"Wait's delay after the spike's end",
 			analysis.FormatSeconds(*obs.WaitDelayS) + " (the samples before still carried the spike and were not judged)"})
