@@ -97,6 +97,14 @@ type TimelineRow struct {
 	// spike began: Σ (ingress − served)/C over the seconds, C the scenario's
 	// capacity; it lags the service by its queries' windows.
 	BacklogWaitS float64 `csv:"backlog_wait_s" json:"backlog_wait_s"`
+	// DriverStalledS is how long, in seconds, the driver's own process did
+	// not run in this second (stopped, starved of CPU). DriverLost is 1
+	// when the second's outcomes are the driver's rather than the
+	// service's: it stalled in this second or the one before, or dropped
+	// first attempts it could not send on schedule; 0 otherwise. Such a
+	// second neither triggers, nor fails, nor breaks a recovery.
+	DriverStalledS float64 `csv:"driver_stalled_s" json:"driver_stalled_s"`
+	DriverLost     float64 `csv:"driver_lost" json:"driver_lost"`
 	// MetricsMissing is how many of the scenario's queries had no value for
 	// this second: Prometheus failed, answered empty, or answered after the
 	// second's deadline (then the row is written without its metrics). NaN
@@ -125,6 +133,10 @@ func (m TimelineRow) FirstSuccessRatio() float64 {
 	}
 	return m.FirstOK / m.FirstDone
 }
+
+// ByDriver reports whether the second's outcomes are the driver's own
+// (DriverLost): they say nothing of the service.
+func (m TimelineRow) ByDriver() bool { return m.DriverLost > 0 }
 
 // Attempts is every attempt the driver sent this second.
 func (m TimelineRow) Attempts() float64 { return m.Sent + m.Retries }

@@ -123,6 +123,8 @@ func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) e
 		have, cfrom int
 		applied     int
 		ended       bool
+		stopped     bool   // the coordinator asked the driver to stop
+		interrupted string // why the agent stopped it first
 	)
 	// The driver's goroutine is owned here: every return below cancels
 	// drvCtx and waits for it.
@@ -139,7 +141,7 @@ func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) e
 			// The wall-clock instant the driver's clock started.
 			startedAt = time.Now().Add(-e)
 		}
-		rep := Report{Index: a.cfg.Index, Ready: true}
+		rep := Report{Index: a.cfg.Index, Ready: true, Interrupted: interrupted}
 		if !startedAt.IsZero() {
 			rep.StartedUnixNS = startedAt.UnixNano()
 			secs := drv.TimelineSince(have)
@@ -167,6 +169,7 @@ func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) e
 				drv.ReplanAt(time.Duration(r.AtS*float64(time.Second)), ShareStages(r.Stages, asg.Agents))
 			}
 			if ctl.Stop {
+				stopped = true
 				stopDriver()
 				if !launched {
 					return nil
@@ -182,6 +185,9 @@ func (a *agent) loop(ctx context.Context, asg Assignment, drv *loadgen.Driver) e
 			ended = true
 		case <-silence.C:
 		case <-ctx.Done():
+			if !stopped && interrupted == "" {
+				interrupted = "stopped by a signal before the run ended (" + context.Cause(ctx).Error() + ")"
+			}
 			stopDriver()
 		}
 		silence.Stop()

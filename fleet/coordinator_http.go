@@ -87,20 +87,26 @@ func (c *Coordinator) take(i int, rep Report) Control {
 		a.lost = "failed: " + rep.Error
 		return Control{Have: len(a.rows), Stop: true}
 	}
+	if rep.Interrupted != "" && !c.stop {
+		// Its share is missing from here on, and the attempts it cut
+		// short would read as the service's failures.
+		a.lost = truncateText(rep.Interrupted, 200)
+		return Control{Have: len(a.rows), Stop: true}
+	}
 	a.ready = a.ready || rep.Ready
 	if rep.StartedUnixNS != 0 {
 		a.startedUnixNS = rep.StartedUnixNS
 	}
 	// Seconds overlapping what is held are skipped; a gap (a lost report)
 	// is refused, and Have makes the agent send from the right index.
-	if rep.From <= len(a.rows) {
+	if rep.From >= 0 && rep.From <= len(a.rows) {
 		for k, s := range rep.Seconds {
 			if rep.From+k == len(a.rows) && s.Index == len(a.rows) {
 				a.rows = append(a.rows, s)
 			}
 		}
 	}
-	if rep.Cohorts != nil && rep.CohortsFrom <= len(a.cohorts) {
+	if rep.Cohorts != nil && rep.CohortsFrom >= 0 && rep.CohortsFrom <= len(a.cohorts) {
 		a.cohorts = append(a.cohorts[:rep.CohortsFrom], rep.Cohorts...)
 	}
 	if rep.Final && rep.From+len(rep.Seconds) <= len(a.rows) {
@@ -111,6 +117,14 @@ func (c *Coordinator) take(i int, rep Report) Control {
 		ctl.StartUnixNS = c.start.UnixNano()
 	}
 	return ctl
+}
+
+// truncateText cuts an agent's text to n bytes at most.
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

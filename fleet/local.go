@@ -104,13 +104,16 @@ func (e *LocalEngine) Diagnose(_ context.Context, index int) string {
 }
 
 // Kill kills agent index's process at once (tests: a lost agent).
-func (e *LocalEngine) Kill(index int) error {
+func (e *LocalEngine) Kill(index int) error { return e.Signal(index, os.Kill) }
+
+// Signal sends sig to agent index's process (tests: an eviction's SIGTERM).
+func (e *LocalEngine) Signal(index int, sig os.Signal) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if index < 0 || index >= len(e.procs) {
 		return fmt.Errorf("local engine: no %s", AgentName(index))
 	}
-	return e.procs[index].cmd.Process.Kill()
+	return e.procs[index].cmd.Process.Signal(sig)
 }
 
 // Stop gives each process a moment to end by itself (agents stop on the

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,5 +68,37 @@ func TestLocalEngineAgents(t *testing.T) {
 	}
 	if d := eng.Diagnose(context.Background(), 0); !strings.Contains(d, "exited") {
 		t.Errorf("agent-0 after Stop: %q, want exited", d)
+	}
+}
+
+// An agent stopped by a signal of its own (SIGTERM: a Kubernetes
+// eviction) before the run stops it is lost, by name, though it sends a
+// final report and exits 0: its share is missing from then on, and the
+// attempts it cut short are no failures of the service.
+func TestLocalEngineAgentStoppedBySIGTERMIsLost(t *testing.T) {
+	bin := buildTrigger(t)
+	tg := staging.StartRecordingTarget()
+	defer tg.Stop()
+	eng := &fleet.LocalEngine{Binary: bin}
+	c, err := fleet.NewCoordinator(fleet.Config{RunID: "t", Agents: 2, Engine: eng, File: "fleet.hcl", Source: scenario(tg.URL, 40, "30s"),
+		Seed: 1, MaxInFlight: 100, MaxDuration: 20 * time.Second, JoinTimeout: 15 * time.Second, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Launch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	testwait.For(t, 10*time.Second, 20*time.Millisecond, "2 merged seconds", func() bool { return len(c.TimelineSince(0)) >= 2 })
+	if err := eng.Signal(1, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err = testwait.Receive(t, done, 10*time.Second, "Run to return after an agent got SIGTERM")
+	if !errors.Is(err, fleet.ErrAgentLost) || !strings.Contains(err.Error(), "agent-1") || !strings.Contains(err.Error(), "signal") {
+		t.Fatalf("Run = %v, want ErrAgentLost naming agent-1 and the signal", err)
 	}
 }

@@ -42,6 +42,8 @@ func mergeSeconds(index int, secs []loadgen.Second) loadgen.Second {
 		sums(&out.Lag, s.Lag)
 		sums(&out.Latency, s.Latency)
 		sums(&out.ErrorLatency, s.ErrorLatency)
+		// One agent that stalled makes the second's outcomes suspect.
+		out.Stalled = max(out.Stalled, s.Stalled)
 	}
 	return out
 }

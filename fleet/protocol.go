@@ -59,6 +59,12 @@ type Report struct {
 	// Final: the driver has returned and every second, the last partial
 	// one included, is in this report or was in an earlier one.
 	Final bool `json:"final,omitempty"`
+	// Interrupted says why the agent stopped its driver before the
+	// coordinator asked it to (a signal: SIGTERM from an eviction, a
+	// Ctrl-C); "" when it did not. Its share of the load is then missing
+	// and the attempts it cut short are no failures of the service: the
+	// coordinator calls it lost.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // Control is the coordinator's answer to a report.

@@ -334,16 +334,16 @@ func (d *Driver) Totals() Totals { return d.rec.totals() }
 // Handler serves the driver's trigger_* metrics in Prometheus exposition format.
 func (d *Driver) Handler() http.Handler { return d.met.handler() }
 
-// tick seals each second shortly after it ends, until stop is closed.
+// tick beats every beatEvery until stop is closed: it seals each second
+// shortly after it ends, and shows the driver's own stalls (stall.go).
 func (d *Driver) tick(stop <-chan struct{}) {
-	t := time.NewTimer(time.Second)
+	t := time.NewTicker(beatEvery)
 	defer t.Stop()
+	d.rec.beat(d.now())
 	for {
-		now := d.now()
-		t.Reset(time.Second - now%time.Second + time.Millisecond)
 		select {
 		case <-t.C:
-			d.rec.roll(d.now())
+			d.rec.beat(d.now())
 		case <-stop:
 			return
 		}

@@ -74,6 +74,10 @@ type Second struct {
 	// answered with a status ≥ 500 (Outcome5xx, Outcome503), seconds; a
 	// subset of Latency.
 	ErrorLatency Summary
+	// Stalled is how long, in seconds, the driver's process did not run in
+	// this second (stopped, or starved of CPU: see stall.go). Its outcomes
+	// then are the driver's, not the service's.
+	Stalled float64
 }
 
 // Attempts returns the attempts sent in the second (first attempts and retries).
@@ -204,6 +208,10 @@ type recorder struct {
 	firstSent, lastSent time.Duration
 	gauges              func() (pending, inFlight int64)
 	frozen              bool // set by flush: the run is over, no more seconds
+	// The driver's heartbeat and the stalls it showed (stall.go).
+	beating  bool
+	lastBeat time.Duration
+	stalls   []stall
 }
 
 func newRecorder(gauges func() (pending, inFlight int64)) *recorder {
@@ -221,8 +229,10 @@ func (r *recorder) rollLocked(now time.Duration) {
 	if r.frozen {
 		return
 	}
+	r.noteStallLocked(now)
 	idx := int(now / time.Second)
 	for r.cur.Index < idx {
+		r.cur.Stalled = r.stalledLocked(r.cur.Index)
 		r.cur.Pending, r.cur.InFlight = r.gauges()
 		r.sec.summarize(&r.cur)
 		r.sealed = append(r.sealed, r.cur)
@@ -371,6 +381,7 @@ func (r *recorder) live(now time.Duration) Second {
 	defer r.mu.Unlock()
 	r.rollLocked(now)
 	s := r.cur
+	s.Stalled = r.stalledLocked(s.Index)
 	s.Pending, s.InFlight = r.gauges()
 	r.sec.summarize(&s)
 	return s

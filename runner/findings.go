@@ -49,6 +49,9 @@ func findings(doc analysis.Document, rows []analysis.TimelineRow, in infer.Infer
 		out = append(out, fmt.Sprintf("recovered in %s; the model's formula at %s gives %s (%+.0f %%)",
 			analysis.FormatSeconds(recoveryS), infer.PredictedAt(in), analysis.FormatSeconds(pred), 100*(recoveryS/pred-1)))
 	}
+	if n, stalled := driverLost(rows); n > 0 {
+		out = append(out, fmt.Sprintf("the driver itself lost %.0f s of the run (its process did not run for %s, or it dropped first attempts it could not send on schedule): the outcomes of those seconds are the driver's, and count neither as the service's failures nor as its recovery", n, analysis.FormatSeconds(stalled)))
+	}
 	if d := analysis.Value(o.Dropped) + analysis.Value(o.RefusedInFlight); d > 0 {
 		out = append(out, fmt.Sprintf("the driver could not send %.0f first attempts on schedule (lag bound or max_in_flight): the offered load was lower than planned", d))
 	}
@@ -56,6 +59,20 @@ func findings(doc analysis.Document, rows []analysis.TimelineRow, in infer.Infer
 		out = append(out, fmt.Sprintf("%.0f requests were served after their client had given up (retry debt)", ab))
 	}
 	return out
+}
+
+// driverLost counts the seconds whose outcomes were the driver's own, and
+// how long its process did not run in all.
+func driverLost(rows []analysis.TimelineRow) (seconds, stalledS float64) {
+	for _, r := range rows {
+		if r.ByDriver() {
+			seconds++
+		}
+		if r.DriverStalledS > 0 {
+			stalledS += r.DriverStalledS
+		}
+	}
+	return seconds, stalledS
 }
 
 // intervalText prints an estimate with its interval: "9.02 (8.91–9.13)".

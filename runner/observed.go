@@ -15,9 +15,10 @@ import (
 // serviceFailing reports whether second m failed more first attempts
 // than the recovery rule allows for reasons of the service's: its failed
 // first attempts are not mostly client errors (4xx other than 429), which
-// are the requests' own fault.
+// are the requests' own fault, and its outcomes are not the driver's own
+// (TimelineRow.ByDriver: its stall, its drops).
 func serviceFailing(m analysis.TimelineRow, threshold float64) bool {
-	if m.FirstDone == 0 || m.FirstFailed() <= (1-threshold)*m.FirstDone {
+	if m.ByDriver() || m.FirstDone == 0 || m.FirstFailed() <= (1-threshold)*m.FirstDone {
 		return false
 	}
 	return !(clientErrors(m) > 0.5*m.FirstFailed())

@@ -182,6 +182,7 @@ func (r *run) flush(now time.Time, force bool) error {
 		}
 		svc, missing := r.mets.record(vals, errs, r.opts.logf)
 		row := measuredSecond(p.sec, svc)
+		row.DriverLost = r.driverLost(row)
 		if r.mets != nil {
 			row.MetricsMissing = float64(missing)
 		}
@@ -223,6 +224,18 @@ func (r *run) drain(until time.Duration, hurry <-chan struct{}) error {
 		}
 	}
 	return nil
+}
+
+// driverLost is 1 when row's outcomes are the driver's own: it stalled
+// in this second or the one before (attempts whose deadlines passed while
+// it did not run time out when it runs again), or dropped first attempts
+// it could not send on schedule; 0 otherwise.
+func (r *run) driverLost(row analysis.TimelineRow) float64 {
+	prevStalled := len(r.rows) > 0 && r.rows[len(r.rows)-1].DriverStalledS > 0
+	if row.DriverStalledS > 0 || row.Dropped > 0 || prevStalled {
+		return 1
+	}
+	return 0
 }
 
 // phaseAt names the phase a moment of the run belongs to.
@@ -287,6 +300,7 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow 
 		TracerErrorLatencyP50S: summary(sec.TracerErrorLatency, sec.TracerErrorLatency.P50),
 		TracersRefused:         float64(sec.TracerRefused),
 		TracersSent:            float64(sec.TracerSent),
+		DriverStalledS:         sec.Stalled,
 		IngressPerS:            svc.ingress,
 		ServiceFirstPerS:       svc.first,
 		ServedPerS:             svc.served,

@@ -45,7 +45,7 @@ func (ws *waitSources) add(row *analysis.TimelineRow, spikeStart float64) {
 	if s := ws.series[analysis.WaitFromService]; s != nil && !math.IsNaN(row.WaitS) {
 		s.T, s.W = append(s.T, at), append(s.W, row.WaitS)
 	}
-	if s := ws.series[analysis.WaitFromTracers]; s != nil && row.TracerServed > 0 && !math.IsNaN(row.TracerWaitS) {
+	if s := ws.series[analysis.WaitFromTracers]; s != nil && row.TracerServed > 0 && !math.IsNaN(row.TracerWaitS) && !row.ByDriver() {
 		// A tracer reports the wait it met when it was sent, w seconds ago.
 		s.T, s.W = append(s.T, at-row.TracerWaitS), append(s.W, row.TracerWaitS)
 	}

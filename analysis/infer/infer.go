@@ -183,7 +183,7 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	}
 	in.Multiplier = meanOver(rows, f.SpikeStartS, f.SpikeEndS, func(r analysis.TimelineRow) float64 { return r.Sent }) / in.BaselinePerS
 
-	in.T0S, in.T0Source = cohortT0(f.Cohorts, f.SpikeStartS, f.SuccessRatio), "cohorts"
+	in.T0S, in.T0Source = cohortT0(f.Cohorts, driverLostSeconds(rows, f.TimeoutS), f.SpikeStartS, f.SuccessRatio), "cohorts"
 	if math.IsNaN(in.T0S) {
 		in.T0S, in.T0Source = firstFailure(rows, f.SpikeStartS, f.TimeoutS, f.SuccessRatio), "outcomes"
 	}
@@ -253,9 +253,9 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 // still succeeded were sent before the wait crossed the patience, so with
 // sends spread evenly over the second t0 ≈ TS + succeeded/first − spike
 // start. NaN when no cohort failed.
-func cohortT0(cohorts []Cohort, spikeStartS, threshold float64) float64 {
+func cohortT0(cohorts []Cohort, lost func(ts float64) bool, spikeStartS, threshold float64) float64 {
 	for _, c := range cohorts {
-		if c.TS+1 <= spikeStartS || c.First <= 0 {
+		if c.TS+1 <= spikeStartS || c.First <= 0 || lost(c.TS) {
 			continue
 		}
 		if ok := c.Succeeded / c.First; ok < threshold {
@@ -263,6 +263,26 @@ func cohortT0(cohorts []Cohort, spikeStartS, threshold float64) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// driverLostSeconds reports, for a cohort's second, whether the driver's
+// own stall or drops may have failed its requests: a second from it to
+// one client timeout after it was the driver's (TimelineRow.ByDriver).
+func driverLostSeconds(rows []analysis.TimelineRow, timeoutS float64) func(ts float64) bool {
+	var lost []float64
+	for _, r := range rows {
+		if r.ByDriver() {
+			lost = append(lost, r.TS)
+		}
+	}
+	return func(ts float64) bool {
+		for _, l := range lost {
+			if l >= ts && l <= ts+1+timeoutS {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // settledFailedWindows are the [lo, hi) spans, seconds since the run
@@ -444,8 +464,9 @@ func pointWithSpread(point float64, spread Interval) Interval {
 
 // FindRecovery returns the first time at or after fromS from which the
 // first-attempt success ratio stays at or above threshold for holdS seconds
-// of known ratios (seconds with no completed first attempt neither count
-// nor break the hold), and whether there is one.
+// of known ratios (seconds with no completed first attempt, and seconds
+// whose outcomes are the driver's own, neither count nor break the hold),
+// and whether there is one.
 func FindRecovery(rows []analysis.TimelineRow, fromS, threshold, holdS float64) (float64, bool) {
 	start, held := math.NaN(), 0.0
 	for _, r := range rows {
@@ -454,7 +475,7 @@ func FindRecovery(rows []analysis.TimelineRow, fromS, threshold, holdS float64) 
 		}
 		ratio := r.FirstSuccessRatio()
 		switch {
-		case math.IsNaN(ratio):
+		case math.IsNaN(ratio) || r.ByDriver():
 			continue
 		case ratio >= threshold:
 			if math.IsNaN(start) {
@@ -510,6 +531,8 @@ func firstFailure(rows []analysis.TimelineRow, spikeStartS, timeoutS, threshold 
 
 // failing reports whether more first attempts failed in row m than the
 // success threshold allows: the second belongs to a failed state.
+// A second whose outcomes are the driver's own (its stall, its drops)
+// belongs to no state of the service.
 func failing(m analysis.TimelineRow, threshold float64) bool {
-	return m.FirstDone > 0 && m.FirstFailed() > (1-threshold)*m.FirstDone
+	return !m.ByDriver() && m.FirstDone > 0 && m.FirstFailed() > (1-threshold)*m.FirstDone
 }

@@ -14,16 +14,18 @@ import (
 )
 
 func main() {
+	// Ctrl-C, SIGTERM (a CI job's or Kubernetes' stop), SIGHUP (a closed
+	// terminal or SSH session) and SIGQUIT all mean the same: stop.
 	sig := make(chan os.Signal, 3)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(context.Background())
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	ctx, cancel := context.WithCancelCause(context.Background())
 	hurry := make(chan struct{})
 	// The first signal stops the load and lets the run write what it
 	// measured (metrics of the last seconds included); the second stops
 	// the waiting and writes at once; the third exits on the spot.
 	go func() {
-		<-sig
-		cancel()
+		s := <-sig
+		cancel(fmt.Errorf("%w: %s", context.Canceled, s))
 		<-sig
 		fmt.Fprintln(os.Stderr, "trigger: interrupted again: writing what was measured without waiting")
 		close(hurry)
@@ -31,6 +33,6 @@ func main() {
 		os.Exit(cli.ExitInterrupted)
 	}()
 	code := cli.Main(cli.WithHurry(ctx, hurry), os.Args[1:], os.Stdout, os.Stderr)
-	cancel()
+	cancel(nil)
 	os.Exit(code)
 }

@@ -21,7 +21,16 @@ type Engine struct {
 
 	mu     sync.Mutex
 	agents []*agent
+	spec   fleet.AgentSpec
 	wg     sync.WaitGroup
+}
+
+// Spec is what the coordinator gave Start: its address and the agents'
+// token (tests that speak the protocol themselves).
+func (e *Engine) Spec() fleet.AgentSpec {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.spec
 }
 
 type agent struct {
@@ -38,6 +47,7 @@ func (e *Engine) Name() string { return "local" }
 func (e *Engine) Start(ctx context.Context, spec fleet.AgentSpec) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.spec = spec
 	for i := range spec.Agents {
 		actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		a := &agent{cancel: cancel, done: make(chan struct{})}
