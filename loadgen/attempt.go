@@ -12,9 +12,13 @@ import (
 	"github.com/trigger-test/trigger/vocab"
 )
 
-// maxDrain is how much of a response body an attempt reads; the rest is
-// discarded by closing the connection.
-const maxDrain = 1 << 20
+// maxFastBody is the longest Content-Length the lean path reads in its
+// read buffer's fast way (parseLeanHead); longer bodies are read by
+// readResponseSlow. Either way an attempt reads the whole body, discarding
+// it, before it counts as answered: a response that stalls after its first
+// bytes, or a chunked body that never ends, is a timeout at the deadline,
+// not a success. Memory stays bounded: nothing of a body is kept.
+const maxFastBody = 1 << 20
 
 // logical is the state of one logical request between its attempts.
 type logical struct {
@@ -155,7 +159,7 @@ func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration,
 		return ClassifyError(actx, err), 0, 0
 	}
 	o, ra := d.statusOutcome(resp.StatusCode, resp.Header.Get("Retry-After"))
-	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	_, err = io.Copy(io.Discard, resp.Body) // to its end, within actx's deadline
 	resp.Body.Close()
 	code := resp.StatusCode
 	if err != nil {

@@ -74,8 +74,55 @@ func (r *requestBuffers) put(b *bytes.Buffer) {
 type leanConn struct {
 	net.Conn
 	raw  syscall.RawConn // the socket, for send and alive; nil if the Conn has none
-	br   *bufio.Reader
+	br   *bufio.Reader   // reads through in
+	in   headBudget
 	used time.Time // when it went idle
+}
+
+// maxResponseHead bounds what a response's head (informational heads
+// before it included) may take from the connection, bytes: a head is a few
+// hundred bytes, and a target that sends an endless header line must not
+// take the driver's memory with it (net/http's Transport has its own
+// bound, MaxResponseHeaderBytes).
+const maxResponseHead = 1 << 20
+
+// errHeadTooLarge is the failure of a response whose head is longer than
+// maxResponseHead.
+var errHeadTooLarge = errors.New("loadgen: response head longer than 1 MiB")
+
+// headBudget is the reader under a lean connection's buffer: while a
+// response's head is read (left ≥ 0) it lets at most left more bytes
+// through, then fails with errHeadTooLarge; while its body is read
+// (left < 0) it passes everything.
+type headBudget struct {
+	conn net.Conn
+	left int64
+}
+
+func (h *headBudget) Read(p []byte) (int, error) {
+	if h.left < 0 {
+		return h.conn.Read(p)
+	}
+	if h.left == 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.conn.Read(p)
+	h.left -= int64(n)
+	return n, err
+}
+
+// readingHead bounds the reads of a response's head (on), or lifts the
+// bound for its body (off). What the buffer holds already counts against
+// nothing: it is at most its size.
+func (c *leanConn) readingHead(on bool) {
+	if on {
+		c.in.left = maxResponseHead
+	} else {
+		c.in.left = -1
+	}
 }
 
 // expire makes the connection's pending and future reads and writes fail
@@ -84,7 +131,8 @@ func (c *leanConn) expire() { c.SetDeadline(time.Unix(1, 0)) }
 
 // newLeanConn wraps a dialed connection.
 func newLeanConn(conn net.Conn, bufSize int) *leanConn {
-	c := &leanConn{Conn: conn, br: bufio.NewReaderSize(conn, bufSize)}
+	c := &leanConn{Conn: conn, in: headBudget{conn: conn, left: -1}}
+	c.br = bufio.NewReaderSize(&c.in, bufSize)
 	if sc, ok := conn.(syscall.Conn); ok {
 		c.raw, _ = sc.SyscallConn()
 	}
@@ -173,6 +221,7 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 		return fail(err)
 	}
 	var resp *http.Response
+	c.readingHead(true)
 	for {
 		var err error
 		resp, err = http.ReadResponse(c.br, req)
@@ -184,6 +233,7 @@ func (t *LeanTransport) roundTrip(req *http.Request, mayReuse bool) (*http.Respo
 		}
 		break
 	}
+	c.readingHead(false)
 	keep := !resp.Close && !req.Close && resp.StatusCode != http.StatusSwitchingProtocols
 	resp.Body = &leanBody{rc: resp.Body, t: t, c: c, key: key, stop: stop, keep: keep}
 	return resp, nil

@@ -74,8 +74,8 @@ func newLeanRequest(req *http.Request) (*leanRequest, error) {
 // attempt sends one attempt of r with the tracking header lines track
 // (each ending in CRLF) and reads its response by deadline; cancelling ctx
 // (the run ending) expires the connection at once. It returns the status
-// and the first Retry-After value of a response read to its end (up to
-// maxDrain bytes of body), or an error. Like RoundTrip, it sends a
+// and the first Retry-After value of a response read to its end (with
+// its whole body read and discarded), or an error. Like RoundTrip, it sends a
 // replayable request again once on a new connection if a reused one
 // turned out closed before any byte of a response.
 func (t *LeanTransport) attempt(ctx context.Context, r *leanRequest, track []byte, deadline time.Time) (int, string, error) {
@@ -116,18 +116,21 @@ func (t *LeanTransport) attemptOn(ctx context.Context, r *leanRequest, track []b
 	return status, ra, nil
 }
 
-// readResponse reads a response to r and up to maxDrain bytes of its body:
+// readResponse reads a response to r and its whole body (discarded):
 // its status, first Retry-After value and whether the connection can carry
 // another request (the body was read to its end and the server keeps the
 // connection open). A head in the common form is parsed in the read buffer
 // (parseLeanHead); any other goes to http.ReadResponse.
 func (c *leanConn) readResponse(r *leanRequest) (status int, retryAfter string, keep bool, err error) {
+	c.readingHead(true)
+	defer c.readingHead(false)
 	for {
 		b, _ := c.br.Peek(c.br.Buffered())
 		h, n, res := parseLeanHead(b, r.method)
 		switch res {
 		case headComplete:
 			c.br.Discard(n)
+			c.readingHead(false)
 			if h.length > 0 {
 				if _, err := io.CopyN(io.Discard, c.br, h.length); err != nil {
 					return 0, "", false, err
@@ -150,7 +153,7 @@ func (c *leanConn) readResponse(r *leanRequest) (status int, retryAfter string, 
 }
 
 // readResponseSlow reads a response with http.ReadResponse, skipping
-// informational ones, and discards up to maxDrain bytes of its body.
+// informational ones, and reads its whole body, discarding it.
 func (c *leanConn) readResponseSlow(r *leanRequest) (status int, retryAfter string, keep bool, err error) {
 	var resp *http.Response
 	for {
@@ -163,15 +166,12 @@ func (c *leanConn) readResponseSlow(r *leanRequest) (status int, retryAfter stri
 		}
 		break
 	}
+	c.readingHead(false)
 	body := &leanBody{rc: resp.Body}
-	if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {
+	if _, err := io.Copy(io.Discard, body); err != nil {
 		return 0, "", false, err
 	}
-	// A body not read to its end is left unclosed: net/http's Close would
-	// read the rest from the wire, and the connection is closed instead.
-	if body.eof {
-		resp.Body.Close()
-	}
+	resp.Body.Close()
 	keep = body.eof && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
 	return resp.StatusCode, resp.Header.Get("Retry-After"), keep, nil
 }

@@ -36,7 +36,7 @@ const (
 //     characters, values of visible characters, spaces, tabs and obs-text,
 //     no folded lines;
 //   - a body of a known length: at most one Content-Length of digits (at
-//     most maxDrain), or none for a HEAD request or a 204 or 304 response;
+//     most maxFastBody), or none for a HEAD request or a 204 or 304 response;
 //     no Transfer-Encoding (chunked bodies go to net/http) and no body
 //     that ends with the connection.
 //
@@ -119,7 +119,7 @@ func parseLeanHead(b []byte, method string) (h leanHead, n int, res headParse) {
 	switch {
 	case method == "HEAD" || code == 204 || code == 304:
 		h.length = 0
-	case length < 0 || length > maxDrain:
+	case length < 0 || length > maxFastBody:
 		return h, 0, headUnsupported // a body to the close, or one too long to read whole
 	default:
 		h.length = length

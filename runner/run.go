@@ -261,12 +261,35 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err := report.WriteResult(filepath.Join(r.opts.OutDir, ResultFile), res.Document); err != nil && runErr == nil {
 		runErr = failf(KindHarness, "%w", err)
 	}
-	if err := report.WriteAll(r.opts.OutDir, res.Document, res.Timeline); err != nil {
+	if err := writeReports(r.opts.OutDir, res.Document, res.Timeline, r.opts.Hurry); err != nil {
 		// The result and the timeline are written; a report that could not
 		// be drawn is a note, and `trigger report DIR` can try again.
 		r.opts.logf("reports: %v", err)
 	}
 	return res, runErr
+}
+
+// reportBudget bounds how long a run waits for its reports once its result
+// is written: the charts' inputs are bounded (report.TimelineChart leaves
+// absurd values out), so they take a second or two; should one take
+// longer, the run's exit does not wait for it.
+const reportBudget = time.Minute
+
+// writeReports draws the reports (report.WriteAll) and waits for them at
+// most reportBudget, or until hurry is closed (a second interrupt).
+func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow, hurry <-chan struct{}) error {
+	done := make(chan error, 1)
+	go func() { done <- report.WriteAll(dir, doc, rows) }()
+	t := time.NewTimer(reportBudget)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return fmt.Errorf("not all drawn within %s; `trigger report %s` draws them again", reportBudget, dir)
+	case <-hurry:
+		return fmt.Errorf("not all drawn: interrupted again; `trigger report %s` draws them again", dir)
+	}
 }
 
 // applyRereads takes the scrape intervals read again once a signal's

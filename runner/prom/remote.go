@@ -98,7 +98,7 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 	}
 	tr := newTransport(tc)
 	home := originOf(u)
-	var rt http.RoundTripper = tr
+	var rt http.RoundTripper = boundedAnswers{tr}
 	switch {
 	case cfg.BearerToken != "":
 		rt = bearer(home, cfg.BearerToken, rt)

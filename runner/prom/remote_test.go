@@ -359,3 +359,38 @@ func TestRemoteGetFallback(t *testing.T) {
 		t.Errorf("%d POST and %d GET, want 1 and 1", posts.Load(), gets.Load())
 	}
 }
+
+// An answer larger than 16 MiB is cut off after its limit, once, not
+// read whole and not asked again: a hostile or broken server cannot take
+// the run's memory (a 500 MiB answer took 1.89 GB and stalled the driver).
+func TestRemoteAnswerIsBounded(t *testing.T) {
+	verifyNoLeaks(t)
+	var calls atomic.Int64
+	var sent atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		chunk := []byte(strings.Repeat(" ", 1<<20))
+		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1,"1"]}`))
+		for range 500 { // 500 MiB of whitespace, unless the client hangs up
+			n, err := w.Write(chunk)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+		_, _ = w.Write([]byte("}"))
+	}))
+	defer srv.Close()
+	r := mustRemote(t, fast(srv.URL))
+	_, err := r.Instant(context.Background(), "up", time.Now())
+	if !errors.Is(err, ErrServer) || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Errorf("err = %v, want ErrServer saying the answer is too large", err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d requests, want 1: a too large answer is not asked again", n)
+	}
+	if s := sent.Load(); s > 64<<20 {
+		t.Errorf("the server got %d MiB out before the client stopped reading", s>>20)
+	}
+}

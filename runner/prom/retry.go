@@ -31,6 +31,10 @@ func classify(parent context.Context, err error, a *attempt, addr string, timeou
 		// attempt had met.
 		return classified{err: fmt.Errorf("prometheus at %s: %w (the attempt: %v)", addr, perr, err)}
 	}
+	if errors.Is(err, errAnswerTooLarge) {
+		// Asking again brings the same answer.
+		return classified{err: fmt.Errorf("prometheus at %s: %w: %w", addr, ErrServer, errAnswerTooLarge)}
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return classified{err: fmt.Errorf("prometheus at %s: %w within %v", addr, ErrTimeout, timeout)}
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -93,6 +94,55 @@ type attemptKey struct{}
 func withAttempt(ctx context.Context) (context.Context, *attempt) {
 	a := &attempt{}
 	return context.WithValue(ctx, attemptKey{}, a), a
+}
+
+// maxAnswer bounds a Prometheus answer, bytes: a query the runner asks
+// returns one number, the targets list a few hundred bytes a target; a
+// server (or a proxy in front of it) that answers more is cut off, so
+// that no answer can take the run's memory or stall its driver with the
+// garbage collector.
+const maxAnswer = 16 << 20
+
+// errAnswerTooLarge is the failure of an answer longer than maxAnswer.
+var errAnswerTooLarge = errors.New("the answer is larger than 16 MiB")
+
+// boundedAnswers is a RoundTripper whose responses' bodies fail with
+// errAnswerTooLarge once they pass maxAnswer bytes.
+type boundedAnswers struct{ rt http.RoundTripper }
+
+func (b boundedAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.rt.RoundTrip(req)
+	if err == nil {
+		resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxAnswer}
+	}
+	return resp, err
+}
+
+// boundedBody lets at most left more bytes through.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more than allowed means the answer is too large.
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		switch {
+		case n > 0:
+			return 0, errAnswerTooLarge
+		case err == nil:
+			return 0, io.ErrNoProgress
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // recordingClient is an api.Client that notes each response's status in

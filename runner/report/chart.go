@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strings"
 
 	xfnt "golang.org/x/image/font"
@@ -118,6 +119,28 @@ type Chart struct {
 
 	panels  []chartPanel
 	classes map[string]string // "#RRGGBB" stroke colour → series class
+	// leftOut counts the values not drawn because they were infinite or
+	// beyond maxPlotted (plotted).
+	leftOut int
+}
+
+// maxPlotted is the largest magnitude a value may have to be drawn: a
+// rate, a wait or a pod count beyond it is no measurement (a broken or
+// hostile metrics answer such as 1e308), and an axis stretched to it
+// would take the plotting library minutes or forever.
+const maxPlotted = 1e9
+
+// plotted is v when it can be drawn; NaN (a gap in its line, counted in
+// leftOut) when it is infinite or beyond maxPlotted.
+func (ch *Chart) plotted(v float64) float64 {
+	if math.IsNaN(v) {
+		return v
+	}
+	if math.IsInf(v, 0) || math.Abs(v) > maxPlotted {
+		ch.leftOut++
+		return math.NaN()
+	}
+	return v
 }
 
 // chartPanel is one plot of the chart with its legend and its share of the
@@ -172,6 +195,9 @@ func TimelineChart(doc analysis.Document, rows []analysis.TimelineRow) (*Chart, 
 
 	ch.addMarkers(doc, v, rows)
 	ch.finishAxes(v)
+	if ch.leftOut > 0 {
+		ch.panels[0].plot.Add(corner{fmt.Sprintf("%d values left out: infinite or beyond %.0e", ch.leftOut, maxPlotted)})
+	}
 	return ch, nil
 }
 
@@ -226,7 +252,7 @@ func (ch *Chart) newPanel(v timelineView, ylabel string, weight float64) *chartP
 func (ch *Chart) addSeries(pn *chartPanel, v timelineView, rows []analysis.TimelineRow, class, name string, style draw.LineStyle, of func(analysis.TimelineRow) float64) bool {
 	s := &series{name: name, class: class, xs: v.x, ys: make([]float64, len(rows)), style: style}
 	for i, m := range rows {
-		s.ys[i] = of(m)
+		s.ys[i] = ch.plotted(of(m))
 	}
 	if !s.known() {
 		return false

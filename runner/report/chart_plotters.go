@@ -3,6 +3,7 @@ package report
 import (
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -52,8 +53,42 @@ func (s *series) Plot(c draw.Canvas, plt *plot.Plot) {
 		if len(l) == 1 { // a lone known second: a short tick so it is visible
 			l = []vg.Point{{X: l[0].X - 1, Y: l[0].Y}, {X: l[0].X + 1, Y: l[0].Y}}
 		}
-		c.StrokeLines(s.style, c.ClipLinesXY(l)...)
+		c.StrokeLines(s.style, c.ClipLinesXY(envelope(l))...)
 	}
+}
+
+// envelope thins a polyline to what a point of width shows: of the points
+// that fall within one point (1/72 in) of the x axis it keeps the first,
+// the lowest, the highest and the last, in order, so peaks and dips stay
+// drawn and a timeline of hours draws in the time of minutes.
+func envelope(l []vg.Point) []vg.Point {
+	if len(l) <= 4 {
+		return l
+	}
+	out := make([]vg.Point, 0, len(l))
+	for i := 0; i < len(l); {
+		col := math.Floor(float64(l[i].X))
+		j := i
+		lo, hi := i, i
+		for j < len(l) && math.Floor(float64(l[j].X)) == col {
+			if l[j].Y < l[lo].Y {
+				lo = j
+			}
+			if l[j].Y > l[hi].Y {
+				hi = j
+			}
+			j++
+		}
+		keep := []int{i, lo, hi, j - 1}
+		slices.Sort(keep)
+		for k, idx := range keep {
+			if k == 0 || idx != keep[k-1] {
+				out = append(out, l[idx])
+			}
+		}
+		i = j
+	}
+	return out
 }
 
 // DataRange is the range of the known points.
@@ -160,6 +195,17 @@ var _ plot.Plotter = note{}
 func (n note) Plot(c draw.Canvas, _ *plot.Plot) {
 	sty := text.Style{Color: colSpike, Font: font.From(fontRegular, 12), XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
 	c.FillText(sty, c.Center(), n.text)
+}
+
+// corner is a small note in the top left corner of a panel.
+type corner struct{ text string }
+
+var _ plot.Plotter = corner{}
+
+// Plot writes the note.
+func (n corner) Plot(c draw.Canvas, _ *plot.Plot) {
+	sty := text.Style{Color: colSpike, Font: font.From(fontRegular, 8), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	c.FillText(sty, vg.Point{X: c.Min.X + 4, Y: c.Max.Y - 4}, n.text)
 }
 
 // hline is a horizontal reference line (the client timeout τ_out) that

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/xml"
 	"image/png"
 	"io"
@@ -503,5 +504,60 @@ func TestChartTitleFitsTheWidth(t *testing.T) {
 	}
 	if short := "“x”: trapped"; fitText(st, short, width) != short {
 		t.Errorf("a short title was cut: %q", fitText(st, short, width))
+	}
+}
+
+// Absurd values (1e308 and +Inf, from a broken or hostile Prometheus) are
+// left out of the chart, and it says how many; the rest is drawn. Such a
+// value stretched an axis until the PNG took forever.
+func TestChartLeavesAbsurdValuesOut(t *testing.T) {
+	doc, rows := loadFixture(t, "recovered")
+	for i := range rows {
+		if i%3 == 0 {
+			rows[i].IngressPerS, rows[i].WaitS = 1e308, math.Inf(1)
+		}
+	}
+	svg, ch := renderSVG(t, doc, rows)
+	if ch.leftOut == 0 {
+		t.Fatal("no value left out")
+	}
+	if got := parseSVG(t, svg); !got.hasText(fmt.Sprintf("%d values left out: infinite or beyond 1e+09", ch.leftOut)) {
+		t.Errorf("the chart does not say what it left out")
+	}
+	for _, p := range ch.panels {
+		if !finite(p.plot.Y.Max) || p.plot.Y.Max > maxPlotted*1.1 {
+			t.Errorf("a y axis reaches %g", p.plot.Y.Max)
+		}
+	}
+	var png bytes.Buffer
+	if err := ch.WritePNG(&png); err != nil || png.Len() == 0 {
+		t.Errorf("png: %v, %d bytes", err, png.Len())
+	}
+}
+
+// The envelope of a dense line keeps, within each point of width, its
+// first, lowest, highest and last points in order: the peaks stay.
+func TestEnvelopeKeepsPeaks(t *testing.T) {
+	var l []vg.Point
+	for i := range 1000 {
+		y := vg.Length(i % 10)
+		if i == 517 {
+			y = 100 // a one-sample spike
+		}
+		l = append(l, vg.Point{X: vg.Length(i) / 100, Y: y})
+	}
+	got := envelope(l)
+	if len(got) > 4*10+4 || len(got) < 10 {
+		t.Errorf("%d points kept of %d", len(got), len(l))
+	}
+	peak := false
+	for i, p := range got {
+		peak = peak || p.Y == 100
+		if i > 0 && p.X < got[i-1].X {
+			t.Fatalf("out of order at %d", i)
+		}
+	}
+	if !peak || got[0] != l[0] || got[len(got)-1] != l[len(l)-1] {
+		t.Errorf("peak kept %v, ends %v %v", peak, got[0], got[len(got)-1])
 	}
 }

@@ -142,7 +142,7 @@ func (ch *Chart) addEarlyWait(pn *chartPanel, v timelineView, rows []analysis.Ti
 	for i, m := range rows {
 		early.ys[i] = math.NaN()
 		if !joined {
-			early.ys[i] = w.of(m)
+			early.ys[i] = ch.plotted(w.of(m))
 			joined = m.TS >= settled
 		}
 	}
