@@ -2,8 +2,8 @@ package report
 
 import (
 	"bytes"
-	"fmt"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"io"
 	"math"
