@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -32,21 +34,71 @@ func Load(path string, vars map[string]string) (*Scenario, error) {
 
 // readLimited reads at most MaxFileBytes+1 bytes of the file at path (a
 // larger file is refused unread) and returns them with the file's size.
+//
+// A path that is not a regular file (a FIFO, a process substitution's
+// pipe, a device) is opened without waiting for a writer (openNoWait) and
+// read within pipeReadTimeout, waiting that long at most for a writer to
+// come: a FIFO nobody writes to used to hang `trigger plan` for ever. One
+// that gives nothing within it is an error.
 func readLimited(path string) ([]byte, int64, error) {
-	f, err := os.Open(path)
+	f, err := openNoWait(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, 0, err
 	}
-	size := int64(len(src))
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = max(size, fi.Size())
+	if fi.Mode().IsRegular() {
+		src, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+		if err != nil {
+			return nil, 0, err
+		}
+		return src, max(int64(len(src)), fi.Size()), nil
 	}
-	return src, size, nil
+	deadline := time.Now().Add(pipeReadTimeout)
+	if err := f.SetReadDeadline(deadline); err != nil && !errors.Is(err, os.ErrNoDeadline) {
+		return nil, 0, err
+	}
+	var src []byte
+	for {
+		b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1-int64(len(src))))
+		src = append(src, b...)
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, 0, fmt.Errorf("%s: the %s gave no end within %s (a writer that does not finish?)", path, fileKind(fi.Mode()), pipeReadTimeout)
+		case err != nil:
+			return nil, 0, err
+		case len(src) > 0 || fi.Mode()&os.ModeNamedPipe == 0:
+			return src, int64(len(src)), nil
+		case time.Now().After(deadline):
+			return nil, 0, fmt.Errorf("%s is a FIFO nobody wrote to within %s", path, pipeReadTimeout)
+		}
+		// A FIFO without a writer reads as empty: wait for one to come.
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// pipeReadTimeout bounds the reading of a scenario that is not a regular
+// file, the wait for a FIFO's writer included.
+var pipeReadTimeout = 30 * time.Second
+
+// fileKind names a file's type for messages.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "character device"
+	case m&os.ModeDevice != 0:
+		return "device"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m.IsDir():
+		return "folder"
+	}
+	return "file that is not a regular file"
 }
 
 // Parse is Load for an in-memory source; filename is used in diagnostics.
@@ -84,6 +136,7 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 		s.Warnings = d.redact(newError(d.diags, files))
 	}
 	s.Secrets = d.secrets
+	s.Source = src
 	return s, nil
 }
 

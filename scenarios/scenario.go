@@ -14,6 +14,10 @@ import "time"
 type Scenario struct {
 	// File is the path the scenario was read from ("" for in-memory sources).
 	File string
+	// Source is the scenario's text as it was read, once: whatever reads
+	// it again (a fleet's agents) gets these bytes, not the file, which a
+	// pipe or a process substitution cannot give twice.
+	Source []byte
 	// Name is the label of the scenario block.
 	Name string
 	// Description is free text from the scenario block.

@@ -280,3 +280,36 @@ load {
 		t.Errorf("peak resident memory %.0f MB, want under 200 MB", peakMB)
 	}
 }
+
+// A FIFO as the scenario path does not hang `trigger plan`, and a signal
+// stops it at once while it waits for a writer (it ignored SIGTERM and
+// waited for ever).
+func TestPlanOfAFIFOStopsOnSIGTERM(t *testing.T) {
+	bin := buildTrigger(t)
+	fifo := filepath.Join(t.TempDir(), "s.hcl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	cmd := exec.Command(bin, "plan", fifo)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("plan of a FIFO after SIGTERM: %v, want exit 130\n%s", err, out.String())
+		}
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("plan of a FIFO still running 5 s after SIGTERM\n%s", out.String())
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -57,7 +56,7 @@ func (f *fleetFlags) register(cmd *cobra.Command) {
 }
 
 // options are the runner's fleet options, nil without --workers; the
-// scenario's source is read again so each agent reads it as the run did.
+// scenario's source, as the run read it, goes to each agent.
 func (f *fleetFlags) options(test *convert.Test, path string, rawVars []string, metricsAddr string) (*runner.FleetOptions, error) {
 	usage := func(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
 	if f.workers == 0 {
@@ -73,10 +72,9 @@ func (f *fleetFlags) options(test *convert.Test, path string, rawVars []string, 
 	if err != nil {
 		return nil, usage(err)
 	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usage(err)
-	}
+	// The bytes the run read, not the file again: a pipe or a process
+	// substitution gives them once.
+	src := test.Scenario.Source
 	vars := map[string]string{}
 	for _, v := range rawVars {
 		name, value, err := scenarios.ParseVar(v)

@@ -25,7 +25,7 @@ would fail, 3 the spike cannot trigger (the test would be inconclusive),
 2 the scenario is invalid.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := sf.loadTest(args[0], stderr)
+			t, err := sf.loadTest(cmd.Context(), args[0], stderr)
 			if err != nil {
 				return err
 			}

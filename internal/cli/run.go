@@ -52,7 +52,7 @@ tell), 4 harness error (Prometheus unreachable, scrape target down),
 5 stopped by a brake (stop_when, --abort-file), 130 interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			test, err := sf.loadTest(args[0], stderr)
+			test, err := sf.loadTest(cmd.Context(), args[0], stderr)
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -57,7 +58,29 @@ func (f *scenarioFlags) load(path string, stderr io.Writer) (*scenarios.Scenario
 // loading path of plan, simulate and run. Every error carries exit code
 // 2: a scenario that decoded but cannot be converted is still the
 // scenario's fault.
-func (f *scenarioFlags) loadTest(path string, stderr io.Writer) (*convert.Test, error) {
+//
+// It returns as soon as ctx ends (a signal): reading a scenario is
+// bounded (a pipe's for 30 s), but a stop must not wait for it.
+func (f *scenarioFlags) loadTest(ctx context.Context, path string, stderr io.Writer) (*convert.Test, error) {
+	type loaded struct {
+		t   *convert.Test
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		t, err := f.loadTestNow(path, stderr)
+		done <- loaded{t, err}
+	}()
+	select {
+	case l := <-done:
+		return l.t, l.err
+	case <-ctx.Done():
+		return nil, &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted while reading %s", path)}
+	}
+}
+
+// loadTestNow is loadTest without the wait for ctx.
+func (f *scenarioFlags) loadTestNow(path string, stderr io.Writer) (*convert.Test, error) {
 	s, err := f.load(path, stderr)
 	if err != nil {
 		return nil, err

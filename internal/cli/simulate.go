@@ -105,7 +105,7 @@ func runSimulate(ctx context.Context, sf *scenarioFlags, f *simulateFlags, path 
 	case f.seed < 0:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--seed %d: want a seed ≥ 0", f.seed)}
 	}
-	t, err := sf.loadTest(path, stderr)
+	t, err := sf.loadTest(ctx, path, stderr)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func runTipping(cmd *cobra.Command, sf *scenarioFlags, f *simulateFlags, args []
 	}
 	source := ""
 	if len(args) == 1 {
-		t, err := sf.loadTest(args[0], stderr)
+		t, err := sf.loadTest(cmd.Context(), args[0], stderr)
 		if err != nil {
 			return err
 		}

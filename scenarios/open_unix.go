@@ -1,0 +1,15 @@
+//go:build unix
+
+package scenarios
+
+import (
+	"os"
+	"syscall"
+)
+
+// openNoWait opens path for reading without waiting for a writer: opening
+// a FIFO blocks until one comes, with O_NONBLOCK it returns at once (the
+// runtime's poller then waits for its data, within a deadline).
+func openNoWait(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
