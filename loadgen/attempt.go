@@ -1,6 +1,8 @@
 package loadgen
 
 import (
+	"math"
+	"errors"
 	"bytes"
 	"context"
 	"io"
@@ -19,6 +21,9 @@ import (
 // bytes, or a chunked body that never ends, is a timeout at the deadline,
 // not a success. Memory stays bounded: nothing of a body is kept.
 const maxFastBody = 1 << 20
+
+// MaxRetryAfter is the longest delay ParseRetryAfter returns: a year.
+const MaxRetryAfter = 365 * 24 * time.Hour
 
 // logical is the state of one logical request between its attempts.
 type logical struct {
@@ -243,21 +248,28 @@ func (d *Driver) newRequest(ctx context.Context, lr logical, timeout time.Durati
 }
 
 // ParseRetryAfter parses a Retry-After header value: delay-seconds or an
-// HTTP date (relative to now). It returns 0 for an empty, malformed or past value.
+// HTTP date (relative to now). It returns 0 for an empty, malformed or past
+// value; a delay too long for a time.Duration (a billion seconds, a date
+// in year 9999) is MaxRetryAfter, which the retry policy's cap
+// (RetryPolicy.RetryAfterMax, 60 s by default) then shortens, as it does
+// any long delay: a huge value is a long wait, never an immediate retry.
 func ParseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 || secs > 1e6 {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		switch {
+		case math.IsNaN(secs) || secs <= 0:
 			return 0
+		case secs >= MaxRetryAfter.Seconds():
+			return MaxRetryAfter
 		}
 		return time.Duration(secs * float64(time.Second))
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {
-			return d
+			return min(d, MaxRetryAfter)
 		}
 	}
 	return 0

@@ -180,7 +180,12 @@ func (w *conditionWatch) evaluate(ctx context.Context) *brakeEvent {
 	v, err := w.querier.Instant(qctx, w.cond.Query, time.Now())
 	ev := &brakeEvent{name: "stop_when." + w.cond.Name, at: time.Now()}
 	switch {
-	case ctx.Err() != nil, errors.Is(err, prom.ErrNoData):
+	case ctx.Err() != nil:
+		return nil
+	case errors.Is(err, prom.ErrNaN):
+		// A NaN is a sample: the condition's result is not empty.
+		ev.reason = fmt.Sprintf("stop_when %q fired: %s returned NaN", w.cond.Name, w.cond.Query)
+	case errors.Is(err, prom.ErrNoData):
 		return nil
 	case err == nil:
 		ev.reason = fmt.Sprintf("stop_when %q fired: %s returned %g", w.cond.Name, w.cond.Query, v)

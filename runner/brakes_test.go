@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -226,6 +227,24 @@ func TestStopConditionInPreflightSendsNothing(t *testing.T) {
 	}
 }
 
+// A stop condition whose query returns a NaN sample fires: a NaN is a
+// sample, and docs/scenarios.md says any sample fires (it used to count as
+// no data, and the brake never fired).
+func TestStopConditionFiresOnNaN(t *testing.T) {
+	tg, fp := startTarget(t), startFakeProm(t)
+	s := parseHCL(t, brakeScenario(tg, fp, ""))
+	s.StopWhen = []scenarios.StopCondition{{Name: "ratio", Query: "errors / requests", Timeout: time.Second}}
+	fp.SetValue("errors / requests", "NaN")
+	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf})
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindStopped || !strings.Contains(err.Error(), "returned NaN") {
+		t.Fatalf("err = %v, want stopped by the NaN", err)
+	}
+	if !tg.First().IsZero() {
+		t.Error("the target saw a request")
+	}
+}
+
 // The abort file stops the run like a stop condition.
 func TestAbortFileStopsTheRun(t *testing.T) {
 	skipShort(t)
@@ -254,9 +273,14 @@ func TestAbortFileStopsTheRun(t *testing.T) {
 }
 
 // A folder that holds a run is refused; --overwrite replaces the run and
-// its Prometheus data.
+// its Prometheus data, as its manifest lists them, and nothing else: a
+// prometheus/ folder no run wrote (a user's configuration and data) is
+// never removed.
 func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
 	dir := t.TempDir()
+	if err := prepareOutDir(dir, false, true); err != nil {
+		t.Fatal(err)
+	}
 	old := filepath.Join(dir, promDataDir, "wal")
 	if err := os.MkdirAll(old, 0o755); err != nil {
 		t.Fatal(err)
@@ -264,10 +288,10 @@ func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ResultFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := prepareOutDir(dir, false); !errors.Is(err, ErrOutExists) {
+	if err := prepareOutDir(dir, false, true); !errors.Is(err, ErrOutExists) {
 		t.Fatalf("reused folder: err = %v, want ErrOutExists", err)
 	}
-	if err := prepareOutDir(dir, true); err != nil {
+	if err := prepareOutDir(dir, true, false); err != nil {
 		t.Fatalf("--overwrite: %v", err)
 	}
 	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
@@ -277,8 +301,36 @@ func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := prepareOutDir(dir, true); !errors.Is(err, ErrOutExists) {
+	if err := prepareOutDir(dir, true, false); !errors.Is(err, ErrOutExists) {
 		t.Errorf("foreign file with --overwrite: err = %v, want ErrOutExists", err)
+	}
+	// The last run was not embedded: a prometheus/ folder there is not its.
+	if err := os.Remove(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	users := filepath.Join(dir, promDataDir, "prometheus.yml")
+	if err := os.MkdirAll(filepath.Dir(users), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(users, []byte("global: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := prepareOutDir(dir, true, true); !errors.Is(err, ErrOutExists) {
+		t.Errorf("a prometheus/ folder no run wrote, with --overwrite: err = %v, want ErrOutExists", err)
+	}
+	if _, err := os.Stat(users); err != nil {
+		t.Errorf("the user's prometheus.yml is gone: %v", err)
+	}
+	// Without any manifest (a folder of an older version, or a user's):
+	// files a run writes go, a folder never.
+	if err := os.Remove(filepath.Join(dir, ManifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := prepareOutDir(dir, true, true); !errors.Is(err, ErrOutExists) {
+		t.Errorf("no manifest, a prometheus/ folder: err = %v, want ErrOutExists", err)
+	}
+	if _, err := os.Stat(users); err != nil {
+		t.Errorf("the user's prometheus.yml is gone: %v", err)
 	}
 }
 

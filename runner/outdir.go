@@ -1,49 +1,107 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/trigger-test/trigger/runner/report"
 )
 
-// runFiles are what a run writes in its folder; --overwrite removes these
-// and nothing else.
+// runFiles are the files a run writes in its folder.
 var runFiles = []string{
 	report.ResultFile, report.TimelineFile, report.HTMLFile, report.MarkdownFile,
-	report.JUnitFile, report.SVGFile, report.PNGFile, promDataDir,
+	report.JUnitFile, report.SVGFile, report.PNGFile,
 }
 
 // promDataDir is the embedded Prometheus' data under the run's folder.
 const promDataDir = "prometheus"
 
-// prepareOutDir creates the run's folder. A folder that already holds
-// anything is refused (a run never overwrites a run, and an embedded TSDB
-// left there would answer the new run's queries with the old run's data)
-// unless overwrite, which removes the previous run's files first, its
-// Prometheus data among them, and refuses a folder holding anything else.
-func prepareOutDir(dir string, overwrite bool) error {
+// ManifestFile lists, in a run's folder, what the run wrote there: the
+// only names --overwrite may remove.
+const ManifestFile = ".trigger-run.json"
+
+// manifest is the content of ManifestFile.
+type manifest struct {
+	// Wrote are the names, in the folder, of what the run created.
+	Wrote []string `json:"wrote"`
+}
+
+// prepareOutDir creates the run's folder and writes its manifest: the
+// names the run will write, the embedded Prometheus' folder among them
+// when embedded. A folder that already holds anything is refused (a run
+// never overwrites a run, and an embedded TSDB left there would answer the
+// new run's queries with the old run's data) unless overwrite, which
+// removes what the previous run's manifest says it wrote, and refuses a
+// folder holding anything else. A folder without a manifest (written
+// before there was one) gives up only a run's files, never a folder: a
+// prometheus/ folder there may be a user's configuration and data.
+func prepareOutDir(dir string, overwrite, embedded bool) error {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return os.MkdirAll(dir, 0o755)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	case err != nil:
 		return err
 	case len(entries) == 0:
-		return nil
 	case !overwrite:
 		return fmt.Errorf("%w: %s holds %d entries (a previous run?); choose another --out, or pass --overwrite to replace that run", ErrOutExists, dir, len(entries))
+	default:
+		if err := removePreviousRun(dir, entries); err != nil {
+			return err
+		}
 	}
-	known := map[string]bool{}
-	for _, f := range runFiles {
-		known[f] = true
+	m := manifest{Wrote: slices.Clone(runFiles)}
+	if embedded {
+		m.Wrote = append(m.Wrote, promDataDir)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'), 0o644)
+}
+
+// removePreviousRun removes the previous run in dir: what its manifest
+// lists, or without one the files a run writes; anything else in dir is
+// refused, and nothing is removed then.
+func removePreviousRun(dir string, entries []os.DirEntry) error {
+	ours := map[string]bool{ManifestFile: true}
+	var m manifest
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(b, &m); err != nil {
+			return fmt.Errorf("%w: %s: its %s cannot be read (%v); remove the folder by hand", ErrOutExists, dir, ManifestFile, err)
+		}
+		for _, name := range m.Wrote {
+			if name == filepath.Base(name) && name != "." && name != ".." {
+				ours[name] = true
+			}
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		for _, name := range runFiles {
+			ours[name] = true
+		}
+	default:
+		return err
 	}
 	for _, e := range entries {
-		if !known[e.Name()] {
-			return fmt.Errorf("%w: %s holds %s, which no run writes; --overwrite replaces a previous run only", ErrOutExists, dir, e.Name())
+		switch {
+		case !ours[e.Name()]:
+			why := "which no run writes"
+			if e.Name() == promDataDir {
+				why = "which no manifest of a run says it wrote (a Prometheus of yours?)"
+			}
+			return fmt.Errorf("%w: %s holds %s, %s; --overwrite replaces a previous run only", ErrOutExists, dir, e.Name(), why)
+		case e.IsDir() && m.Wrote == nil:
+			return fmt.Errorf("%w: %s holds the folder %s and no %s says a run wrote it; --overwrite replaces a previous run only", ErrOutExists, dir, e.Name(), ManifestFile)
 		}
 	}
 	for _, e := range entries {

@@ -45,7 +45,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if err := checkTarget(s); err != nil {
 		return nil, err
 	}
-	if err := prepareOutDir(opts.OutDir, opts.Overwrite); err != nil {
+	if err := prepareOutDir(opts.OutDir, opts.Overwrite, s.Prometheus != nil && convert.Embedded(s.Prometheus)); err != nil {
 		if errors.Is(err, ErrOutExists) {
 			return nil, &Error{Kind: KindUsage, Err: err}
 		}

@@ -13,7 +13,7 @@ import (
 // misbehave, for tests and benchmarks of what a run does when its metrics
 // server fails. It answers every instant query with one series of value 1
 // (the query "1" with a scalar, as a real server does); SetQuiet makes a
-// query answer no series. Modes (SetMode): "ok"; "hang" holds every
+// query answer no series, SetValue another value (NaN, 1e308). Modes (SetMode): "ok"; "hang" holds every
 // request until the client gives up; "slow" answers after SlowBy; "dead"
 // closes the server (connections refused from then on).
 type FakePrometheus struct {
@@ -25,6 +25,7 @@ type FakePrometheus struct {
 	srv     *httptest.Server
 	mode    atomic.Value // string
 	quiet   sync.Map     // query → bool
+	values  sync.Map     // query → the value it answers, as Prometheus writes it
 	queries atomic.Int64
 }
 
@@ -48,6 +49,10 @@ func (f *FakePrometheus) SetMode(m string) {
 
 // SetQuiet makes query answer no series (quiet) or one (not).
 func (f *FakePrometheus) SetQuiet(query string, quiet bool) { f.quiet.Store(query, quiet) }
+
+// SetValue makes query answer one series of value v, written as
+// Prometheus writes values: "1", "NaN", "+Inf", "1e308" (the default "1").
+func (f *FakePrometheus) SetValue(query, v string) { f.values.Store(query, v) }
 
 // Queries is how many queries the server received.
 func (f *FakePrometheus) Queries() int64 { return f.queries.Load() }
@@ -83,7 +88,11 @@ func (f *FakePrometheus) serve(w http.ResponseWriter, r *http.Request) {
 	case quiet == true:
 		fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[]}}`)
 	default:
-		fmt.Fprintf(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"job":"svc","instance":"x"},"value":[%.3f,"1"]}]}}`, now)
+		v := "1"
+		if s, ok := f.values.Load(q); ok {
+			v = s.(string)
+		}
+		fmt.Fprintf(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"job":"svc","instance":"x"},"value":[%.3f,%q]}]}}`, now, v)
 	}
 }
 

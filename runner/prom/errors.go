@@ -12,6 +12,10 @@ var (
 	// ErrNoData means the query returned no series (or only NaN values):
 	// usually a wrong metric name or label, or a target that is not scraped.
 	ErrNoData = errors.New("no data")
+	// ErrNaN: the query's one sample is NaN (a 0/0 ratio, a stale
+	// point). It wraps with ErrNoData (a NaN is no value to measure
+	// with), but it is a sample: a stop condition fires on it.
+	ErrNaN = errors.New("the value is NaN")
 	// ErrManySeries means the query returned more than one series where the
 	// runner needs one; the message says how many (see *ManySeriesError).
 	ErrManySeries = errors.New("more than one series")

@@ -29,13 +29,13 @@ type Querier interface {
 
 // instantValue reduces the result of an instant query to one number: a
 // scalar, or a vector of exactly one element. A NaN value counts as no
-// data, as Range drops NaN samples. The error is the cause, without the
+// data (ErrNoData and ErrNaN), as Range drops NaN samples. The error is the cause, without the
 // query (the caller wraps it in a *QueryError).
 func instantValue(v model.Value) (float64, error) {
 	switch v := v.(type) {
 	case *model.Scalar:
 		if math.IsNaN(float64(v.Value)) {
-			return 0, fmt.Errorf("%w: the value is NaN", ErrNoData)
+			return 0, fmt.Errorf("%w: %w", ErrNoData, ErrNaN)
 		}
 		return float64(v.Value), nil
 	case model.Vector:
@@ -44,7 +44,7 @@ func instantValue(v model.Value) (float64, error) {
 			return 0, errNoSeries
 		case 1:
 			if math.IsNaN(float64(v[0].Value)) {
-				return 0, fmt.Errorf("%w: the value of %s is NaN", ErrNoData, v[0].Metric)
+				return 0, fmt.Errorf("%w: %w (%s)", ErrNoData, ErrNaN, v[0].Metric)
 			}
 			return float64(v[0].Value), nil
 		default:
