@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -396,5 +397,20 @@ func TestE2EStopConditionAgainstTheSpecimen(t *testing.T) {
 	}
 	if fired := res.Start.Add(time.Duration(sb.AtS * float64(time.Second))); fired.Before(trueAt) {
 		t.Errorf("recorded as fired at %s, before the condition was true at %s", fired, trueAt)
+	}
+}
+
+// A metrics answer that is no measurement (1e308, +Inf, a negative rate)
+// is left out as missing, never taken as the service's value.
+func TestAbsurdMetricValuesAreLeftOut(t *testing.T) {
+	m := &metrics{queries: []serviceQuery{{"ingress", "i", sampleSetters["ingress"]}, {"wait", "w", sampleSetters["wait"]}, {"served", "s", sampleSetters["served"]}},
+		lastErr: map[string]string{}, missing: map[string]int{}}
+	var logged []string
+	s, missing := m.record([]float64{1e308, math.Inf(1), -3}, []error{nil, nil, nil}, func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) })
+	if missing != 3 || !math.IsNaN(s.ingress) || !math.IsNaN(s.wait) || !math.IsNaN(s.served) || len(logged) != 3 {
+		t.Errorf("sample %+v, %d missing, logged %q", s, missing, logged)
+	}
+	if s, missing := m.record([]float64{120, 0.5, 100}, []error{nil, nil, nil}, func(string, ...any) {}); missing != 0 || s.ingress != 120 || s.wait != 0.5 {
+		t.Errorf("plain values: %+v, %d missing", s, missing)
 	}
 }

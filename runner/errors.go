@@ -42,7 +42,8 @@ var (
 	ErrNotAllowed = errors.New("target host not allowed")
 	// ErrBaselineFailing: attempts failed during warmup, before any spike.
 	ErrBaselineFailing = errors.New("the service already fails at baseline")
-	// ErrTargetRefused: the target refused every connection during warmup.
+	// ErrTargetRefused: every connection to the target failed before any
+	// response during warmup (refused, or reset or closed at once).
 	ErrTargetRefused = errors.New("the target refused connections")
 	// ErrNoVerdict: the run ended before its signals could tell whether the
 	// service recovers, is trapped or is metastable (their delays, a trend

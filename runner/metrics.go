@@ -295,10 +295,38 @@ func (m *metrics) record(vals []float64, errs []error, logf func(string, ...any)
 			}
 			continue
 		}
+		if why := notMeasurement(vals[i]); why != "" {
+			missing++
+			m.missing[q.name]++
+			if msg := why; msg != m.lastErr[q.name] {
+				m.lastErr[q.name] = msg
+				logf("prometheus: %s: %s (the value is left out of this second)", q.name, msg)
+			}
+			continue
+		}
 		m.lastErr[q.name] = ""
 		q.set(&s, vals[i])
 	}
 	return s, missing
+}
+
+// maxMetricValue is the largest value a query of the service may return
+// and be taken as a measurement: a billion requests per second, seconds
+// of wait or pods.
+const maxMetricValue = 1e9
+
+// notMeasurement says why a query's value cannot be a rate, a wait or a
+// pod count ("" when it can): infinite, beyond maxMetricValue (1e308 from
+// a broken or hostile server), or negative. Such a value counts as
+// missing.
+func notMeasurement(v float64) string {
+	switch {
+	case math.IsInf(v, 0) || math.Abs(v) > maxMetricValue:
+		return fmt.Sprintf("the value %g is not a measurement (beyond %g)", v, float64(maxMetricValue))
+	case v < 0:
+		return fmt.Sprintf("the value %g is negative: not a rate, a wait or a count", v)
+	}
+	return ""
 }
 
 // errLate stands for a value whose second was written before Prometheus

@@ -17,7 +17,7 @@ func (r *run) step() bool {
 	now := r.elapsed()
 	switch r.phase {
 	case "warmup":
-		if now < r.s.Load.Warmup.Seconds() {
+		if now < r.warmupEnd() {
 			break
 		}
 		if why, refused := r.baselineFailing(); why != "" {
@@ -42,6 +42,15 @@ func (r *run) step() bool {
 	return false
 }
 
+// warmupEnd is when the warmup ends, seconds into the run: the scenario's
+// warmup, but never before the first attempts' outcomes can be known (one
+// client timeout after the first second, and a second more): against a
+// target that never answers, a warmup no longer than the timeout saw no
+// failure, and the spike went to a dead target.
+func (r *run) warmupEnd() float64 {
+	return math.Max(r.s.Load.Warmup.Seconds(), 1+r.s.Client.Timeout.Seconds()+1)
+}
+
 // baselineFailing says why the service is already failing at baseline, or
 // "" when it is healthy: more attempts failed during warmup (the first
 // second, connection set-up, aside) than the recovery threshold allows.
@@ -57,11 +66,19 @@ func (r *run) baselineFailing() (why string, refused bool) {
 		connect += row.Connect
 		done += row.OK + row.Failures()
 	}
+	var sent, firstDone float64
+	for _, row := range r.rows {
+		sent += row.Sent
+		firstDone += row.FirstDone
+	}
+	if sent > 0 && firstDone == 0 {
+		return fmt.Sprintf("none of the %.0f first attempts sent during the warmup completed, not even by timing out: the driver cannot measure this target", sent), false
+	}
 	if failures == 0 || failures <= (1-r.s.Recovery.SuccessRatio)*done {
 		return "", false
 	}
 	if connect == failures {
-		return fmt.Sprintf("the target refused every connection during the warmup (%.0f attempts to %s): is it up?", connect, r.s.Target.URL), true
+		return fmt.Sprintf("every connection to the target failed before any response during the warmup (%.0f attempts to %s: refused, or accepted and then reset or closed): is it up, and does it answer HTTP there?", connect, r.s.Target.URL), true
 	}
 	return fmt.Sprintf("%.0f of %.0f attempts failed during the warmup at %.0f/s, before any spike; a trigger test needs a healthy baseline",
 		failures, done, r.s.Load.Baseline), false

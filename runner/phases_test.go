@@ -132,3 +132,26 @@ func TestOnTrapCommandStopsItsProcessGroup(t *testing.T) {
 	}
 	r.stopOnTrap() // a second stop is harmless
 }
+
+// The warmup lasts at least until the first attempts' outcomes can be
+// known: a warmup no longer than the client timeout would have seen no
+// failure from a target that never answers.
+func TestWarmupOutlastsTheTimeout(t *testing.T) {
+	r := unitRun(30 * time.Second)
+	r.s.Load.Warmup = 20 * time.Second
+	if got := r.warmupEnd(); got != 32 {
+		t.Errorf("warmup ends at %v s, want 32 (1 s + a 30 s timeout + 1 s)", got)
+	}
+	r.s.Load.Warmup = time.Minute
+	if got := r.warmupEnd(); got != 60 {
+		t.Errorf("warmup ends at %v s, want the scenario's 60", got)
+	}
+	// Sent, and nothing completed: no healthy baseline to test against.
+	r.rows = nil
+	for ts := 0.0; ts < 32; ts++ {
+		r.rows = append(r.rows, analysis.TimelineRow{TS: ts, Sent: 10})
+	}
+	if why, _ := r.baselineFailing(); !strings.Contains(why, "none of the 320 first attempts") {
+		t.Errorf("nothing completed: %q", why)
+	}
+}

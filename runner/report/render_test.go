@@ -192,9 +192,13 @@ func TestRenderDirErrors(t *testing.T) {
 		{"empty folder", func(string) {}, "result.json"},
 		// A result.json that is not JSON.
 		{"bad json", func(dir string) { os.WriteFile(filepath.Join(dir, ResultFile), []byte("{"), 0o644) }, "result"},
+		// JSON that is no result document: null, {}, a kind without a verdict.
+		{"null", func(dir string) { os.WriteFile(filepath.Join(dir, ResultFile), []byte("null"), 0o644) }, "not a result document"},
+		{"empty object", func(dir string) { os.WriteFile(filepath.Join(dir, ResultFile), []byte("{}"), 0o644) }, "not a result document"},
+		{"no verdict", func(dir string) { os.WriteFile(filepath.Join(dir, ResultFile), []byte(`{"kind":"run"}`), 0o644) }, "no verdict"},
 		// A timeline.csv with no readable row at all.
 		{"bad timeline", func(dir string) {
-			b, _ := json.Marshal(analysis.Document{Kind: "run"})
+			b, _ := json.Marshal(analysis.Document{Kind: "run", Verdict: analysis.VerdictTrapped})
 			os.WriteFile(filepath.Join(dir, ResultFile), b, 0o644)
 			os.WriteFile(filepath.Join(dir, TimelineFile), []byte("t_s\nx\n"), 0o644)
 		}, "timeline"},

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,6 +42,15 @@ func ReadResult(path string) (analysis.Document, error) {
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return doc, fmt.Errorf("result: %w", &InputError{File: path, Err: err})
+	}
+	// `null`, `{}` and other JSON that is no result document decode
+	// without error into an empty one: reports drawn from it would say
+	// nothing true.
+	switch {
+	case doc.Kind != "plan" && doc.Kind != "simulate" && doc.Kind != "run":
+		return doc, fmt.Errorf("result: %w", &InputError{File: path, Err: fmt.Errorf("not a result document: kind %q, want plan, simulate or run", doc.Kind)})
+	case doc.Verdict == "":
+		return doc, fmt.Errorf("result: %w", &InputError{File: path, Err: errors.New("not a result document: no verdict")})
 	}
 	return doc, nil
 }
