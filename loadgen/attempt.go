@@ -1,11 +1,11 @@
 package loadgen
 
 import (
-	"math"
-	"errors"
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"

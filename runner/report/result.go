@@ -1,8 +1,8 @@
 package report
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
