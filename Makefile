@@ -19,9 +19,10 @@ GO ?= go
 #     skip there, except a few of the runner's (a whole run to a verdict, a
 #     Ctrl-C and a stop condition), raced alone afterwards.
 #  3. test-e2e: the real-time end-to-end runs (the runner's against the
-#     specimen and real Prometheus, the specimen's, the fleet's, the field
-#     test against Debian's haproxy and prometheus) without the race
-#     detector, in four streams side by side of about five minutes each.
+#     specimen and real Prometheus, the specimen's, the fleet's, the
+#     trigger binary's under signals, stalls and hostile targets, the field
+#     test against Debian's haproxy, prometheus and uwsgi) without the race
+#     detector, in four streams side by side of five to eight minutes each.
 #     Their code paths were raced in step 2; without the detector they use
 #     about a third of the machine together, so the streams do not distort
 #     each other's timing (the field test's cases are still run four at a
@@ -34,7 +35,7 @@ RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|T
 # The runner's end-to-end tests in two streams of about four minutes each.
 E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain
 
-.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field bench bench-staging bench-brakes bench-fleet demo clean
+.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field bench bench-staging bench-brakes bench-fleet bench-charts demo clean
 
 build:
 	$(GO) build -o bin/trigger ./cmd/trigger
@@ -73,6 +74,7 @@ e2e-runner-b:
 e2e-specimen:
 	$(GO) test -timeout 15m ./examples/specimen/specimen
 	$(GO) test -timeout 15m -run '^TestLocalEngine' ./fleet
+	$(GO) test -timeout 15m ./cmd/trigger
 
 e2e-field:
 	$(GO) test -timeout 20m -parallel 4 ./internal/fieldtest/...
@@ -81,8 +83,9 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./analysis/...
 	$(GO) test -run '^$$' -bench RequestSim -benchtime 3x -cpu 1 ./convert/
 
-# The field test's cases repeated at 5 s and 15 s scrape intervals, as the
-# README's table (about 25 minutes; needs haproxy and prometheus).
+# The field test's cases repeated: the proxy stack at 5 s and 15 s scrape
+# intervals and the application server (uWSGI) at 10 s, as the README's
+# tables (about 75 minutes; needs haproxy, prometheus and uwsgi).
 bench-staging:
 	$(GO) run ./bench/staging
 
@@ -90,6 +93,11 @@ bench-staging:
 # while Prometheus hangs, is slow or dies (about 3 minutes).
 bench-brakes:
 	$(GO) run ./bench/brakes
+
+# How long both charts take for timelines of 1,000 to 10,000 rows, and
+# with absurd values in them (well under a minute).
+bench-charts:
+	$(GO) run ./bench/charts
 
 # How soon merged seconds reach the coordinator from 1–8 local agents, and
 # what each agent costs (about 2 minutes).
