@@ -29,32 +29,41 @@ func buildTrigger(t *testing.T) string {
 	return bin
 }
 
-// The local engine runs real agent processes of the binary: they join,
-// start within 10 ms of each other, send to the target, and one killed is
-// named with its exit status; the engine's Stop leaves no process.
-func TestLocalEngineAgents(t *testing.T) {
-	bin := buildTrigger(t)
+// runLocal runs two agent processes of bin against a recording target,
+// and returns once the run has merged two seconds; done delivers Run's
+// result. The coordinator is closed at the test's end.
+func runLocal(t *testing.T, bin string) (*fleet.Coordinator, *fleet.LocalEngine, <-chan error) {
+	t.Helper()
 	tg := staging.StartRecordingTarget()
-	defer tg.Stop()
+	t.Cleanup(tg.Stop)
 	eng := &fleet.LocalEngine{Binary: bin}
 	c, err := fleet.NewCoordinator(fleet.Config{RunID: "t", Agents: 2, Engine: eng, File: "fleet.hcl", Source: scenario(tg.URL, 40, "30s"),
 		Seed: 1, MaxInFlight: 100, MaxDuration: 20 * time.Second, JoinTimeout: 15 * time.Second, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close(context.Background())
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := c.Launch(ctx); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
 	testwait.For(t, 10*time.Second, 20*time.Millisecond, "2 merged seconds", func() bool { return len(c.TimelineSince(0)) >= 2 })
+	return c, eng, done
+}
+
+// The local engine runs real agent processes of the binary: they join,
+// start within 10 ms of each other, send to the target, and one killed is
+// named with its exit status; the engine's Stop leaves no process.
+func TestLocalEngineAgents(t *testing.T) {
+	bin := buildTrigger(t)
+	c, eng, done := runLocal(t, bin)
 	if err := eng.Kill(1); err != nil {
 		t.Fatal(err)
 	}
-	err = testwait.Receive(t, done, 10*time.Second, "Run to return after an agent process was killed")
+	err := testwait.Receive(t, done, 10*time.Second, "Run to return after an agent process was killed")
 	if !errors.Is(err, fleet.ErrAgentLost) || !strings.Contains(err.Error(), "agent-1") || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("Run = %v, want ErrAgentLost naming agent-1 and its exit", err)
 	}
@@ -77,27 +86,11 @@ func TestLocalEngineAgents(t *testing.T) {
 // attempts it cut short are no failures of the service.
 func TestLocalEngineAgentStoppedBySIGTERMIsLost(t *testing.T) {
 	bin := buildTrigger(t)
-	tg := staging.StartRecordingTarget()
-	defer tg.Stop()
-	eng := &fleet.LocalEngine{Binary: bin}
-	c, err := fleet.NewCoordinator(fleet.Config{RunID: "t", Agents: 2, Engine: eng, File: "fleet.hcl", Source: scenario(tg.URL, 40, "30s"),
-		Seed: 1, MaxInFlight: 100, MaxDuration: 20 * time.Second, JoinTimeout: 15 * time.Second, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Launch(ctx); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	testwait.For(t, 10*time.Second, 20*time.Millisecond, "2 merged seconds", func() bool { return len(c.TimelineSince(0)) >= 2 })
+	_, eng, done := runLocal(t, bin)
 	if err := eng.Signal(1, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	err = testwait.Receive(t, done, 10*time.Second, "Run to return after an agent got SIGTERM")
+	err := testwait.Receive(t, done, 10*time.Second, "Run to return after an agent got SIGTERM")
 	if !errors.Is(err, fleet.ErrAgentLost) || !strings.Contains(err.Error(), "agent-1") || !strings.Contains(err.Error(), "signal") {
 		t.Fatalf("Run = %v, want ErrAgentLost naming agent-1 and the signal", err)
 	}

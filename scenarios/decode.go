@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+
+	"github.com/trigger-test/trigger/internal/filekind"
 )
 
 // Load reads, decodes and validates the scenario file at path. vars holds
@@ -67,13 +69,13 @@ func readLimited(path string) ([]byte, int64, error) {
 		src = append(src, b...)
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			return nil, 0, fmt.Errorf("%s: the %s gave no end within %s (a writer that does not finish?)", path, fileKind(fi.Mode()), pipeReadTimeout)
+			return nil, 0, fmt.Errorf("%s, %s, gave no end within %s (a writer that does not finish?)", path, filekind.Of(fi.Mode()), pipeReadTimeout)
 		case err != nil:
 			return nil, 0, err
 		case len(src) > 0 || fi.Mode()&os.ModeNamedPipe == 0:
 			return src, int64(len(src)), nil
 		case time.Now().After(deadline):
-			return nil, 0, fmt.Errorf("%s is a FIFO nobody wrote to within %s", path, pipeReadTimeout)
+			return nil, 0, fmt.Errorf("%s is a named pipe (FIFO) nobody wrote to within %s", path, pipeReadTimeout)
 		}
 		// A FIFO without a writer reads as empty: wait for one to come.
 		time.Sleep(20 * time.Millisecond)
@@ -83,23 +85,6 @@ func readLimited(path string) ([]byte, int64, error) {
 // pipeReadTimeout bounds the reading of a scenario that is not a regular
 // file, the wait for a FIFO's writer included.
 var pipeReadTimeout = 30 * time.Second
-
-// fileKind names a file's type for messages.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&os.ModeCharDevice != 0:
-		return "character device"
-	case m&os.ModeDevice != 0:
-		return "device"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	case m.IsDir():
-		return "folder"
-	}
-	return "file that is not a regular file"
-}
 
 // Parse is Load for an in-memory source; filename is used in diagnostics.
 // The returned Scenario has File "" (Load sets it). Problems that do not

@@ -38,13 +38,7 @@ func TestEverySignalStopsTheRunAndWritesTheResult(t *testing.T) {
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer target.Close()
 	dir := t.TempDir()
-	scenario := filepath.Join(dir, "s.hcl")
-	src := fmt.Sprintf(`scenario "signals" { max_duration = "1m" }
-target {
-  url         = "%s/work"
-  allow_hosts = ["127.0.0.1"]
-}
-client { timeout = "500ms" }
+	scenario := writeScenario(t, dir, "signals", target.URL, `client { timeout = "500ms" }
 service { capacity = 1000 }
 load {
   baseline = 20
@@ -55,10 +49,7 @@ load {
   }
   observe = "10s"
 }
-`, target.URL)
-	if err := os.WriteFile(scenario, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(sig.String(), " ", "-"))
@@ -121,13 +112,7 @@ func TestAStalledDriverIsNoTrigger(t *testing.T) {
 	}))
 	defer target.Close()
 	dir := t.TempDir()
-	scenario := filepath.Join(dir, "s.hcl")
-	src := fmt.Sprintf(`scenario "stall" { max_duration = "1m" }
-target {
-  url         = "%s/work"
-  allow_hosts = ["127.0.0.1"]
-}
-client {
+	scenario := writeScenario(t, dir, "stall", target.URL, `client {
   timeout = "500ms"
   retry { max_retries = 2 }
 }
@@ -142,10 +127,7 @@ load {
   observe = "8s"
 }
 recovery { hold = "2s" }
-`, target.URL)
-	if err := os.WriteFile(scenario, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", "--yes", "--out", out, scenario)
 	var stderr bytes.Buffer
@@ -241,13 +223,7 @@ func TestMemoryBoundedAgainstAnEndlessHeader(t *testing.T) {
 		}
 	}()
 	dir := t.TempDir()
-	scenario := filepath.Join(dir, "s.hcl")
-	src := fmt.Sprintf(`scenario "endless-header" { max_duration = "1m" }
-target {
-  url         = "http://%s/work"
-  allow_hosts = ["127.0.0.1"]
-}
-client { timeout = "2s" }
+	scenario := writeScenario(t, dir, "endless-header", "http://"+ln.Addr().String(), `client { timeout = "2s" }
 service { capacity = 1000 }
 load {
   baseline = 50
@@ -258,10 +234,7 @@ load {
   }
   observe = "5s"
 }
-`, ln.Addr())
-	if err := os.WriteFile(scenario, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	cmd := exec.Command(bin, "run", "--yes", "--out", filepath.Join(dir, "out"), scenario)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -312,4 +285,16 @@ func TestPlanOfAFIFOStopsOnSIGTERM(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("plan of a FIFO still running 5 s after SIGTERM\n%s", out.String())
 	}
+}
+
+// writeScenario writes a scenario named name against url/work in dir,
+// allowlisting 127.0.0.1, with the blocks body, and returns its path.
+func writeScenario(t *testing.T, dir, name, url, body string) string {
+	t.Helper()
+	path := filepath.Join(dir, name+".hcl")
+	src := fmt.Sprintf("scenario %q { max_duration = \"1m\" }\ntarget {\n  url         = \"%s/work\"\n  allow_hosts = [\"127.0.0.1\"]\n}\n%s", name, url, body)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/trigger-test/trigger/internal/filekind"
 )
 
 // Size limits of the files RenderDir and ReadResult read: far above what a
@@ -64,29 +66,12 @@ func openInput(path, name string, limit int64) (*os.File, error) {
 // checkInput refuses anything but a regular file of at most limit bytes.
 func checkInput(fi fs.FileInfo, name string, limit int64) error {
 	if !fi.Mode().IsRegular() {
-		return &InputError{File: name, Err: fmt.Errorf("not a regular file (%s); trigger report reads only the files a run wrote", kindOf(fi.Mode()))}
+		return &InputError{File: name, Err: fmt.Errorf("not a regular file (%s); trigger report reads only the files a run wrote", filekind.Of(fi.Mode()))}
 	}
 	if fi.Size() > limit {
 		return &InputError{File: name, Err: fmt.Errorf("%w: %d bytes, at most %d are read", errTooLarge, fi.Size(), limit)}
 	}
 	return nil
-}
-
-// kindOf names a file mode's type for people.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "mode " + m.String()
 }
 
 // limitReader returns a reader of r that fails with an InputError once
