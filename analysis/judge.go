@@ -91,6 +91,10 @@ type Judgement struct {
 	// SlopeLo and SlopeHi its 95 % interval (NaN with too few points).
 	Trend            Trend
 	SlopeLo, SlopeHi float64
+	// FitFromS and FitToS are the times of the first and last binned
+	// samples the trend was fitted to, seconds since the run started (NaN
+	// without a fit): the window whose arrivals the slope measured.
+	FitFromS, FitToS float64
 	// ProjectedS is the projected recovery time from the spike's end, with
 	// ProjectedLoS and ProjectedHiS from the slope's bounds; +Inf when the
 	// wait is not falling, NaN when it cannot be projected.
@@ -123,7 +127,7 @@ func Judge(in JudgeInput, policy JudgePolicy) Judgement {
 	w := in.Wait
 	nan := math.NaN()
 	j := Judgement{Source: w.Source, DelayS: w.DelayS, SettledAtS: in.SpikeEndS + w.DelayS,
-		SlopeLo: nan, SlopeHi: nan, ProjectedS: nan, ProjectedLoS: nan, ProjectedHiS: nan}
+		SlopeLo: nan, SlopeHi: nan, ProjectedS: nan, ProjectedLoS: nan, ProjectedHiS: nan, FitFromS: nan, FitToS: nan}
 	if w.Source == "" {
 		j.Reason = "no wait signal: the scenario has no wait query, no ingress and served queries, and no tracers the service answered"
 		return j
@@ -145,6 +149,9 @@ func Judge(in JudgeInput, policy JudgePolicy) Judgement {
 	bt, bw := binned(ts, ws, j.SettledAtS, res)
 	tr := fitTrend(bt, bw)
 	j.Trend = tr
+	if len(bt) > 0 {
+		j.FitFromS, j.FitToS = bt[0], bt[len(bt)-1]
+	}
 	if tr.N < p.MinPoints {
 		j.Reason = fmt.Sprintf("%d of %d independent samples of the settled %s wait (one per %s)", tr.N, p.MinPoints, w.Source, FormatSeconds(res))
 		return j

@@ -121,7 +121,8 @@ type Inference struct {
 	ANote string
 	// WaitSlope is the judged trend's slope (A·ρ − 1 in the failed state).
 	WaitSlope Interval
-	// AFromSlope is (slope + 1)/ρ; only from a wait measured on its own
+	// AFromSlope is A from the wait's slope (slopeAmplification); only
+	// from a wait measured on its own
 	// (the service's wait gauge, tracers): the slope of ingress − served
 	// would restate A_fail.
 	AFromSlope Interval
@@ -210,8 +211,7 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	if j := f.Wait; j.Trend.N >= 2 {
 		in.WaitSlope = Interval{Value: j.Trend.Slope, Lo: j.SlopeLo, Hi: j.SlopeHi, N: j.Trend.N}
 		if j.Source == "service" || j.Source == "tracers" {
-			in.AFromSlope = in.WaitSlope
-			in.AFromSlope.Value, in.AFromSlope.Lo, in.AFromSlope.Hi = (j.Trend.Slope+1)/in.Utilization, (j.SlopeLo+1)/in.Utilization, (j.SlopeHi+1)/in.Utilization
+			in.AFromSlope = slopeAmplification(rows, f, j, in)
 		}
 	}
 
@@ -245,6 +245,43 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 		in.PredictedFrom, in.PredictedA = from, a.Value
 	}
 	return in
+}
+
+// slopeAmplification is A from the judged wait's slope: in the failed
+// state work arrives at A·λ (plus the tracers) and leaves at C, so the
+// wait changes at (A·λ + tracers − C)/C, and A = ((slope + 1)·C −
+// tracers)/λ. λ and the tracers are the driver's own, over the window
+// the slope measured (the fit's samples, and before them the time the
+// clients' retries take to arrive): a few seconds of Poisson arrivals
+// can be 15 % off the baseline's mean, and the wait follows them, not
+// the mean; the interval adds λ's own Poisson uncertainty over the window
+// to the slope's. Without the window it is (slope + 1)/ρ.
+func slopeAmplification(rows []analysis.TimelineRow, f RunFacts, j analysis.Judgement, in Inference) Interval {
+	iv := Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), N: j.Trend.N}
+	of := func(slope float64) float64 { return (slope + 1) / in.Utilization }
+	if !math.IsNaN(j.FitFromS) && in.CapacityPerS > 0 {
+		lo, hi := j.FitFromS-f.RetrySettleS, j.FitToS+0.5
+		lambda := meanOver(rows, lo, hi, func(r analysis.TimelineRow) float64 { return r.Sent })
+		tracers := meanOver(rows, lo, hi, func(r analysis.TimelineRow) float64 {
+			if math.IsNaN(r.TracersSent) {
+				return 0
+			}
+			return r.TracersSent
+		})
+		if lambda > 0 {
+			if math.IsNaN(tracers) {
+				tracers = 0
+			}
+			// The window's first attempts are a Poisson count: λ itself is
+			// known to ±1.96/√count (95 %), which widens the interval.
+			r := 1.96 / math.Sqrt(math.Max(1, lambda*(hi-lo)))
+			at := func(slope, l float64) float64 { return ((slope+1)*in.CapacityPerS - tracers) / l }
+			iv.Value, iv.Lo, iv.Hi = at(j.Trend.Slope, lambda), at(j.SlopeLo, lambda*(1+r)), at(j.SlopeHi, lambda*math.Max(0.1, 1-r))
+			return iv
+		}
+	}
+	iv.Value, iv.Lo, iv.Hi = of(j.Trend.Slope), of(j.SlopeLo), of(j.SlopeHi)
+	return iv
 }
 
 // cohortT0 is t0 measured from the driver's cohorts, seconds after the

@@ -108,3 +108,29 @@ func TestHiddenFactorIsClaimedOnlyWhenTheEstimatesAgree(t *testing.T) {
 		t.Errorf("A from %q: %q", in.AFrom, in.ANote)
 	}
 }
+
+// A from the slope reads λ over the seconds the slope measured: a wait
+// fitted over a few seconds in which Poisson arrivals ran 20 % above the
+// baseline's mean grows at (A·1.2λ − C)/C, and dividing by the mean λ read
+// A 20 % high. The window's own λ (and the tracers' share) gives A back.
+func TestSlopeAmplificationUsesTheWindowsArrivals(t *testing.T) {
+	rows := syntheticRun(40, 100, 3, 1, 4, 10, 15, 60, 1)
+	for i := range rows {
+		rows[i].TracersSent = 4
+		if rows[i].TS >= 15 && rows[i].TS < 22 {
+			rows[i].Sent = 48
+		}
+	}
+	f := trappedFacts(rows)
+	f.SpikeEndS, f.FailedToS, f.RetrySettleS = 15, 60, 2
+	// (3 × 48 + 4 − 100)/100 = 0.48 s/s, fitted over 17–21 s.
+	f.Wait = analysis.Judgement{Source: "tracers", Trend: analysis.Trend{N: 5, Slope: 0.48}, SlopeLo: 0.4, SlopeHi: 0.56, FitFromS: 17, FitToS: 21}
+	in := Infer(rows, f)
+	if !near(in.AFromSlope.Value, 3, 1e-9) || !(in.AFromSlope.Lo < 3 && in.AFromSlope.Hi > 3) {
+		t.Errorf("A from the slope %+v, want 3 inside its interval", in.AFromSlope)
+	}
+	// The mean λ over the whole baseline would have read it high.
+	if naive := (0.48 + 1) / in.Utilization; near(naive, 3, 0.1) {
+		t.Errorf("the test no longer shows the bias: (slope + 1)/ρ = %.2f", naive)
+	}
+}
