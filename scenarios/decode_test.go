@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -208,6 +209,11 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		},
 		Secrets: []string{`"s3cr3t"`, "s3cr3t"},
 	}
+	// The source is kept as read; the rest is compared field by field.
+	if src, _ := os.ReadFile(s.File); string(s.Source) != string(src) {
+		t.Errorf("Source holds %d bytes, not the file's %d", len(s.Source), len(src))
+	}
+	want.Source = s.Source
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("decoded\n%+v\nwant\n%+v", s, want)
 	}
