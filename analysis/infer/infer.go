@@ -227,10 +227,15 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	if !(t0 < spike) {
 		t0 = analysis.TriggerTime(k, rho, patience)
 	}
+	// Tracers load the service too: each is one attempt, multiplied by
+	// the layers in front of it as the clients' are (failedAmplification),
+	// so the work arriving per first attempt is A·load, and the recovery's
+	// form is evaluated (and inverted) at it.
+	load := tracerLoad(rows, f, aClient, in.BaselinePerS)
 	if !math.IsNaN(f.RecoveryS) {
 		// The recovery is known to the second: invert at its two ends.
 		fromRecovery := func(t float64) float64 {
-			return analysis.AmplificationFromRecoveryAfter(t, rho, k, spike, t0, patience)
+			return analysis.AmplificationFromRecoveryAfter(t, rho, k, spike, t0, patience) / load
 		}
 		in.AFromRecovery = Interval{Value: fromRecovery(f.RecoveryS), Lo: fromRecovery(math.Max(0, f.RecoveryS-1)), Hi: fromRecovery(f.RecoveryS + 1), N: 1}
 	}
@@ -240,11 +245,25 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 		a, from = Interval{Value: f.ScenarioAmplification, Lo: nan, Hi: nan}, FromScenario
 	}
 	if a.Known() && a.Value > 0 {
-		predict := func(a float64) float64 { return analysis.RecoveryTimeAfter(a, rho, k, spike, t0, patience) }
+		predict := func(a float64) float64 { return analysis.RecoveryTimeAfter(a*load, rho, k, spike, t0, patience) }
 		in.PredictedRecoveryS = Interval{Value: predict(a.Value), Lo: predict(a.Lo), Hi: predict(a.Hi), N: a.N}
 		in.PredictedFrom, in.PredictedA = from, a.Value
 	}
 	return in
+}
+
+// tracerLoad is the factor by which the tracers add to the work arriving
+// per first attempt: 1 + tracers/(λ·A_client), the tracers' rate taken over
+// the baseline (1 without tracers or without λ).
+func tracerLoad(rows []analysis.TimelineRow, f RunFacts, aClient, lambda float64) float64 {
+	tracers := meanIn(rows, [][2]float64{{1, f.SpikeStartS}, {f.SpikeEndS + 1, f.BaselineToS}}, func(r analysis.TimelineRow) float64 { return r.TracersSent })
+	if math.IsNaN(tracers) || tracers <= 0 || !(lambda > 0) {
+		return 1
+	}
+	if math.IsNaN(aClient) || aClient <= 0 {
+		aClient = 1
+	}
+	return 1 + tracers/(lambda*aClient)
 }
 
 // slopeAmplification is A from the judged wait's slope: in the failed

@@ -402,9 +402,10 @@ func (o Outcome) trueA() float64 {
 	return o.Case.TrueA
 }
 
-// formula is the recovery time the model's formula gives at the true A,
-// the measured ρ, k and t0 and the patience the run used, seconds from the
-// spike's end (NaN when the run measured none of them).
+// formula is the recovery time the model's formula gives at the true A
+// (with the tracers' share of the work), the measured ρ, k and t0 and the
+// patience the run used, seconds from the spike's end (NaN when the run
+// measured none of them).
 func (o Outcome) formula() float64 {
 	obs := o.Result.Document.Observation
 	if obs == nil || obs.Utilization == nil || obs.SpikeStartS == nil || obs.SpikeEndS == nil {
@@ -418,5 +419,19 @@ func (o Outcome) formula() float64 {
 	if !(t0 < spike) {
 		t0 = analysis.TriggerTime(k, rho, patience)
 	}
-	return analysis.RecoveryTimeAfter(o.trueA(), rho, k, spike, t0, patience)
+	// The tracers' attempts load the service as the clients' do (each
+	// tried as often as the layers try: tries), a share of 1/A_client per
+	// first attempt each.
+	var tracers, first float64
+	for _, r := range o.Result.Timeline {
+		if r.Phase == "warmup" && !math.IsNaN(r.TracersSent) {
+			tracers += r.TracersSent
+			first += r.Sent
+		}
+	}
+	load := 1.0
+	if first > 0 {
+		load += tracers / first / 3 // A_client = 3: the clients retry twice
+	}
+	return analysis.RecoveryTimeAfter(o.trueA()*load, rho, k, spike, t0, patience)
 }
