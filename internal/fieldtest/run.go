@@ -374,8 +374,8 @@ func (o Outcome) Problems() []string {
 	case math.IsNaN(h) && o.Case.WantHidden:
 		out = append(out, fmt.Sprintf("no hidden factor (truth %.2f): %s", o.TruthHidden, d.Amplification.HiddenNote))
 	}
-	if s := analysis.Value(d.Observation.AmplificationFromSlope); !math.IsNaN(s) && !(off(s, o.TruthAFail) <= 0.20) && !(math.IsNaN(o.TruthAFail) && off(s, o.Case.TrueA) <= 0.20) {
-		out = append(out, fmt.Sprintf("A from the slope %.2f, truth %.2f", s, o.TruthAFail))
+	if s := analysis.Value(d.Observation.AmplificationFromSlope); !math.IsNaN(s) && !(off(s, o.trueA()) <= 0.20) {
+		out = append(out, fmt.Sprintf("A from the slope %.2f, truth %.2f", s, o.trueA()))
 	}
 	if d.Verdict == analysis.VerdictRecovered {
 		rec, pred := analysis.Value(d.RecoveryS), o.formula()
@@ -394,12 +394,14 @@ func (o Outcome) wanted() string {
 	return string(o.Case.Want)
 }
 
-// trueA is A_fail counted at the service, else the case's nominal A.
+// trueA is the case's A, exact by construction (the clients' three
+// attempts times the proxy's tries), else A_fail counted at the service
+// (noisy over the short failed state of a recovery).
 func (o Outcome) trueA() float64 {
-	if !math.IsNaN(o.TruthAFail) {
-		return o.TruthAFail
+	if o.Case.TrueA > 0 {
+		return o.Case.TrueA
 	}
-	return o.Case.TrueA
+	return o.TruthAFail
 }
 
 // formula is the recovery time the model's formula gives at the true A
