@@ -7,6 +7,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/request"
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -21,7 +22,7 @@ type Test struct {
 	Plan analysis.PlanInputs
 	// Retry is the clients' retry policy as the driver applies it; the
 	// request-level model applies the same policy through SimRetry.
-	Retry loadgen.RetryPolicy
+	Retry retry.Policy
 	// Driver is the driver's configuration for the whole run: the target
 	// request, the clients' timeout, retry policy, arrival process,
 	// max_in_flight and tracers, with one baseline stage that lasts
@@ -73,7 +74,7 @@ func (t *Test) RequestConfig(seed uint64) request.Config {
 
 // driverConfig is the driver's configuration of the scenario, without
 // seed, transport or registry.
-func driverConfig(s *scenarios.Scenario, policy loadgen.RetryPolicy) (loadgen.Config, error) {
+func driverConfig(s *scenarios.Scenario, policy retry.Policy) (loadgen.Config, error) {
 	cfg := loadgen.Config{
 		Request:     loadgen.Request{Method: s.Target.Method, URL: s.Target.URL, Header: headers(s.Target.Headers), Body: []byte(s.Target.Body)},
 		Stages:      []loadgen.Stage{loadgen.Constant(MaxDuration(s), s.Load.Baseline)},

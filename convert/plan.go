@@ -5,14 +5,14 @@ import (
 	"math"
 
 	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
 
 // clientLayer is the clients' own retry layer as the model sees it in the
 // failed state, where every attempt times out.
-func clientLayer(s *scenarios.Scenario, p loadgen.RetryPolicy) analysis.RetryLayer {
+func clientLayer(s *scenarios.Scenario, p retry.Policy) analysis.RetryLayer {
 	l := analysis.RetryLayer{Name: "client", MaxRetries: p.MaxRetries}
 	if !p.On.Has(vocab.OutcomeTimeout) {
 		// Clients that do not retry a timeout bring one attempt per request
@@ -31,7 +31,7 @@ func clientLayer(s *scenarios.Scenario, p loadgen.RetryPolicy) analysis.RetryLay
 }
 
 // planInputs reduces a scenario to the numbers of the model.
-func planInputs(s *scenarios.Scenario, policy loadgen.RetryPolicy, sigs []Signal, settleS float64) analysis.PlanInputs {
+func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settleS float64) analysis.PlanInputs {
 	in := analysis.PlanInputs{
 		Scenario: analysis.ScenarioSection{
 			Name:            s.Name,

@@ -5,7 +5,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/request"
-	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -14,10 +14,10 @@ import (
 // same stages, capacity, timeout and admission bound as the fluid model
 // (in), the scenario's arrival process, pods × workers servers with the
 // service block's service-time law and queue, the clients' own retry
-// policy through loadgen's Retrier (SimRetry), and the other retry layers
+// policy through retry.Retrier (SimRetry), and the other retry layers
 // as hidden work per failing attempt. A service given by its capacity alone
 // is one pod at that rate. Seed is left zero.
-func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy loadgen.RetryPolicy) (request.Config, error) {
+func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy retry.Policy) (request.Config, error) {
 	arrivals, err := vocab.ParseArrivals(s.Client.Arrivals)
 	if err != nil {
 		return request.Config{}, fmt.Errorf("convert: %w", err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/internal/queryshape"
-	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -104,7 +104,7 @@ func shapeOf(q Query) (Signal, error) {
 // each of R retries comes one failed attempt (at most τ_out) and one mean
 // backoff after the last; a budget counts first attempts over its window,
 // so until the spike's have left it the retries allowed are the spike's.
-func retrySettleS(s *scenarios.Scenario, p loadgen.RetryPolicy) float64 {
+func retrySettleS(s *scenarios.Scenario, p retry.Policy) float64 {
 	settle := float64(p.MaxRetries) * s.Client.Timeout.Seconds()
 	for _, b := range meanBackoffs(p) {
 		settle += b

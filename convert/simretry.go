@@ -7,15 +7,15 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/request"
-	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
-// simRetry makes loadgen's Retrier the request-level model's retry
+// simRetry makes retry.Retrier the request-level model's retry
 // decider, so the model applies the very caps, budgets, token buckets,
 // backoff and jitter the driver applies. Seconds become durations on the
 // way in and out; a refusal at the door is the 503 the specimen answers.
-type simRetry struct{ r *loadgen.Retrier }
+type simRetry struct{ r *retry.Retrier }
 
 var _ request.RetryDecider = simRetry{}
 
@@ -42,7 +42,7 @@ func (s simRetry) Failed(nowS float64, f request.RetryFailure) (bool, float64) {
 	if f.Kind == request.FailureRefused {
 		outcome = vocab.Outcome503
 	}
-	d := s.r.Failed(seconds(nowS), loadgen.Failure{
+	d := s.r.Failed(seconds(nowS), retry.Failure{
 		Attempt:   f.Attempt,
 		Outcome:   outcome,
 		Started:   seconds(f.StartedS),
@@ -54,7 +54,7 @@ func (s simRetry) Failed(nowS float64, f request.RetryFailure) (bool, float64) {
 // SimRetry is the retry model of a loadgen policy for the request-level
 // model: each run gets a fresh Retrier (its own budget window and token
 // bucket) whose jitter is drawn from a source seeded by the run's seed.
-func SimRetry(p loadgen.RetryPolicy) request.RetryModel {
+func SimRetry(p retry.Policy) request.RetryModel {
 	maxDelay := time.Duration(0)
 	prev := time.Duration(0)
 	for n := 1; n <= min(p.MaxRetries, 64); n++ {
@@ -63,7 +63,7 @@ func SimRetry(p loadgen.RetryPolicy) request.RetryModel {
 	}
 	return request.RetryModel{
 		New: func(seed uint64) request.RetryDecider {
-			return simRetry{loadgen.NewRetrier(p, rand.New(rand.NewPCG(seed, 0x6a69747465722121)))}
+			return simRetry{retry.NewRetrier(p, rand.New(rand.NewPCG(seed, 0x6a69747465722121)))}
 		},
 		MaxRetries: p.MaxRetries,
 		MaxDelayS:  maxDelay.Seconds(),

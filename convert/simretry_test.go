@@ -7,7 +7,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/request"
-	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -21,10 +21,10 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 	timeout := request.RetryFailure{Kind: request.FailureTimeout}
 	refused := request.RetryFailure{Kind: request.FailureRefused}
 	at := func(f request.RetryFailure, attempt int) request.RetryFailure { f.Attempt = attempt; return f }
-	exp := loadgen.Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull}
+	exp := retry.Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull}
 	for _, tc := range []struct {
 		name   string
-		policy loadgen.RetryPolicy
+		policy retry.Policy
 		// drive calls the decider and returns what it wants checked.
 		drive func(d request.RetryDecider) (granted int, delays []float64)
 		want  int // retries granted
@@ -32,7 +32,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 		hi    []float64
 	}{
 		// A cap of 2: attempts 1 and 2 are retried, attempt 3 is not.
-		{"cap", loadgen.RetryPolicy{MaxRetries: 2, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)},
+		{"cap", retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.OutcomeTimeout)},
 			func(d request.RetryDecider) (int, []float64) {
 				n := 0
 				for a := 1; a <= 3; a++ {
@@ -43,20 +43,20 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 				return n, nil
 			}, 2, nil, nil},
 		// Only timeouts retried: a refusal (503) is not.
-		{"class", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)},
+		{"class", retry.Policy{MaxRetries: 5, On: retry.NewOutcomeSet(vocab.OutcomeTimeout)},
 			func(d request.RetryDecider) (int, []float64) {
 				ok, _ := d.Failed(1, at(refused, 1))
 				return map[bool]int{true: 1}[ok], nil
 			}, 0, nil, nil},
 		// 503 in the classes: the refusal is retried.
-		{"refusal retried", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.Outcome503)},
+		{"refusal retried", retry.Policy{MaxRetries: 5, On: retry.NewOutcomeSet(vocab.Outcome503)},
 			func(d request.RetryDecider) (int, []float64) {
 				ok, _ := d.Failed(1, at(refused, 1))
 				return map[bool]int{true: 1}[ok], nil
 			}, 1, nil, nil},
 		// A budget of 0.2 over 100 first attempts in the window grants 20
 		// of 100 retries.
-		{"budget", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(0.2)},
+		{"budget", retry.Policy{MaxRetries: 5, On: retry.NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(0.2)},
 			func(d request.RetryDecider) (int, []float64) {
 				for i := range 100 {
 					d.FirstAttempt(float64(i) * 0.01)
@@ -70,8 +70,8 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 				return n, nil
 			}, 20, nil, nil},
 		// A token bucket of 30 tokens and 10 per timeout retry: three retries.
-		{"token bucket", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout),
-			TokenBucket: &loadgen.TokenBucket{Capacity: 30, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1}},
+		{"token bucket", retry.Policy{MaxRetries: 5, On: retry.NewOutcomeSet(vocab.OutcomeTimeout),
+			TokenBucket: &retry.TokenBucket{Capacity: 30, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1}},
 			func(d request.RetryDecider) (int, []float64) {
 				n := 0
 				for i := range 10 {
@@ -83,7 +83,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 			}, 3, nil, nil},
 		// An overall deadline of 2 s: a failure 1.5 s after the request
 		// started still retries, one at 2.5 s does not.
-		{"deadline", loadgen.RetryPolicy{MaxRetries: 5, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Deadline: 2 * time.Second},
+		{"deadline", retry.Policy{MaxRetries: 5, On: retry.NewOutcomeSet(vocab.OutcomeTimeout), Deadline: 2 * time.Second},
 			func(d request.RetryDecider) (int, []float64) {
 				n := 0
 				for _, now := range []float64{1.5, 2.5} {
@@ -95,7 +95,7 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 			}, 1, nil, nil},
 		// Exponential backoff with full jitter: retry n waits within
 		// [0, min(0.1·2^(n−1), 1)] seconds.
-		{"backoff bounds", loadgen.RetryPolicy{MaxRetries: 6, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Backoff: exp},
+		{"backoff bounds", retry.Policy{MaxRetries: 6, On: retry.NewOutcomeSet(vocab.OutcomeTimeout), Backoff: exp},
 			func(d request.RetryDecider) (int, []float64) {
 				n, delays := 0, []float64{}
 				for a := 1; a <= 6; a++ {
@@ -126,15 +126,15 @@ func TestSimRetryPassesDecisionsThrough(t *testing.T) {
 			}
 		})
 	}
-	if got := SimRetry(loadgen.RetryPolicy{MaxRetries: 6, Backoff: exp}).MaxDelayS; got != 1 {
+	if got := SimRetry(retry.Policy{MaxRetries: 6, Backoff: exp}).MaxDelayS; got != 1 {
 		t.Errorf("MaxDelayS = %v, want the backoff's cap of 1 s", got)
 	}
 }
 
 // The same policy decides the same way for a seed, differently for another.
 func TestSimRetryJitterSeeded(t *testing.T) {
-	m := SimRetry(loadgen.RetryPolicy{MaxRetries: 3, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout),
-		Backoff: loadgen.Backoff{Kind: vocab.BackoffConstant, Base: time.Second, Jitter: vocab.JitterFull}})
+	m := SimRetry(retry.Policy{MaxRetries: 3, On: retry.NewOutcomeSet(vocab.OutcomeTimeout),
+		Backoff: retry.Backoff{Kind: vocab.BackoffConstant, Base: time.Second, Jitter: vocab.JitterFull}})
 	f := request.RetryFailure{Attempt: 1, Kind: request.FailureTimeout}
 	_, a := m.New(7).Failed(1, f)
 	_, b := m.New(7).Failed(1, f)
@@ -182,7 +182,7 @@ func TestRequestModelWithLoadgenBudget(t *testing.T) {
 			Pods:        4,
 			PodRatePerS: 100,
 			TimeoutS:    1,
-			Retry:       SimRetry(loadgen.RetryPolicy{MaxRetries: 3, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(beta)}),
+			Retry:       SimRetry(retry.Policy{MaxRetries: 3, On: retry.NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(beta)}),
 			Seed:        1,
 		})
 		if err != nil {
@@ -206,7 +206,7 @@ func BenchmarkRequestSimLoadgenRetry(b *testing.B) {
 		PodRatePerS: 100,
 		ServiceTime: vocab.ServiceExponential,
 		TimeoutS:    1,
-		Retry:       SimRetry(loadgen.RetryPolicy{MaxRetries: 2, On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout)}),
+		Retry:       SimRetry(retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.OutcomeTimeout)}),
 		Seed:        1,
 	}
 	b.ReportAllocs()

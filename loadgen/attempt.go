@@ -3,14 +3,12 @@ package loadgen
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
-	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -21,9 +19,6 @@ import (
 // bytes, or a chunked body that never ends, is a timeout at the deadline,
 // not a success. Memory stays bounded: nothing of a body is kept.
 const maxFastBody = 1 << 20
-
-// MaxRetryAfter is the longest delay ParseRetryAfter returns: a year.
-const MaxRetryAfter = 365 * 24 * time.Hour
 
 // logical is the state of one logical request between its attempts.
 type logical struct {
@@ -67,9 +62,9 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 			d.end()
 			return
 		}
-		var dec Decision
+		var dec retry.Decision
 		if ctx.Err() == nil {
-			dec = d.retrier.Failed(end, Failure{Attempt: lr.attempt, Outcome: o, RetryAfter: retryAfter, Started: lr.started, PrevDelay: lr.prevDelay})
+			dec = d.retrier.Failed(end, retry.Failure{Attempt: lr.attempt, Outcome: o, RetryAfter: retryAfter, Started: lr.started, PrevDelay: lr.prevDelay})
 		}
 		if !dec.Retry {
 			d.rec.done(end, lr.cohort, lr.attempt, o, took, true, false)
@@ -202,7 +197,7 @@ func (d *Driver) doLean(ctx context.Context, lr logical, timeout time.Duration, 
 func (d *Driver) statusOutcome(code int, retryAfter string) (vocab.Outcome, time.Duration) {
 	o := ClassifyStatus(code, d.cfg.OKStatus)
 	if o == vocab.Outcome429 || o == vocab.Outcome503 {
-		return o, ParseRetryAfter(retryAfter, time.Now())
+		return o, retry.ParseRetryAfter(retryAfter, time.Now())
 	}
 	return o, 0
 }
@@ -245,32 +240,4 @@ func (d *Driver) newRequest(ctx context.Context, lr logical, timeout time.Durati
 	h["X-Deadline-Ms"] = []string{strconv.FormatInt(int64(timeout/time.Millisecond), 10)}
 	req.Header = h
 	return req, nil
-}
-
-// ParseRetryAfter parses a Retry-After header value: delay-seconds or an
-// HTTP date (relative to now). It returns 0 for an empty, malformed or past
-// value; a delay too long for a time.Duration (a billion seconds, a date
-// in year 9999) is MaxRetryAfter, which the retry policy's cap
-// (RetryPolicy.RetryAfterMax, 60 s by default) then shortens, as it does
-// any long delay: a huge value is a long wait, never an immediate retry.
-func ParseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-		switch {
-		case math.IsNaN(secs) || secs <= 0:
-			return 0
-		case secs >= MaxRetryAfter.Seconds():
-			return MaxRetryAfter
-		}
-		return time.Duration(secs * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return min(d, MaxRetryAfter)
-		}
-	}
-	return 0
 }

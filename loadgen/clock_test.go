@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -115,8 +116,8 @@ func TestClockRetryTimes(t *testing.T) {
 		})
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(time.Second, 1)},
 			Arrivals: vocab.Uniform, Timeout: 300 * time.Millisecond, Transport: rt,
-			Retry: RetryPolicy{MaxRetries: 5, On: NewOutcomeSet(vocab.Outcome5xx), Deadline: 900 * time.Millisecond,
-				Backoff: Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: time.Second}}})
+			Retry: retry.Policy{MaxRetries: 5, On: retry.NewOutcomeSet(vocab.Outcome5xx), Deadline: 900 * time.Millisecond,
+				Backoff: retry.Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: time.Second}}})
 		tot := checkAccounting(t, d)
 		if len(rt.log) != 1 {
 			t.Fatalf("%d logical requests, want 1", len(rt.log))
@@ -146,7 +147,7 @@ func TestClockTimeoutRetries(t *testing.T) {
 		rt := newFakeRT(hang)
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(2*time.Second, 50)},
 			Arrivals: vocab.Uniform, Timeout: time.Second, Transport: rt,
-			Retry: RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.OutcomeTimeout)}})
+			Retry: retry.Policy{MaxRetries: 3, On: retry.NewOutcomeSet(vocab.OutcomeTimeout)}})
 		tot := checkAccounting(t, d)
 		if tot.Sent != 100 || tot.Retries != 300 || tot.RetryOutcomes[vocab.OutcomeTimeout] != 300 || tot.Failed != 100 {
 			t.Errorf("totals %+v", tot.Second)

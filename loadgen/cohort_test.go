@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -31,28 +32,28 @@ func TestCohortsAmplification(t *testing.T) {
 		name        string
 		respond     func(*http.Request) (*http.Response, error)
 		timeout     time.Duration
-		retry       RetryPolicy
+		retry       retry.Policy
 		perFirst    int64 // attempts per logical request
 		succeed     bool  // every request succeeds
 		crossSecond bool  // retries fall in later seconds than their first attempts
 	}{
 		// Every attempt fails, R = 2: three attempts per request, none succeeds.
 		{"every attempt fails, R = 2", after(10*time.Millisecond, 500), time.Second,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.Outcome5xx)}, 3, false, false},
+			retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.Outcome5xx)}, 3, false, false},
 		// The same with timeouts and a backoff: a request spans 1.8 s, its
 		// retries are sent in the next seconds but count in its cohort.
 		{"retries in later seconds", hang, 400 * time.Millisecond,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.OutcomeTimeout), Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 300 * time.Millisecond}},
+			retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.OutcomeTimeout), Backoff: retry.Backoff{Kind: vocab.BackoffConstant, Base: 300 * time.Millisecond}},
 			3, false, true},
 		// Every attempt succeeds: one attempt per request.
 		{"every attempt succeeds", after(10*time.Millisecond, 200), time.Second,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.Outcome5xx)}, 1, true, false},
+			retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.Outcome5xx)}, 1, true, false},
 		// A 4xx is an answer, not retried unless listed.
 		{"4xx not retried", after(10*time.Millisecond, 404), time.Second,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.Outcome5xx, vocab.OutcomeOther)}, 1, false, false},
+			retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.Outcome5xx, vocab.OutcomeOther)}, 1, false, false},
 		// The first attempt fails, its retry succeeds: two attempts, success.
 		{"retry succeeds", failFirst, time.Second,
-			RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.Outcome5xx)}, 2, true, false},
+			retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.Outcome5xx)}, 2, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,27 +95,27 @@ func TestCohortsOpen(t *testing.T) {
 	tests := []struct {
 		name     string
 		respond  func(*http.Request) (*http.Response, error)
-		retry    RetryPolicy
+		retry    retry.Policy
 		cancelAt time.Duration // cancel the run then; 0 = run to its end
 		checks   []check
 		end      Cohort // cohort 0 when Run has returned
 	}{
 		// Attempts of 2 s: all in flight at 1.5 s; those sent at 0 … 0.5 s
 		// have ended at 2.55 s.
-		{"attempts in flight", slow, RetryPolicy{}, 0,
+		{"attempts in flight", slow, retry.Policy{}, 0,
 			[]check{{1500 * time.Millisecond, Cohort{First: 10, Attempts: 10, Open: 10}},
 				{2550 * time.Millisecond, Cohort{First: 10, Attempts: 10, Succeeded: 6, Open: 4}}},
 			Cohort{First: 10, Attempts: 10, Succeeded: 10}},
 		// First attempts fail at once, retries wait 2 s and succeed: open
 		// while waiting, ended once the retries are answered (by 2.92 s).
 		{"retries waiting for their backoff", failFirst,
-			RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome5xx), Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 2 * time.Second}}, 0,
+			retry.Policy{MaxRetries: 1, On: retry.NewOutcomeSet(vocab.Outcome5xx), Backoff: retry.Backoff{Kind: vocab.BackoffConstant, Base: 2 * time.Second}}, 0,
 			[]check{{1500 * time.Millisecond, Cohort{First: 10, Attempts: 10, Open: 10}},
 				{2515 * time.Millisecond, Cohort{First: 10, Attempts: 16, Succeeded: 5, Open: 5}}},
 			Cohort{First: 10, Attempts: 20, Succeeded: 10}},
 		// Cancelling the run ends the requests whose retries wait.
 		{"run cancelled", failFirst,
-			RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome5xx), Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 2 * time.Second}},
+			retry.Policy{MaxRetries: 1, On: retry.NewOutcomeSet(vocab.Outcome5xx), Backoff: retry.Backoff{Kind: vocab.BackoffConstant, Base: 2 * time.Second}},
 			1500 * time.Millisecond,
 			[]check{{1200 * time.Millisecond, Cohort{First: 10, Attempts: 10, Open: 10}}},
 			Cohort{First: 10, Attempts: 10}},

@@ -68,7 +68,7 @@
 //
 // # Retries
 //
-// Retrier implements a RetryPolicy as pure decisions with the clock passed
+// Retrier implements a retry.Policy as pure decisions with the clock passed
 // in, so a simulator can reuse it with a virtual clock: outcome classes,
 // cap R (A = R + 1), a budget β over a sliding window (A = 1 + β), a token
 // bucket like the AWS SDKs' standard mode, backoff none/constant/exponential

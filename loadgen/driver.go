@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -57,7 +58,7 @@ type Config struct {
 	// for Poisson arrivals (a superposition of Poisson streams is one).
 	Phase   float64
 	Timeout time.Duration
-	Retry   RetryPolicy
+	Retry   retry.Policy
 	// MaxInFlight bounds concurrent attempts and tracers together (each
 	// holds a connection: a file descriptor); a first attempt or retry due
 	// while it is reached is refused and counted, a tracer is not sent and
@@ -92,7 +93,7 @@ type Config struct {
 }
 
 // Driver sends first attempts on an open-model schedule, retries them by a
-// RetryPolicy, sends wait tracers, and accounts for every attempt. A Driver
+// retry.Policy, sends wait tracers, and accounts for every attempt. A Driver
 // runs once.
 type Driver struct {
 	cfg Config
@@ -103,7 +104,7 @@ type Driver struct {
 	// (doLean) rather than as http.Requests.
 	lean    *LeanTransport
 	leanReq *leanRequest
-	retrier *Retrier
+	retrier *retry.Retrier
 	rec     *recorder
 	met     *metrics
 	rq      *retryQueue
@@ -214,7 +215,7 @@ func NewDriver(cfg Config) (*Driver, error) {
 		}
 		d.lean = lt
 	}
-	d.retrier = NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))
+	d.retrier = retry.NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))
 	d.rec = newRecorder(func() (int64, int64) { return d.pending.Load(), d.inFlight.Load() })
 	d.rq = newRetryQueue(cfg.MaxInFlight)
 	d.met, err = newMetrics(
@@ -228,7 +229,7 @@ func NewDriver(cfg Config) (*Driver, error) {
 }
 
 // Retrier returns the driver's retrier (shared by all its logical requests).
-func (d *Driver) Retrier() *Retrier { return d.retrier }
+func (d *Driver) Retrier() *retry.Retrier { return d.retrier }
 
 // now returns the time since Run started (0 before).
 func (d *Driver) now() time.Duration {

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/trigger-test/trigger/internal/testwait"
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -220,7 +221,7 @@ func TestDriverNeverAnswers(t *testing.T) {
 		Stages:   []Stage{Constant(time.Second, 40)},
 		Arrivals: vocab.Uniform,
 		Timeout:  200 * time.Millisecond,
-		Retry:    RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.OutcomeTimeout)},
+		Retry:    retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.OutcomeTimeout)},
 	})
 	tot := checkAccounting(t, d)
 	if tot.Sent != 40 || tot.Retries != 80 || tot.FirstOutcomes[vocab.OutcomeTimeout] != 40 ||
@@ -279,8 +280,8 @@ func TestDriverRetryAfter(t *testing.T) {
 		Arrivals: vocab.Poisson,
 		Seed:     3,
 		Timeout:  time.Second,
-		Retry: RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.Outcome503), RetryAfter: true,
-			Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 10 * time.Millisecond}},
+		Retry: retry.Policy{MaxRetries: 3, On: retry.NewOutcomeSet(vocab.Outcome503), RetryAfter: true,
+			Backoff: retry.Backoff{Kind: vocab.BackoffConstant, Base: 10 * time.Millisecond}},
 	})
 	tot := checkAccounting(t, d)
 	if tot.Sent == 0 || tot.FirstOutcomes[vocab.Outcome503] != tot.Sent || tot.RetryOutcomes[vocab.OutcomeOK] != tot.Sent ||
@@ -311,7 +312,7 @@ func TestDriverAlways503(t *testing.T) {
 		Request: Request{URL: srv.URL, Method: "POST", Body: []byte(`{"x":1}`)},
 		Stages:  []Stage{Constant(time.Second, 30)}, Arrivals: vocab.Uniform,
 		Timeout: time.Second,
-		Retry:   RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome503, vocab.Outcome5xx)},
+		Retry:   retry.Policy{MaxRetries: 1, On: retry.NewOutcomeSet(vocab.Outcome503, vocab.Outcome5xx)},
 	})
 	tot := checkAccounting(t, d)
 	if tot.Sent != 30 || tot.Retries != 30 || tot.FirstOutcomes[vocab.Outcome503] != 30 || tot.RetryOutcomes[vocab.Outcome503] != 30 || tot.Failed != 30 {
@@ -332,7 +333,7 @@ func TestDriverFast(t *testing.T) {
 		Stages:  []Stage{Constant(time.Second, 100), Ramp(time.Second, 100, 300)},
 		Seed:    9,
 		Timeout: time.Second,
-		Retry:   RetryPolicy{MaxRetries: 2, On: NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx)},
+		Retry:   retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx)},
 		Tracers: &Tracers{Rate: 10, Timeout: time.Second},
 	})
 	tot := checkAccounting(t, d)
@@ -370,7 +371,7 @@ func TestDriverConnectError(t *testing.T) {
 		Request: Request{URL: "http://" + addr + "/"},
 		Stages:  []Stage{Constant(time.Second, 20)}, Arrivals: vocab.Uniform,
 		Timeout: time.Second,
-		Retry:   RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.OutcomeConnect)},
+		Retry:   retry.Policy{MaxRetries: 1, On: retry.NewOutcomeSet(vocab.OutcomeConnect)},
 	})
 	tot := checkAccounting(t, d)
 	if tot.Sent != 20 || tot.FirstOutcomes[vocab.OutcomeConnect] != 20 || tot.RetryOutcomes[vocab.OutcomeConnect] != 20 {
@@ -398,7 +399,7 @@ func TestDriverMaxInFlight(t *testing.T) {
 		Stages:    []Stage{Constant(time.Second, 100)}, Arrivals: vocab.Uniform,
 		Timeout:     500 * time.Millisecond,
 		MaxInFlight: 10,
-		Retry:       RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.OutcomeTimeout)},
+		Retry:       retry.Policy{MaxRetries: 1, On: retry.NewOutcomeSet(vocab.OutcomeTimeout)},
 	})
 	tot := checkAccounting(t, d)
 	if p := ct.peak.Load(); p > 10 || p < 1 {
@@ -425,7 +426,7 @@ func TestDriverDeadline(t *testing.T) {
 		Request: Request{URL: srv.URL},
 		Stages:  []Stage{Constant(500*time.Millisecond, 20)}, Arrivals: vocab.Uniform,
 		Timeout: 200 * time.Millisecond,
-		Retry:   RetryPolicy{MaxRetries: 10, On: NewOutcomeSet(vocab.OutcomeTimeout), Deadline: 500 * time.Millisecond},
+		Retry:   retry.Policy{MaxRetries: 10, On: retry.NewOutcomeSet(vocab.OutcomeTimeout), Deadline: 500 * time.Millisecond},
 	})
 	tot := checkAccounting(t, d)
 	if tot.Failed != tot.Sent {
@@ -461,8 +462,8 @@ func TestDriverCancel(t *testing.T) {
 		Request:   Request{URL: srv.URL},
 		Stages:    []Stage{Constant(20*time.Second, 50)},
 		Timeout:   150 * time.Millisecond,
-		Retry: RetryPolicy{MaxRetries: 5, On: NewOutcomeSet(vocab.OutcomeTimeout),
-			Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 5 * time.Second}},
+		Retry: retry.Policy{MaxRetries: 5, On: retry.NewOutcomeSet(vocab.OutcomeTimeout),
+			Backoff: retry.Backoff{Kind: vocab.BackoffConstant, Base: 5 * time.Second}},
 		Tracers: &Tracers{Rate: 5},
 	})
 	if err != nil {
@@ -550,33 +551,6 @@ func TestNewDriverErrors(t *testing.T) {
 		tc.edit(&c)
 		if _, err := NewDriver(c); err == nil {
 			t.Errorf("%s: accepted", tc.name)
-		}
-	}
-}
-
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 0},                         // absent
-		{"2", 2 * time.Second},          // delay-seconds
-		{"0.5", 500 * time.Millisecond}, // fractional, tolerated
-		{"-1", 0},                       // negative
-		{"soon", 0},                     // malformed
-		{now.Add(3 * time.Second).Format(http.TimeFormat), 3 * time.Second}, // HTTP date
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0},                    // past date
-		// Huge delays are long waits (then capped by the policy), never
-		// an immediate retry: a billion seconds used to read as absent.
-		{"1000000", 1000000 * time.Second},
-		{"1000000000", MaxRetryAfter},
-		{"1e400", MaxRetryAfter},
-		{"Fri, 31 Dec 9999 23:59:59 GMT", MaxRetryAfter},
-	}
-	for _, tc := range tests {
-		if got := ParseRetryAfter(tc.in, now); got != tc.want {
-			t.Errorf("ParseRetryAfter(%q) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -126,7 +127,7 @@ func TestDriverNeverFollowsRedirects(t *testing.T) {
 			}
 			d := runDriver(t, Config{Request: Request{URL: srv.URL}, Stages: []Stage{Constant(500*time.Millisecond, 20)},
 				Arrivals: vocab.Uniform, Timeout: time.Second, Transport: rt, OKStatus: tc.ok,
-				Retry: RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.OutcomeOther)}})
+				Retry: retry.Policy{MaxRetries: 1, On: retry.NewOutcomeSet(vocab.OutcomeOther)}})
 			tot := checkAccounting(t, d)
 			if tot.Sent != 10 || tot.FirstOutcomes[tc.want] != 10 {
 				t.Errorf("sent %d, first outcomes %v; want 10 %v", tot.Sent, tot.FirstOutcomes, tc.want)

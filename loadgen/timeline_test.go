@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -142,7 +143,7 @@ func TestErrorLatency(t *testing.T) {
 		})
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(3*time.Second, 20)},
 			Arrivals: vocab.Uniform, Timeout: 2 * time.Second, Transport: rt,
-			Retry: RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome5xx)}})
+			Retry: retry.Policy{MaxRetries: 1, On: retry.NewOutcomeSet(vocab.Outcome5xx)}})
 		tot := checkAccounting(t, d)
 		if e := tot.ErrorLatency; e.Count != tot.Sent || e.Min < 0.99 || e.P10 < 0.99 || e.P90 > 1.01 || e.Max > 1.01 {
 			t.Errorf("error latency %+v, want %d samples at 1 s", e, tot.Sent)

@@ -11,7 +11,6 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
-	"github.com/trigger-test/trigger/internal/staging"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -19,7 +18,7 @@ import (
 // lifetime and returns its base URL.
 func startSpecimen(t *testing.T, cfg specimen.Config) (string, *specimen.Server) {
 	t.Helper()
-	sp, err := staging.StartSpecimen(context.Background(), cfg)
+	sp, err := specimen.StartLoopback(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@
 // Simulate runs the model once, simulateRuns with successive seeds, and
 // SimulatePlan turns the runs into the `simulate --model request` document.
 // The clients' retries come through the RetryModel interface
-// (convert.SimRetry puts loadgen's Retrier behind it; capRetries is the
+// (convert.SimRetry puts retry.Retrier behind it; capRetries is the
 // closed forms' cap). TippingSweep runs the model on the collapse law's
 // single server (docs/model.md, "The collapse law").
 //

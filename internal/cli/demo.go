@@ -17,7 +17,6 @@ import (
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/examples"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
-	"github.com/trigger-test/trigger/internal/staging"
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/scenarios"
 )
@@ -125,7 +124,7 @@ func contains(vs []analysis.Verdict, v analysis.Verdict) bool {
 func runDemoSystem(ctx context.Context, sys demoSystem, out string, stderr io.Writer) (*runner.Result, error) {
 	// The specimen outlives a first Ctrl-C: the run still needs it to
 	// measure the seconds before the stop.
-	sp, err := staging.StartSpecimen(context.WithoutCancel(ctx), sys.config)
+	sp, err := specimen.StartLoopback(context.WithoutCancel(ctx), sys.config)
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func Run(ctx context.Context, c Case, s Signals, opts Options) (Outcome, error) 
 // startProxyStack starts the specimen behind haproxy, and Prometheus.
 func startProxyStack(ctx context.Context, c Case, s Signals) (*stack, error) {
 	st := &stack{}
-	spec, err := staging.StartSpecimen(ctx, specimen.Config{Pods: 2, PodRate: capacity / 2})
+	spec, err := specimen.StartLoopback(ctx, specimen.Config{Pods: 2, PodRate: capacity / 2})
 	if err != nil {
 		return st, err
 	}

@@ -11,7 +11,7 @@
 //
 //	path, skip, err := staging.LookBinary("haproxy", staging.RequireHAProxyEnv)
 //	// err → t.Fatal (CI requires the program), skip → t.Skip
-//	up, err := staging.StartSpecimen(ctx, specimen.Config{Pods: 2, PodRate: 100})
+//	up, err := specimen.StartLoopback(ctx, specimen.Config{Pods: 2, PodRate: 100})
 //	h, err := staging.StartHAProxy(ctx, staging.HAProxyConfig{Binary: path,
 //		Upstream: up.Addr, TryTimeout: 300 * time.Millisecond, Retries: 2})
 //	t.Cleanup(func() { _ = h.Stop() })

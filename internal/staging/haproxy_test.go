@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/internal/staging"
 )
 
@@ -166,4 +167,22 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// The stack composes: haproxy in front of the specimen forwards /work,
+// and the specimen's counters see it.
+func TestSpecimenBehindHAProxy(t *testing.T) {
+	t.Parallel()
+	s, err := specimen.StartLoopback(t.Context(), specimen.Config{Pods: 1, PodRate: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop() })
+	h := startHAProxy(t, staging.HAProxyConfig{Upstream: s.Addr, TryTimeout: time.Second, Retries: 2})
+	if status, err := get(t.Context(), h.URL+"/work", "", 0); err != nil || status != http.StatusOK {
+		t.Fatalf("GET /work through haproxy: %d, %v; want 200", status, err)
+	}
+	if got := s.Server.Stats().Ingress(); got != 1 {
+		t.Errorf("specimen ingress %d, want 1", got)
+	}
 }

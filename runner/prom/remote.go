@@ -14,7 +14,7 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
 	"github.com/prometheus/common/model"
-	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -73,7 +73,7 @@ type Remote struct {
 	// backoff is the wait before each retry: exponential from
 	// RetryBackoff, capped at MaxBackoff, with equal jitter (a wait in
 	// [d/2, d] for the nominal d).
-	backoff loadgen.Backoff
+	backoff retry.Backoff
 }
 
 var _ Querier = (*Remote)(nil)
@@ -116,7 +116,7 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 		transport: tr,
 		timeout:   cfg.Timeout,
 		retries:   cfg.Retries,
-		backoff:   loadgen.Backoff{Kind: vocab.BackoffExponential, Base: cfg.RetryBackoff, Max: cfg.MaxBackoff, Jitter: vocab.JitterEqual},
+		backoff:   retry.Backoff{Kind: vocab.BackoffExponential, Base: cfg.RetryBackoff, Max: cfg.MaxBackoff, Jitter: vocab.JitterEqual},
 	}
 	if r.timeout <= 0 {
 		r.timeout = DefaultTimeout

@@ -10,6 +10,7 @@ import (
 
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -124,8 +125,8 @@ func driveWith(t *testing.T, cfg specimen.Config, stages []loadgen.Stage, retrie
 		Arrivals: arrivals,
 		Seed:     1,
 		Timeout:  clientTimeout,
-		Retry: loadgen.RetryPolicy{MaxRetries: retries,
-			On: loadgen.NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx, vocab.Outcome503, vocab.OutcomeConnect)},
+		Retry: retry.Policy{MaxRetries: retries,
+			On: retry.NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx, vocab.Outcome503, vocab.OutcomeConnect)},
 		MaxInFlight: 20000,
 		Transport:   tr,
 	})

@@ -1,4 +1,4 @@
-package loadgen
+package retry
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package loadgen
+package retry
 
 import (
 	"container/heap"
@@ -39,7 +39,7 @@ func (h *eventHeap) Pop() any {
 // constant rate for dur, every attempt fails with outcome after timeout, and
 // retries are sent after the decided delay. It returns first attempts and
 // all attempts, and checks the trailing-window budget at every grant.
-func simulateAllFail(t interface{ Fatalf(string, ...any) }, p RetryPolicy, rate float64, dur, timeout time.Duration, outcome vocab.Outcome) (firsts, attempts int) {
+func simulateAllFail(t interface{ Fatalf(string, ...any) }, p Policy, rate float64, dur, timeout time.Duration, outcome vocab.Outcome) (firsts, attempts int) {
 	r := NewRetrier(p, rand.New(rand.NewPCG(3, 4)))
 	var h eventHeap
 	var firstTimes, retryTimes []time.Duration
@@ -95,7 +95,7 @@ func TestRetrierAmplificationCap(t *testing.T) {
 	// (docs/model.md, "Retry debt and amplification"), whatever the backoff.
 	for _, R := range []int{0, 1, 2, 5} {
 		for _, b := range []Backoff{{}, {Kind: vocab.BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull}} {
-			p := RetryPolicy{MaxRetries: R, On: NewOutcomeSet(vocab.OutcomeTimeout), Backoff: b}
+			p := Policy{MaxRetries: R, On: NewOutcomeSet(vocab.OutcomeTimeout), Backoff: b}
 			f, a := simulateAllFail(t, p, 100, 100*time.Second, time.Second, vocab.OutcomeTimeout)
 			if a != (R+1)*f {
 				t.Errorf("R=%d backoff=%v: %d attempts for %d first attempts, want %d", R, b.Kind, a, f, (R+1)*f)
@@ -111,7 +111,7 @@ func TestRetrierAmplificationBudget(t *testing.T) {
 	// (checked inside the simulation).
 	for _, beta := range []float64{0.1, 0.2, 0.5, 1} {
 		for _, b := range []Backoff{{}, {Kind: vocab.BackoffConstant, Base: 200 * time.Millisecond, Jitter: vocab.JitterEqual}} {
-			p := RetryPolicy{MaxRetries: 100, On: NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(beta), BudgetWindow: 10 * time.Second, Backoff: b}
+			p := Policy{MaxRetries: 100, On: NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(beta), BudgetWindow: 10 * time.Second, Backoff: b}
 			f, a := simulateAllFail(t, p, 50, 1000*time.Second, time.Second, vocab.OutcomeTimeout)
 			got := float64(a) / float64(f)
 			if math.Abs(got-(1+beta)) > 0.01*(1+beta) {
@@ -125,7 +125,7 @@ func TestRetrierTokenBucket(t *testing.T) {
 	// With every attempt timing out and nothing refunding, the bucket allows
 	// exactly ⌊Capacity / TimeoutCost⌋ retries over the whole run.
 	tb := &TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1}
-	p := RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx), TokenBucket: tb}
+	p := Policy{MaxRetries: 3, On: NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx), TokenBucket: tb}
 	f, a := simulateAllFail(t, p, 100, 60*time.Second, time.Second, vocab.OutcomeTimeout)
 	if got := a - f; got != 50 {
 		t.Errorf("%d retries, want 50", got)
@@ -154,7 +154,7 @@ func TestRetrierBudgetNeverExceeded(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		beta := rapid.Float64Range(0, 2).Draw(t, "beta")
 		w := time.Duration(rapid.IntRange(1, 5000).Draw(t, "window_ms")) * time.Millisecond
-		r := NewRetrier(RetryPolicy{MaxRetries: 1000, On: NewOutcomeSet(vocab.OutcomeTimeout), Budget: &beta, BudgetWindow: w}, nil)
+		r := NewRetrier(Policy{MaxRetries: 1000, On: NewOutcomeSet(vocab.OutcomeTimeout), Budget: &beta, BudgetWindow: w}, nil)
 		var firsts, retries []time.Duration
 		now := time.Duration(0)
 		n := rapid.IntRange(1, 400).Draw(t, "events")
@@ -249,7 +249,7 @@ func TestRetryAfterWins(t *testing.T) {
 		ra := time.Duration(rapid.Int64Range(1, int64(time.Minute)).Draw(t, "retry_after"))
 		o := rapid.SampledFrom([]vocab.Outcome{vocab.Outcome429, vocab.Outcome503, vocab.Outcome5xx, vocab.OutcomeTimeout}).Draw(t, "outcome")
 		honour := rapid.Bool().Draw(t, "honour")
-		r := NewRetrier(RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.Outcome429, vocab.Outcome503, vocab.Outcome5xx, vocab.OutcomeTimeout), Backoff: b, RetryAfter: honour}, nil)
+		r := NewRetrier(Policy{MaxRetries: 3, On: NewOutcomeSet(vocab.Outcome429, vocab.Outcome503, vocab.Outcome5xx, vocab.OutcomeTimeout), Backoff: b, RetryAfter: honour}, nil)
 		d := r.Failed(0, Failure{Attempt: 1, Outcome: o, RetryAfter: ra})
 		if !d.Retry {
 			t.Fatalf("refused: %s", d.Reason)
@@ -267,7 +267,7 @@ func TestRetryAfterWins(t *testing.T) {
 func TestRetryNeverOutlivesDeadline(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		deadline := time.Duration(rapid.Int64Range(int64(time.Millisecond), int64(10*time.Second)).Draw(t, "deadline"))
-		p := RetryPolicy{MaxRetries: 10, On: NewOutcomeSet(vocab.Outcome503, vocab.OutcomeTimeout), RetryAfter: true, Deadline: deadline,
+		p := Policy{MaxRetries: 10, On: NewOutcomeSet(vocab.Outcome503, vocab.OutcomeTimeout), RetryAfter: true, Deadline: deadline,
 			Backoff: Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: 5 * time.Second, Jitter: vocab.JitterFull}}
 		r := NewRetrier(p, nil)
 		started := time.Duration(rapid.Int64Range(0, int64(time.Hour)).Draw(t, "started"))
@@ -287,24 +287,24 @@ func TestRetrierReasons(t *testing.T) {
 	on := NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx)
 	tests := []struct {
 		name string
-		p    RetryPolicy
+		p    Policy
 		f    Failure
 		want string
 	}{
 		// A class not in On is never retried.
-		{"class", RetryPolicy{MaxRetries: 2, On: on}, Failure{Attempt: 1, Outcome: vocab.Outcome429}, "class"},
+		{"class", Policy{MaxRetries: 2, On: on}, Failure{Attempt: 1, Outcome: vocab.Outcome429}, "class"},
 		// Attempt R+1 failing is the end: R retries were sent.
-		{"cap", RetryPolicy{MaxRetries: 2, On: on}, Failure{Attempt: 3, Outcome: vocab.OutcomeTimeout}, "cap"},
+		{"cap", Policy{MaxRetries: 2, On: on}, Failure{Attempt: 3, Outcome: vocab.OutcomeTimeout}, "cap"},
 		// R = 0 never retries.
-		{"no retries", RetryPolicy{On: on}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "cap"},
+		{"no retries", Policy{On: on}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "cap"},
 		// Attempt R may still retry.
-		{"last retry", RetryPolicy{MaxRetries: 2, On: on}, Failure{Attempt: 2, Outcome: vocab.Outcome5xx}, "retry"},
+		{"last retry", Policy{MaxRetries: 2, On: on}, Failure{Attempt: 2, Outcome: vocab.Outcome5xx}, "retry"},
 		// A budget with no first attempts in the window refuses.
-		{"budget", RetryPolicy{MaxRetries: 2, On: on, Budget: ptr(0.5)}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "budget"},
+		{"budget", Policy{MaxRetries: 2, On: on, Budget: ptr(0.5)}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "budget"},
 		// An empty token bucket refuses.
-		{"tokens", RetryPolicy{MaxRetries: 2, On: on, TokenBucket: &TokenBucket{Capacity: 4, TimeoutCost: 5}}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "tokens"},
+		{"tokens", Policy{MaxRetries: 2, On: on, TokenBucket: &TokenBucket{Capacity: 4, TimeoutCost: 5}}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "tokens"},
 		// A backoff that ends past the deadline refuses.
-		{"deadline", RetryPolicy{MaxRetries: 2, On: on, Deadline: time.Second, Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 2 * time.Second}}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "deadline"},
+		{"deadline", Policy{MaxRetries: 2, On: on, Deadline: time.Second, Backoff: Backoff{Kind: vocab.BackoffConstant, Base: 2 * time.Second}}, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout}, "deadline"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -326,67 +326,6 @@ func TestParseOutcomeSet(t *testing.T) {
 	}
 }
 
-func TestClassifyStatus(t *testing.T) {
-	tests := []struct {
-		code int
-		want vocab.Outcome
-	}{
-		{200, vocab.OutcomeOK},    // success
-		{204, vocab.OutcomeOK},    // success without a body
-		{304, vocab.OutcomeOther}, // not a success by default: only 2xx is
-		{302, vocab.OutcomeOther}, // a redirect, never followed
-		{400, vocab.Outcome4xx},   // client error: the service answered
-		{404, vocab.Outcome4xx},   // client error
-		{499, vocab.Outcome4xx},   // the last 4xx
-		{429, vocab.Outcome429},   // rate limited, its own class
-		{500, vocab.Outcome5xx},   // server error
-		{503, vocab.Outcome503},   // unavailable, its own class
-		{504, vocab.Outcome5xx},   // gateway timeout is a 5xx
-	}
-	for _, tc := range tests {
-		if got := ClassifyStatus(tc.code, nil); got != tc.want {
-			t.Errorf("ClassifyStatus(%d) = %v, want %v", tc.code, got, tc.want)
-		}
-	}
-}
-
-func TestClassifyStatusOK(t *testing.T) {
-	tests := []struct {
-		code int
-		ok   []int
-		want vocab.Outcome
-	}{
-		{200, []int{200}, vocab.OutcomeOK},         // listed
-		{204, []int{200}, vocab.OutcomeOther},      // a 2xx the clients do not accept
-		{302, []int{200, 302}, vocab.OutcomeOK},    // a redirect the clients take as an answer
-		{301, []int{200, 302}, vocab.OutcomeOther}, // another redirect
-		{404, []int{200, 404}, vocab.OutcomeOK},    // a probe of a missing page
-		{400, []int{200, 404}, vocab.Outcome4xx},   // an unlisted 4xx keeps its class
-		{503, []int{200}, vocab.Outcome503},        // an unlisted 5xx keeps its class
-		{299, nil, vocab.OutcomeOK},                // the default: 200–299
-		{199, nil, vocab.OutcomeOther},             // informational: not a success
-	}
-	for _, tc := range tests {
-		if got := ClassifyStatus(tc.code, tc.ok); got != tc.want {
-			t.Errorf("ClassifyStatus(%d, %v) = %v, want %v", tc.code, tc.ok, got, tc.want)
-		}
-	}
-}
-
-func BenchmarkRetrierFailed(b *testing.B) {
-	p := RetryPolicy{MaxRetries: 3, On: NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(0.2),
-		TokenBucket: &TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1},
-		Backoff:     Backoff{Kind: vocab.BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull}}
-	r := NewRetrier(p, nil)
-	now := time.Duration(0)
-	for b.Loop() {
-		now += 100 * time.Microsecond
-		r.FirstAttempt(now)
-		r.Failed(now, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout, PrevDelay: 50 * time.Millisecond})
-		r.Succeeded(now)
-	}
-}
-
 // A Retry-After longer than RetryAfterMax (default one minute) is cut to it:
 // a service asking for a day must not keep the run's requests pending.
 func TestRetryAfterCapped(t *testing.T) {
@@ -396,10 +335,24 @@ func TestRetryAfterCapped(t *testing.T) {
 		{0, DefaultRetryAfterMax},
 		{5 * time.Second, 5 * time.Second},
 	} {
-		r := NewRetrier(RetryPolicy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome503), RetryAfter: true, RetryAfterMax: tc.max}, nil)
+		r := NewRetrier(Policy{MaxRetries: 1, On: NewOutcomeSet(vocab.Outcome503), RetryAfter: true, RetryAfterMax: tc.max}, nil)
 		d := r.Failed(0, Failure{Attempt: 1, Outcome: vocab.Outcome503, RetryAfter: 24 * time.Hour})
 		if !d.Retry || d.Delay != tc.want {
 			t.Errorf("RetryAfterMax %v: %+v, want a retry after %v", tc.max, d, tc.want)
 		}
+	}
+}
+
+func BenchmarkRetrierFailed(b *testing.B) {
+	p := Policy{MaxRetries: 3, On: NewOutcomeSet(vocab.OutcomeTimeout), Budget: ptr(0.2),
+		TokenBucket: &TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1},
+		Backoff:     Backoff{Kind: vocab.BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull}}
+	r := NewRetrier(p, nil)
+	now := time.Duration(0)
+	for b.Loop() {
+		now += 100 * time.Microsecond
+		r.FirstAttempt(now)
+		r.Failed(now, Failure{Attempt: 1, Outcome: vocab.OutcomeTimeout, PrevDelay: 50 * time.Millisecond})
+		r.Succeeded(now)
 	}
 }

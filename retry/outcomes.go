@@ -1,0 +1,49 @@
+package retry
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/trigger-test/trigger/vocab"
+)
+
+// OutcomeSet is a set of outcome classes (a bit per Outcome).
+type OutcomeSet uint16
+
+// NewOutcomeSet returns the set of the given outcomes.
+func NewOutcomeSet(os ...vocab.Outcome) OutcomeSet {
+	var s OutcomeSet
+	for _, o := range os {
+		if o < vocab.NumOutcomes {
+			s |= 1 << o
+		}
+	}
+	return s
+}
+
+// ParseOutcomeSet parses outcome class names (vocab.ParseOutcome) into a set.
+func ParseOutcomeSet(names []string) (OutcomeSet, error) {
+	var s OutcomeSet
+	for _, n := range names {
+		o, err := vocab.ParseOutcome(n)
+		if err != nil {
+			return 0, fmt.Errorf("retry: %w", err)
+		}
+		s |= NewOutcomeSet(o)
+	}
+	return s, nil
+}
+
+// Has reports whether o is in the set.
+func (s OutcomeSet) Has(o vocab.Outcome) bool { return o < vocab.NumOutcomes && s&(1<<o) != 0 }
+
+// String lists the set's outcomes, comma-separated.
+func (s OutcomeSet) String() string {
+	var parts []string
+	for o := vocab.Outcome(0); o < vocab.NumOutcomes; o++ {
+		if s.Has(o) {
+			parts = append(parts, o.String())
+		}
+	}
+	return strings.Join(parts, ",")
+}
