@@ -7,7 +7,8 @@ GO ?= go
 # command line and the Kubernetes engine, which link client-go: racing them
 # compiled its 300 packages a second time, minutes from a clean cache, to
 # test code of ours that the raced packages below already cover (cli calls
-# runner, fleet; kube's tests use client-go's fake clientset).
+# runner, fleet; kube's tests use client-go's fake clientset); and the
+# layering check, which reads the import graph with go list.
 #
 # make test runs in three steps, about 10 minutes on 2 cores with a warm
 # build cache and 17 from a clean one (README, "Two commands"):
@@ -28,17 +29,23 @@ GO ?= go
 #     each other's timing (the field test's cases are still run four at a
 #     time, not more: six or seven at once made recoveries two to three
 #     times faster than the model).
-PURE_PKGS  := ./analysis/... ./scenarios/... ./internal/cli/... ./fleet/kube/...
+PURE_PKGS  := ./analysis/... ./scenarios/... ./internal/cli/... ./fleet/kube/... ./internal/layering
 # Packages with tests, but for those above and the field test (step 3).
-RACE_PKGS  := $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v -e /analysis -e /scenarios -e /internal/fieldtest -e /internal/cli -e /fleet/kube)
+RACE_PKGS  := $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v -e /analysis -e /scenarios -e /internal/fieldtest -e /internal/cli -e /fleet/kube -e /internal/layering)
 RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|TestStopConditionStopsTheLoad
 # The runner's end-to-end tests in two streams of about four minutes each.
 E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain
 
 .PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field bench bench-staging bench-brakes bench-fleet bench-charts demo clean
 
+# The shipped binary is stripped (no symbol table or DWARF) and holds no
+# build machine's paths; docs/design.md, "Dependencies", says what makes
+# it large. The agent image (examples/kubernetes/Dockerfile) builds it the
+# same way.
+BUILD_FLAGS := -trimpath -ldflags "-s -w"
+
 build:
-	$(GO) build -o bin/trigger ./cmd/trigger
+	$(GO) build $(BUILD_FLAGS) -o bin/trigger ./cmd/trigger
 
 test: test-pure test-fuzz test-race test-e2e
 

@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/request"
@@ -16,8 +17,12 @@ import (
 // each consumer takes: `plan` reads Plan, `simulate` Plan and
 // RequestConfig, and `run` all of it.
 type Test struct {
-	// Scenario is the resolved scenario the test was converted from.
+	// Scenario is the resolved scenario the test was converted from, for
+	// the command line (its prompt and messages) and the agents; the
+	// runner reads Plan, Driver, Signals and Run instead.
 	Scenario *scenarios.Scenario
+	// Run is what a real run reads of the scenario beyond Plan and Driver.
+	Run Run
 	// Plan is the scenario reduced to the model's numbers.
 	Plan analysis.PlanInputs
 	// Retry is the clients' retry policy as the driver applies it; the
@@ -52,12 +57,12 @@ func New(s *scenarios.Scenario) (*Test, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Test{Scenario: s, Retry: policy, Signals: sigs, RetrySettleS: retrySettleS(s, policy)}
+	t := &Test{Scenario: s, Run: RunOf(s), Retry: policy, Signals: sigs, RetrySettleS: retrySettleS(s, policy)}
 	t.Plan = planInputs(s, policy, sigs, t.RetrySettleS)
 	if t.request, err = requestConfig(s, t.Plan, policy); err != nil {
 		return nil, err
 	}
-	if t.Driver, err = driverConfig(s, policy); err != nil {
+	if t.Driver, err = driverConfig(s, t.Run.MaxDuration, policy); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -74,10 +79,10 @@ func (t *Test) RequestConfig(seed uint64) request.Config {
 
 // driverConfig is the driver's configuration of the scenario, without
 // seed, transport or registry.
-func driverConfig(s *scenarios.Scenario, policy retry.Policy) (loadgen.Config, error) {
+func driverConfig(s *scenarios.Scenario, maxDuration time.Duration, policy retry.Policy) (loadgen.Config, error) {
 	cfg := loadgen.Config{
 		Request:     loadgen.Request{Method: s.Target.Method, URL: s.Target.URL, Header: headers(s.Target.Headers), Body: []byte(s.Target.Body)},
-		Stages:      []loadgen.Stage{loadgen.Constant(MaxDuration(s), s.Load.Baseline)},
+		Stages:      []loadgen.Stage{loadgen.Constant(maxDuration, s.Load.Baseline)},
 		Timeout:     s.Client.Timeout,
 		Retry:       policy,
 		MaxInFlight: s.Client.MaxInFlight,

@@ -18,7 +18,6 @@ import (
 // scrape interval.
 func TestNewFromScenario(t *testing.T) {
 	test := newTest(t, "driver.hcl")
-	s := test.Scenario
 	d := test.Driver
 	if d.Request.Method != "POST" || d.Request.URL != "http://127.0.0.1:8080/checkout" || string(d.Request.Body) != "{}" ||
 		d.Request.Header.Get("X-Test") != "yes" {
@@ -28,9 +27,9 @@ func TestNewFromScenario(t *testing.T) {
 		d.Tracers == nil || d.Tracers.Rate != 5 {
 		t.Errorf("driver %+v", d)
 	}
-	if len(d.Stages) != 1 || d.Stages[0].Duration != MaxDuration(s) || MaxDuration(s) != Horizon(s)+ScheduleSlack ||
-		Horizon(s) != 150*time.Second {
-		t.Errorf("stages %+v, horizon %v", d.Stages, Horizon(s))
+	if len(d.Stages) != 1 || d.Stages[0].Duration != test.Run.MaxDuration || test.Run.MaxDuration != test.Run.Horizon()+ScheduleSlack ||
+		test.Run.Horizon() != 150*time.Second {
+		t.Errorf("stages %+v, horizon %v", d.Stages, test.Run.Horizon())
 	}
 	if d.Retry.MaxRetries != 2 || !d.Retry.On.Has(vocab.Outcome503) || d.Retry.Backoff.Kind != vocab.BackoffExponential ||
 		test.Retry.MaxRetries != d.Retry.MaxRetries {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -37,7 +38,7 @@ func TestCheckTargetRefusesOtherHosts(t *testing.T) {
 			if tc.scrape != nil {
 				s.Prometheus = &scenarios.Prometheus{Scrape: tc.scrape}
 			}
-			err := checkTarget(s)
+			err := checkTarget(convert.RunOf(s))
 			if (err == nil) != tc.allowed || (err != nil && !errors.Is(err, ErrNotAllowed)) {
 				t.Errorf("checkTarget = %v, want allowed %v", err, tc.allowed)
 			}

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner/prom"
-	"github.com/trigger-test/trigger/scenarios"
 )
 
 // brakeEvent is why a brake stopped the run's load: a stop condition that
@@ -48,7 +48,7 @@ const abortEvery = 200 * time.Millisecond
 
 // conditionWatch is one stop condition with where it is evaluated.
 type conditionWatch struct {
-	cond    scenarios.StopCondition
+	cond    convert.Brake
 	querier prom.Querier
 	remote  *prom.Remote // owned (nil: the run's own Prometheus)
 	// last is when the latest evaluation ended (unix ns); an evaluation
@@ -60,7 +60,7 @@ type conditionWatch struct {
 // when it names no address) without starting them.
 func newBrakes(opts Options, mets *metrics) (*brakes, error) {
 	b := &brakes{abortFile: opts.AbortFile}
-	for _, c := range opts.Test.Scenario.StopWhen {
+	for _, c := range opts.Test.Run.Brakes {
 		if c.Timeout <= 0 {
 			c.Timeout = defaultStopTimeout
 		}

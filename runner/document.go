@@ -116,7 +116,7 @@ func (r *run) document() analysis.Document {
 	obs.Estimates = infer.EstimateTable(r.plan, in, r.recoveryS, obs.WaitSource)
 	amplificationSection(&doc.Amplification, in)
 	if st := r.onTrap; st != nil {
-		obs.OnTrap = &analysis.OnTrapResult{Action: r.s.OnTrap.Action, AtS: st.at - r.spikeEnd, RecoveryS: analysis.Num(st.recovered), Error: st.err}
+		obs.OnTrap = &analysis.OnTrapResult{Action: r.spec.OnTrap.Action, AtS: st.at - r.spikeEnd, RecoveryS: analysis.Num(st.recovered), Error: st.err}
 	}
 
 	// A run that found no recovery did not recover.
@@ -161,7 +161,7 @@ func amplificationSection(a *analysis.AmplificationSection, in infer.Inference) 
 // layerNote describes a layer that gives up before the clients do, when
 // the run saw one; "" otherwise.
 func (r *run) layerNote(in infer.Inference) string {
-	if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.s.Client.Timeout.Seconds()); ok {
+	if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.timeoutS()); ok {
 		return g.describe(in.Hidden.Value)
 	}
 	return ""

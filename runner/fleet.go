@@ -8,7 +8,6 @@ import (
 
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/fleet"
-	"github.com/trigger-test/trigger/scenarios"
 )
 
 // startFleet starts the coordinator and the agents and waits until every
@@ -47,7 +46,7 @@ const agentGrace = 10 * time.Second
 
 // NewRunID names a run of the scenario for the engine: its name and the
 // Unix time, seconds.
-func NewRunID(s *scenarios.Scenario) string { return fmt.Sprintf("%s-%d", s.Name, time.Now().Unix()) }
+func NewRunID(name string) string { return fmt.Sprintf("%s-%d", name, time.Now().Unix()) }
 
 // AgentSpecOf is what the agents of a run are started with, as far as it
 // is known before the coordinator listens: its address is fo.Advertise
@@ -56,10 +55,10 @@ func NewRunID(s *scenarios.Scenario) string { return fmt.Sprintf("%s-%d", s.Name
 func AgentSpecOf(test *convert.Test, fo *FleetOptions) fleet.AgentSpec {
 	id := fo.RunID
 	if id == "" {
-		id = NewRunID(test.Scenario)
+		id = NewRunID(test.Run.Name)
 	}
 	return fleet.AgentSpec{RunID: id, Agents: fo.Agents, Coordinator: fo.Advertise,
-		MaxDuration: convert.MaxDuration(test.Scenario) + agentGrace}
+		MaxDuration: test.Run.MaxDuration + agentGrace}
 }
 
 // fleetStopTimeout bounds how long the end of a run waits for the engine

@@ -13,7 +13,6 @@ import (
 
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner/prom"
-	"github.com/trigger-test/trigger/scenarios"
 )
 
 // serviceQuery is one of the scenario's PromQL queries and the column of
@@ -60,9 +59,9 @@ var sampleSetters = map[string]func(*serviceSample, float64){
 	"pods":           func(s *serviceSample, v float64) { s.pods = v },
 }
 
-func scenarioQueries(p *scenarios.Prometheus) []serviceQuery {
+func scenarioQueries(p *convert.Metrics) []serviceQuery {
 	var out []serviceQuery
-	for _, q := range convert.Queries(p) {
+	for _, q := range p.Queries {
 		out = append(out, serviceQuery{q.Name, q.Text, sampleSetters[q.Name]})
 	}
 	return out
@@ -86,7 +85,7 @@ func (m *metrics) has(name string) bool {
 // checks that every configured query returns data, before any load is
 // sent. It returns nil when the scenario has no prometheus block.
 func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) (*metrics, error) {
-	p := opts.Test.Scenario.Prometheus
+	p := opts.Test.Run.Metrics
 	if p == nil {
 		return nil, nil
 	}
@@ -94,7 +93,7 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 	if m.timeout <= 0 {
 		m.timeout = prom.DefaultTimeout
 	}
-	if p.Address == "embedded" || p.Address == "" {
+	if p.Embedded {
 		targets := []prom.Target{{Job: "trigger", Gatherer: driver}}
 		for _, u := range p.Scrape {
 			targets = append(targets, prom.Target{Job: "service", URL: u})
@@ -141,7 +140,7 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 
 // remoteAuth resolves the credentials the scenario names by environment
 // variable; a named variable that is unset is an error, not an anonymous run.
-func remoteAuth(cfg *prom.RemoteConfig, a *scenarios.PrometheusAuth, t *scenarios.PrometheusTLS, getenv func(string) string) error {
+func remoteAuth(cfg *prom.RemoteConfig, a *convert.Auth, t *convert.TLS, getenv func(string) string) error {
 	if t != nil {
 		cfg.TLS = &prom.TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
 	}
@@ -175,8 +174,8 @@ const remoteDataGrace = 15 * time.Second
 
 // checkQueries waits for the embedded server's first scrapes, checks that
 // every scrape target is up, and that every query returns data.
-func (m *metrics) checkQueries(ctx context.Context, opts Options, p *scenarios.Prometheus) error {
-	interval := convert.EmbeddedInterval(p)
+func (m *metrics) checkQueries(ctx context.Context, opts Options, p *convert.Metrics) error {
+	interval := p.ScrapeInterval
 	// A remote server may have just started scraping (or just been pointed
 	// at a new target): give its data a few scrapes to appear.
 	deadline := time.Now().Add(remoteDataGrace)

@@ -49,8 +49,8 @@ func (r *run) observedOutage(final bool) string {
 	if r.onTrap != nil {
 		to = r.onTrap.at
 	}
-	rule := r.s.Recovery.SuccessRatio
-	budget := r.s.Gate.MaxRecovery.Seconds()
+	rule := r.spec.Recovery.SuccessRatio
+	budget := r.inputs.Gate.MaxRecoveryS
 	if budget > 0 {
 		for _, row := range r.rows {
 			if row.TS >= r.spikeEnd+budget && row.TS < to && serviceFailing(row, rule) {

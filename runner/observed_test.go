@@ -25,7 +25,7 @@ func failedRow(ts float64, class func(*analysis.TimelineRow)) analysis.TimelineR
 // has passed nothing is claimed.
 func TestOutagePastTheBudgetIsMetastable(t *testing.T) {
 	r := unitRun(time.Second)
-	r.s.Gate.MaxRecovery = time.Minute
+	r.inputs.Gate.MaxRecoveryS = 60
 	for ts := 0.0; ts < 40; ts++ {
 		r.rows = append(r.rows, analysis.TimelineRow{TS: ts, Sent: 50, FirstOK: 50, FirstDone: 50, OK: 50})
 	}
@@ -73,7 +73,7 @@ func TestOutageToTheEndWithoutABudget(t *testing.T) {
 // the budget are no outage of the service, and the run says what they were.
 func TestClientErrorsAreNotAnOutage(t *testing.T) {
 	r := unitRun(time.Second)
-	r.s.Gate.MaxRecovery = 10 * time.Second
+	r.inputs.Gate.MaxRecoveryS = 10
 	unauthorized := func(m *analysis.TimelineRow) {
 		m.FirstTimeouts, m.Timeouts, m.FirstErrors, m.FirstClientErrors, m.Errors = 0, 0, 50, 50, 50
 	}

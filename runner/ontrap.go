@@ -30,7 +30,7 @@ type onTrapState struct {
 // judged trapped, or seen failing past its recovery budget: drop demand to zero, set it to a rate, or run a command
 // (demand stays at baseline).
 func (r *run) startOnTrap(now float64) {
-	ot := r.s.OnTrap
+	ot := r.spec.OnTrap
 	st := &onTrapState{at: now, recovered: math.NaN()}
 	r.onTrap, r.phase = st, "on_trap"
 	switch ot.Action {
@@ -68,9 +68,9 @@ func (r *run) startOnTrap(now float64) {
 // success ratio recovered and held; with demand dropped to zero, the wait
 // drained below a tenth of the timeout and held.
 func (r *run) watchOnTrap(now float64) bool {
-	st, ot := r.onTrap, r.s.OnTrap
-	hold := r.s.Recovery.Hold.Seconds()
-	at, ok := infer.FindRecovery(r.rows, st.at, r.s.Recovery.SuccessRatio, hold)
+	st, ot := r.onTrap, r.spec.OnTrap
+	hold := r.spec.Recovery.Hold.Seconds()
+	at, ok := infer.FindRecovery(r.rows, st.at, r.spec.Recovery.SuccessRatio, hold)
 	if ot.Action == "drop" {
 		at, ok = r.drained(st.at, hold)
 	}
@@ -96,7 +96,7 @@ func (r *run) watchOnTrap(now float64) bool {
 // drained finds when the wait fell below τ_out/10 and stayed for hold
 // seconds after from (demand at zero, so success ratios say nothing).
 func (r *run) drained(from, hold float64) (float64, bool) {
-	limit := r.s.Client.Timeout.Seconds() / 10
+	limit := r.timeoutS() / 10
 	start, held := math.NaN(), 0.0
 	// The samples of the wait the verdict was judged on, as they stand now.
 	w := r.waits.series[r.choice.series.Source]

@@ -48,7 +48,7 @@ func (r *run) step() bool {
 // target that never answers, a warmup no longer than the timeout saw no
 // failure, and the spike went to a dead target.
 func (r *run) warmupEnd() float64 {
-	return math.Max(r.s.Load.Warmup.Seconds(), 1+r.s.Client.Timeout.Seconds()+1)
+	return math.Max(r.spec.Warmup.Seconds(), 1+r.timeoutS()+1)
 }
 
 // baselineFailing says why the service is already failing at baseline, or
@@ -74,28 +74,29 @@ func (r *run) baselineFailing() (why string, refused bool) {
 	if sent > 0 && firstDone == 0 {
 		return fmt.Sprintf("none of the %.0f first attempts sent during the warmup completed, not even by timing out: the driver cannot measure this target", sent), false
 	}
-	if failures == 0 || failures <= (1-r.s.Recovery.SuccessRatio)*done {
+	if failures == 0 || failures <= (1-r.spec.Recovery.SuccessRatio)*done {
 		return "", false
 	}
 	if connect == failures {
-		return fmt.Sprintf("every connection to the target failed before any response during the warmup (%.0f attempts to %s: refused, or accepted and then reset or closed): is it up, and does it answer HTTP there?", connect, r.s.Target.URL), true
+		return fmt.Sprintf("every connection to the target failed before any response during the warmup (%.0f attempts to %s: refused, or accepted and then reset or closed): is it up, and does it answer HTTP there?", connect, r.spec.TargetURL), true
 	}
 	return fmt.Sprintf("%.0f of %.0f attempts failed during the warmup at %.0f/s, before any spike; a trigger test needs a healthy baseline",
-		failures, done, r.s.Load.Baseline), false
+		failures, done, r.inputs.Scenario.DemandPerS), false
 }
 
 // startSpike replaces the rest of the schedule by the spike and the
 // observation at baseline, and records when the spike started.
 func (r *run) startSpike() {
-	l := r.s.Load
+	baseline, spike := r.inputs.Scenario.DemandPerS, r.spec.SpikeDuration
+	peak := r.inputs.Scenario.Multiplier * baseline
 	at := r.drv.Replan([]loadgen.Stage{
-		loadgen.Constant(l.Spike.Duration, l.Spike.Multiplier*l.Baseline),
-		loadgen.Constant(convert.AfterSpike(r.s)+convert.ScheduleSlack, l.Baseline),
+		loadgen.Constant(spike, peak),
+		loadgen.Constant(r.spec.AfterSpike()+convert.ScheduleSlack, baseline),
 	})
 	r.spikeStart = at.Seconds()
-	r.spikeEnd = r.spikeStart + l.Spike.Duration.Seconds()
+	r.spikeEnd = r.spikeStart + spike.Seconds()
 	r.phase = "spike"
-	r.opts.logf("spike: %.0f/s for %s", l.Spike.Multiplier*l.Baseline, l.Spike.Duration)
+	r.opts.logf("spike: %.0f/s for %s", peak, spike)
 }
 
 // observe judges the run after the spike: recovered once the first-attempt
@@ -103,7 +104,7 @@ func (r *run) startSpike() {
 // metastable as soon as the settled wait's trend shows it; else at the
 // horizon.
 func (r *run) observe(now float64) bool {
-	rec := r.s.Recovery
+	rec := r.spec.Recovery
 	if at, ok := infer.FindRecovery(r.rows, r.recoverySearchFrom(), rec.SuccessRatio, rec.Hold.Seconds()); ok {
 		r.recoveryS = math.Max(0, at-r.spikeEnd)
 		if r.triggered() {
@@ -145,7 +146,7 @@ func (r *run) observe(now float64) bool {
 		r.verdict, r.reason, r.judgedAt = analysis.VerdictMetastable, r.observed+"; "+r.noSignalReason(), now
 		return r.endObservation(now)
 	}
-	if now >= r.spikeEnd+r.s.Load.Observe.Seconds() {
+	if now >= r.spikeEnd+r.spec.Observe.Seconds() {
 		r.horizon("the observation horizon was reached")
 		return r.endObservation(now)
 	}
@@ -158,7 +159,7 @@ func (r *run) observe(now float64) bool {
 // over (true).
 func (r *run) endObservation(now float64) bool {
 	failed := r.verdict == analysis.VerdictTrapped || r.verdict == analysis.VerdictMetastable && r.observed != ""
-	if failed && r.s.OnTrap != nil && r.inconclusive == "" {
+	if failed && r.spec.OnTrap != nil && r.inconclusive == "" {
 		r.startOnTrap(now)
 		return false
 	}
@@ -177,7 +178,7 @@ func (r *run) noSignalReason() string {
 // triggered reports whether a second after the spike began failed more
 // first attempts than the recovery threshold allows, whatever the failure.
 func (r *run) triggered() bool {
-	return infer.Triggered(r.rows, r.spikeStart, r.s.Recovery.SuccessRatio)
+	return infer.Triggered(r.rows, r.spikeStart, r.spec.Recovery.SuccessRatio)
 }
 
 // recoverySearchFrom is where the search for a recovery starts: one client
@@ -185,7 +186,7 @@ func (r *run) triggered() bool {
 // complete, so the last spike attempts that met a long wait show their
 // timeouts only then; before, the seconds can look healthy.
 func (r *run) recoverySearchFrom() float64 {
-	return r.spikeEnd + r.s.Client.Timeout.Seconds()
+	return r.spikeEnd + r.timeoutS()
 }
 
 // judge applies the one verdict rule (analysis.Judge) to the best wait
@@ -194,7 +195,7 @@ func (r *run) recoverySearchFrom() float64 {
 func (r *run) judge(now float64, final bool) analysis.Judgement {
 	in := r.infer(now, analysis.Judgement{})
 	patience, _ := r.patience(in)
-	blind := r.waits.blindness(r.rows, r.spikeStart, r.spikeEnd, patience, r.tracerTimeout(), r.s.Recovery.SuccessRatio, now)
+	blind := r.waits.blindness(r.rows, r.spikeStart, r.spikeEnd, patience, r.tracerTimeout(), r.spec.Recovery.SuccessRatio, now)
 	r.noteBlind(blind)
 	r.choice = r.waits.choose(r.spikeEnd, blind)
 	to := math.NaN()
@@ -205,17 +206,21 @@ func (r *run) judge(now float64, final bool) analysis.Judgement {
 		Wait:        r.choice.series,
 		SpikeEndS:   r.spikeEnd,
 		FailedToS:   to,
-		HorizonS:    r.spikeEnd + r.s.Load.Observe.Seconds(),
+		HorizonS:    r.spikeEnd + r.spec.Observe.Seconds(),
 		PatienceS:   patience,
 		Utilization: in.Utilization,
-		BudgetS:     r.s.Gate.MaxRecovery.Seconds(),
+		BudgetS:     r.inputs.Gate.MaxRecoveryS,
 		Final:       final,
 	}, analysis.MeasuredJudgePolicy)
 }
 
+// timeoutS is τ_out, the clients' attempt timeout, seconds: the plan's,
+// the one value the run reads it from.
+func (r *run) timeoutS() float64 { return r.inputs.Scenario.TimeoutS }
+
 // tracerTimeout is the tracers' timeout, seconds (0 without tracers).
 func (r *run) tracerTimeout() float64 {
-	if t := r.s.Client.Tracers; t != nil {
+	if t := r.test.Driver.Tracers; t != nil {
 		return t.Timeout.Seconds()
 	}
 	return 0
@@ -243,7 +248,7 @@ func (r *run) horizon(why string) {
 		}
 		return
 	}
-	if at, ok := infer.FindRecovery(r.rows, r.recoverySearchFrom(), r.s.Recovery.SuccessRatio, r.s.Recovery.Hold.Seconds()); ok {
+	if at, ok := infer.FindRecovery(r.rows, r.recoverySearchFrom(), r.spec.Recovery.SuccessRatio, r.spec.Recovery.Hold.Seconds()); ok {
 		r.recoveryS = math.Max(0, at-r.spikeEnd)
 		r.verdict, r.reason = analysis.VerdictRecovered, "recovered by the end of the run"
 		return
@@ -297,7 +302,7 @@ func (r *run) status(phase string) Status {
 		blind = append(blind, b.Source)
 	}
 	st.WaitBlind = strings.Join(blind, ", ")
-	if left := convert.Horizon(r.s) - st.Elapsed; left > 0 {
+	if left := r.spec.Horizon() - st.Elapsed; left > 0 {
 		st.Remaining = left
 	}
 	if n := len(r.rows); n > 0 {
@@ -327,18 +332,18 @@ func (r *run) facts(now float64, j analysis.Judgement) infer.RunFacts {
 		BaselineToS:           baselineTo,
 		SpikeStartS:           r.spikeStart,
 		SpikeEndS:             r.spikeEnd,
-		TimeoutS:              r.s.Client.Timeout.Seconds(),
+		TimeoutS:              r.timeoutS(),
 		PatienceS:             r.plan.Scenario.PatienceS,
-		Multiplier:            r.s.Load.Spike.Multiplier,
-		SuccessRatio:          r.s.Recovery.SuccessRatio,
+		Multiplier:            r.inputs.Scenario.Multiplier,
+		SuccessRatio:          r.spec.Recovery.SuccessRatio,
 		RetrySettleS:          r.retrySettle,
 		IngressLagS:           r.mets.ingressLag(),
 		IngressRangeS:         qi.RangeS,
 		IngressResolutionS:    qi.ScrapeS,
 		FailedToS:             to,
 		RecoveryS:             r.triggeredRecovery(),
-		ScenarioCapacityPerS:  r.s.Service.Capacity,
-		ScenarioDemandPerS:    r.s.Load.Baseline,
+		ScenarioCapacityPerS:  r.inputs.Scenario.CapacityPerS,
+		ScenarioDemandPerS:    r.inputs.Scenario.DemandPerS,
 		Cohorts:               cohorts(r.cohorts),
 		Wait:                  j,
 		Trapped:               r.verdict == analysis.VerdictTrapped,
@@ -377,7 +382,7 @@ func (r *run) patience(in infer.Inference) (float64, string) {
 	if math.IsNaN(r.spikeEnd) {
 		return p, by
 	}
-	if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.s.Client.Timeout.Seconds()); ok {
+	if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.timeoutS()); ok {
 		if m := g.patience(in.Hidden.Value); m < p {
 			return m, g.patienceFrom(in.Hidden.Value)
 		}

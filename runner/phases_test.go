@@ -13,21 +13,17 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/internal/testwait"
-	"github.com/trigger-test/trigger/scenarios"
 )
 
 // unitRun is a run with only what the phase logic reads, for tests that
 // drive it with explicit timelines.
 func unitRun(timeout time.Duration) *run {
-	s := &scenarios.Scenario{
-		Client:   scenarios.Client{Timeout: timeout},
-		Load:     scenarios.LoadProfile{Baseline: 50, Observe: 10 * time.Minute},
-		Service:  scenarios.Service{Capacity: 100},
-		Recovery: scenarios.Recovery{SuccessRatio: 0.99, Hold: 10 * time.Second},
-	}
+	spec := convert.Run{Observe: 10 * time.Minute, Recovery: convert.Recovery{SuccessRatio: 0.99, Hold: 10 * time.Second}}
+	inputs := analysis.PlanInputs{Scenario: analysis.ScenarioSection{DemandPerS: 50, CapacityPerS: 100, TimeoutS: timeout.Seconds(), ObserveS: spec.Observe.Seconds()}}
 	plan := analysis.Document{Scenario: analysis.ScenarioSection{TimeoutS: timeout.Seconds(), PatienceS: timeout.Seconds(), PatienceFrom: "the client timeout τ_out"}}
-	return &run{opts: Options{Test: &convert.Test{Scenario: s}}, s: s, plan: plan, spikeStart: 0, spikeEnd: 40, recoveryS: math.NaN(), judgedAt: math.NaN(),
-		waits: newWaitSources(map[string]float64{}, map[string]float64{}, s.Service.Capacity)}
+	test := &convert.Test{Run: spec, Plan: inputs}
+	return &run{opts: Options{Test: test}, test: test, spec: spec, inputs: inputs, plan: plan, spikeStart: 0, spikeEnd: 40, recoveryS: math.NaN(), judgedAt: math.NaN(),
+		waits: newWaitSources(map[string]float64{}, map[string]float64{}, inputs.Scenario.CapacityPerS)}
 }
 
 // With a long client timeout, the first timeouts of a trigger complete only
@@ -86,7 +82,7 @@ func TestOnTrapCommandStopsItsProcessGroup(t *testing.T) {
 	// the foreground sleep takes over by exec); both hold the output open.
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	r := unitRun(time.Second)
-	r.s.OnTrap = &scenarios.OnTrap{Action: "command", Observe: time.Minute,
+	r.spec.OnTrap = &convert.OnTrap{Action: "command", Observe: time.Minute,
 		Command: []string{"sh", "-c", `sleep 60 & echo $! >> "$1"; echo $$ >> "$1"; exec sleep 60`, "sh", pidFile}}
 	r.startOnTrap(0)
 	t.Cleanup(r.onTrap.cancel) // should the test stop early: kills the group
@@ -138,11 +134,11 @@ func TestOnTrapCommandStopsItsProcessGroup(t *testing.T) {
 // failure from a target that never answers.
 func TestWarmupOutlastsTheTimeout(t *testing.T) {
 	r := unitRun(30 * time.Second)
-	r.s.Load.Warmup = 20 * time.Second
+	r.spec.Warmup = 20 * time.Second
 	if got := r.warmupEnd(); got != 32 {
 		t.Errorf("warmup ends at %v s, want 32 (1 s + a 30 s timeout + 1 s)", got)
 	}
-	r.s.Load.Warmup = time.Minute
+	r.spec.Warmup = time.Minute
 	if got := r.warmupEnd(); got != 60 {
 		t.Errorf("warmup ends at %v s, want the scenario's 60", got)
 	}

@@ -6,18 +6,18 @@ import (
 	"strings"
 
 	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/convert"
 )
 
 // redactor replaces the values of the scenario's sensitive variables by
-// scenarios.SensitiveValue in text bound for a log, an error or a report.
+// convert.SensitiveValue in text bound for a log, an error or a report.
 type redactor struct{ r *strings.Replacer }
 
 func newRedactor(secrets []string) redactor {
 	var pairs []string
 	for _, s := range secrets {
 		if s != "" {
-			pairs = append(pairs, s, scenarios.SensitiveValue)
+			pairs = append(pairs, s, convert.SensitiveValue)
 		}
 	}
 	if len(pairs) == 0 {

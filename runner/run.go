@@ -18,7 +18,6 @@ import (
 	"github.com/trigger-test/trigger/fleet"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/runner/report"
-	"github.com/trigger-test/trigger/scenarios"
 )
 
 // ResultFile is the name of the result document in a run's folder.
@@ -34,18 +33,18 @@ const ResultFile = report.ResultFile
 // report.md, junit.xml) at the end, also when a signal stops it (then the
 // error is an *Error of KindInterrupted and the Result is still valid).
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	red := newRedactor(opts.Test.Scenario.Secrets)
+	red := newRedactor(opts.Test.Run.Secrets)
 	opts.Logf = red.logf(opts.Logf)
 	res, err := run1(ctx, opts, red)
 	return res, red.Err(err)
 }
 
 func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
-	s := opts.Test.Scenario
-	if err := checkTarget(s); err != nil {
+	spec := opts.Test.Run
+	if err := checkTarget(spec); err != nil {
 		return nil, err
 	}
-	if err := prepareOutDir(opts.OutDir, opts.Overwrite, s.Prometheus != nil && convert.Embedded(s.Prometheus)); err != nil {
+	if err := prepareOutDir(opts.OutDir, opts.Overwrite, spec.Metrics != nil && spec.Metrics.Embedded); err != nil {
 		if errors.Is(err, ErrOutExists) {
 			return nil, &Error{Kind: KindUsage, Err: err}
 		}
@@ -75,7 +74,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	}
 	// The default is lowered to the descriptor limit silently; a value the
 	// scenario chose is not.
-	if b := drv.Bounds(); b.Clamped && s.Client.MaxInFlight != scenarios.DefaultMaxInFlight {
+	if b := drv.Bounds(); b.Clamped && spec.MaxInFlightChosen {
 		opts.logf("%s", b.Reason)
 	}
 	if opts.Progress != nil {
@@ -127,30 +126,29 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 // queries and the server), or to measure A_fail: a service that does not
 // recover within it ends inconclusive.
 func (r *run) warnShortObserve() {
-	observe := r.s.Load.Observe.Seconds()
+	observe := r.spec.Observe.Seconds()
 	if need, note := convert.SoonestJudgement(r.waits.delays, r.resolution, r.retrySettle); need > observe {
 		r.opts.logf("observe = %s is shorter than the %s after the spike a trap takes to show (%s): a service that does not recover within observe will end inconclusive; lengthen observe",
-			r.s.Load.Observe, analysis.FormatSeconds(need), note)
+			r.spec.Observe, analysis.FormatSeconds(need), note)
 	} else if math.IsNaN(need) {
 		r.opts.logf("the scenario gives no wait signal (no wait query, no ingress and served queries, no tracers): a service that does not recover within observe will end inconclusive")
 	}
 	if r.mets.has("ingress") && r.settledAfter() > observe {
 		r.opts.logf("observe = %s is shorter than the %s after the spike the ingress query needs to measure A_fail in a settled failed state",
-			r.s.Load.Observe, analysis.FormatSeconds(r.settledAfter()))
+			r.spec.Observe, analysis.FormatSeconds(r.settledAfter()))
 	}
 }
 
 // checkTarget refuses to send anything to a host outside allow_hosts
-// (scenarios.CheckSends: the target URL's, a Host or :authority header's,
+// (convert.Run.CheckSends: the target URL's, a Host or :authority header's,
 // a scrape URL's). A trigger test overloads its target on purpose: the
 // scenario reader checks all this too; the runner checks again because it
 // is the one that sends.
-func checkTarget(s *scenarios.Scenario) error {
-	err := scenarios.CheckSends(s)
-	var na *scenarios.NotAllowedError
+func checkTarget(spec convert.Run) error {
+	refused, err := spec.CheckSends()
 	switch {
-	case errors.As(err, &na):
-		return &Error{Kind: KindUsage, Err: fmt.Errorf("%w: %s; nothing was sent", ErrNotAllowed, na)}
+	case refused != "":
+		return &Error{Kind: KindUsage, Err: fmt.Errorf("%w: %s; nothing was sent", ErrNotAllowed, refused)}
 	case err != nil:
 		return &Error{Kind: KindUsage, Err: err}
 	}
@@ -195,7 +193,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	defer rereads.stop()
 	r.brakes.start()
 	go func() { driverDone <- r.drv.Run(driverCtx) }()
-	deadline := time.Now().Add(convert.MaxDuration(r.s))
+	deadline := time.Now().Add(r.spec.MaxDuration)
 	tick := time.NewTicker(tickEvery)
 	defer tick.Stop()
 
@@ -303,7 +301,7 @@ func (r *run) applyRereads(rr *rereader) {
 		old := r.mets.sigs[u.index]
 		r.mets.sigs[u.index] = u.sig
 		r.resolution = convert.Resolutions(r.mets.signals())
-		r.waits.retune(convert.WaitDelays(r.retrySettle, r.mets.signals(), r.s.Client.Tracers != nil), r.resolution)
+		r.waits.retune(convert.WaitDelays(r.retrySettle, r.mets.signals(), r.test.Driver.Tracers != nil), r.resolution)
 		r.opts.logf("prometheus query %s: its series appeared; scrape interval %s (was %s): %s", u.sig.Name,
 			analysis.FormatSeconds(u.sig.ScrapeS), analysis.FormatSeconds(old.ScrapeS), u.sig.ScrapeFrom)
 	}

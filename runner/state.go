@@ -9,7 +9,6 @@ import (
 	"github.com/trigger-test/trigger/fleet"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/runner/report"
-	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -17,9 +16,10 @@ import (
 type run struct {
 	opts Options
 	test *convert.Test
-	// s is test.Scenario, inputs test.Plan, and plan the model's
-	// prediction from them.
-	s      *scenarios.Scenario
+	// spec is test.Run, inputs test.Plan, and plan the model's
+	// prediction from them: the scenario reaches the run through these
+	// and test.Driver only.
+	spec   convert.Run
 	plan   analysis.Document
 	inputs analysis.PlanInputs
 	drv    load // one in-process driver or a fleet of agents
@@ -83,12 +83,12 @@ type run struct {
 func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *run {
 	t := opts.Test
 	r := &run{
-		opts: opts, test: t, s: t.Scenario, plan: analysis.Plan(t.Plan), inputs: t.Plan, drv: drv, mets: mets, tw: tw,
+		opts: opts, test: t, spec: t.Run, plan: analysis.Plan(t.Plan), inputs: t.Plan, drv: drv, mets: mets, tw: tw,
 		phase: "warmup", spikeStart: math.NaN(), spikeEnd: math.NaN(), recoveryS: math.NaN(), judgedAt: math.NaN(), lastStatus: -1,
 	}
 	r.retrySettle = t.RetrySettleS
 	r.resolution = convert.Resolutions(mets.signals())
-	r.waits = newWaitSources(convert.WaitDelays(r.retrySettle, mets.signals(), r.s.Client.Tracers != nil), r.resolution, r.s.Service.Capacity)
+	r.waits = newWaitSources(convert.WaitDelays(r.retrySettle, mets.signals(), r.test.Driver.Tracers != nil), r.resolution, r.inputs.Scenario.CapacityPerS)
 	return r
 }
 

@@ -88,7 +88,7 @@ func (f *fleetFlags) options(test *convert.Test, path string, rawVars []string, 
 		join = kubeJoinTimeout
 	}
 	return &runner.FleetOptions{Engine: eng, Agents: f.workers, File: filepath.Base(path), Source: src, Vars: vars,
-		RunID: runner.NewRunID(test.Scenario), Listen: f.listen, Advertise: f.advertise, JoinTimeout: join}, nil
+		RunID: runner.NewRunID(test.Run.Name), Listen: f.listen, Advertise: f.advertise, JoinTimeout: join}, nil
 }
 
 // newEngine makes the engine --engine names.

@@ -1,0 +1,170 @@
+package convert
+
+import (
+	"errors"
+	"time"
+
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// Run is what a real run reads of its scenario beyond the model's inputs
+// (Test.Plan: λ, C, k, Δ, τ_out, the gate, in seconds) and the driver's
+// configuration (Test.Driver): the runner reads the scenario through
+// these three and nothing else (docs/design.md, "The house").
+type Run struct {
+	// Name is the scenario's name; TargetURL the URL the load is sent to.
+	Name, TargetURL string
+	// Warmup is the baseline before the spike; Observe how long the run
+	// watches after it when nothing ends it early.
+	Warmup, Observe time.Duration
+	// SpikeDuration is Δ.
+	SpikeDuration time.Duration
+	// MaxDuration is the hard limit on the run: max_duration, or the
+	// horizon and the schedule's slack.
+	MaxDuration time.Duration
+	// Recovery is when the run counts the service as recovered.
+	Recovery Recovery
+	// OnTrap is what the run does once the service is judged trapped;
+	// nil: nothing.
+	OnTrap *OnTrap
+	// Brakes are the stop_when conditions, in the order declared.
+	Brakes []Brake
+	// Metrics is where the service's metrics are read; nil when the
+	// scenario has no prometheus block.
+	Metrics *Metrics
+	// Secrets are the values of the sensitive variables, which the run
+	// replaces wherever it writes or logs text.
+	Secrets []string
+	// MaxInFlightChosen says the scenario set client.max_in_flight itself
+	// (a value lowered to the descriptor limit is then worth a note).
+	MaxInFlightChosen bool
+
+	sends func() error
+}
+
+// Recovery is when a run counts the service as recovered (block
+// "recovery").
+type Recovery struct {
+	// SuccessRatio is the first-attempt success ratio the service must
+	// get back above, in [0, 1].
+	SuccessRatio float64
+	// Hold is how long the ratio must stay above it.
+	Hold time.Duration
+}
+
+// OnTrap is the action a run takes once the service is judged trapped
+// (block "on_trap").
+type OnTrap struct {
+	// Action is "drop" (demand to zero), "rate" (demand to Rate) or
+	// "command" (run Command, demand stays at baseline).
+	Action string
+	// Rate is the demand for Action "rate", first attempts per second.
+	Rate float64
+	// Command is the argv for Action "command".
+	Command []string
+	// Observe is how long the run watches after the action.
+	Observe time.Duration
+}
+
+// Metrics is where a run reads the service's metrics (block
+// "prometheus").
+type Metrics struct {
+	// Embedded is the in-process server, which scrapes Scrape every
+	// ScrapeInterval; otherwise Address is a Prometheus HTTP API.
+	Embedded       bool
+	Address        string
+	Scrape         []string
+	ScrapeInterval time.Duration // the embedded server's, defaults filled
+	// Timeout bounds one query; 0 means the client's default.
+	Timeout time.Duration
+	// Queries are the queries the scenario configured (Queries' order).
+	Queries []Query
+	// Auth and TLS are for a remote server; nil: none.
+	Auth *Auth
+	TLS  *TLS
+}
+
+// Auth names the environment variables that hold a Prometheus
+// server's credentials; the credentials never appear in a scenario.
+type Auth struct{ BearerTokenEnv, UsernameEnv, PasswordEnv string }
+
+// TLS configures TLS to a Prometheus server.
+type TLS struct {
+	CAFile, CertFile, KeyFile, ServerName string
+	InsecureSkipVerify                    bool
+}
+
+// Brake is one stop_when condition: Query fires when it returns any
+// sample or cannot be evaluated within Timeout.
+type Brake struct {
+	Name, Query string
+	// Address is where Query is evaluated: "" for the run's own
+	// Prometheus, else another server's base URL (with Auth and TLS).
+	Address string
+	Timeout time.Duration // 0 means the runner's default
+	Auth    *Auth
+	TLS     *TLS
+}
+
+// CheckSends reports the first host the run would reach outside the
+// scenario's allow_hosts (scenarios.CheckSends: the target's, a Host or
+// :authority header's, a scrape target's): refused describes it, empty
+// when every host is allowed; err is a target URL that does not parse.
+func (r Run) CheckSends() (refused string, err error) {
+	if r.sends == nil {
+		return "", nil
+	}
+	err = r.sends()
+	var na *scenarios.NotAllowedError
+	if errors.As(err, &na) {
+		return na.Error(), nil
+	}
+	return "", err
+}
+
+// RunOf is the run's part of a scenario; New fills Test.Run with it.
+func RunOf(s *scenarios.Scenario) Run {
+	r := Run{
+		Name: s.Name, TargetURL: s.Target.URL,
+		Warmup: s.Load.Warmup, Observe: s.Load.Observe, SpikeDuration: s.Load.Spike.Duration,
+		Recovery:          Recovery{SuccessRatio: s.Recovery.SuccessRatio, Hold: s.Recovery.Hold},
+		Secrets:           s.Secrets,
+		MaxInFlightChosen: s.Client.MaxInFlight != scenarios.DefaultMaxInFlight,
+		sends:             func() error { return scenarios.CheckSends(s) },
+	}
+	if ot := s.OnTrap; ot != nil {
+		r.OnTrap = &OnTrap{Action: ot.Action, Rate: ot.Rate, Command: ot.Command, Observe: ot.Observe}
+	}
+	r.MaxDuration = s.MaxDuration
+	if r.MaxDuration <= 0 {
+		r.MaxDuration = r.Horizon() + ScheduleSlack
+	}
+	for _, c := range s.StopWhen {
+		r.Brakes = append(r.Brakes, Brake{Name: c.Name, Query: c.Query, Address: c.Address, Timeout: c.Timeout,
+			Auth: authOf(c.Auth), TLS: tlsOf(c.TLS)})
+	}
+	if p := s.Prometheus; p != nil {
+		r.Metrics = &Metrics{Embedded: Embedded(p), Address: p.Address, Scrape: p.Scrape,
+			ScrapeInterval: EmbeddedInterval(p), Timeout: p.Timeout, Queries: Queries(p),
+			Auth: authOf(p.Auth), TLS: tlsOf(p.TLS)}
+	}
+	return r
+}
+
+func authOf(a *scenarios.PrometheusAuth) *Auth {
+	if a == nil {
+		return nil
+	}
+	return &Auth{BearerTokenEnv: a.BearerTokenEnv, UsernameEnv: a.UsernameEnv, PasswordEnv: a.PasswordEnv}
+}
+
+func tlsOf(t *scenarios.PrometheusTLS) *TLS {
+	if t == nil {
+		return nil
+	}
+	return &TLS{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
+}
+
+// SensitiveValue is what a sensitive variable's value reads wherever a
+// run writes or logs text.
+const SensitiveValue = scenarios.SensitiveValue
