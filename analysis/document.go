@@ -245,9 +245,9 @@ type Observation struct {
 	// rates), the best that had data; WaitSourceReason says why it and not
 	// a better one. WaitDelayS is its delay after the spike's end, seconds:
 	// samples before it still carried the spike and were not judged.
-	WaitSource       string   `json:"wait_source,omitempty"`
-	WaitSourceReason string   `json:"wait_source_reason,omitempty"`
-	WaitDelayS       *float64 `json:"wait_delay_s,omitempty"`
+	WaitSource       WaitSource `json:"wait_source,omitempty"`
+	WaitSourceReason string     `json:"wait_source_reason,omitempty"`
+	WaitDelayS       *float64   `json:"wait_delay_s,omitempty"`
 	// BlindSignals are the wait sources found blind: they could not show
 	// the wait while first attempts failed, and were neither judged nor
 	// shown as the wait.

@@ -10,10 +10,10 @@ import (
 // how late they tell the truth. The fluid model, the request-level model
 // and a real run all hand their wait to Judge in this form.
 type WaitSeries struct {
-	// Source names the signal: "service" (the service's wait gauge),
-	// "tracers" (probes the service answered), "ingress-served" (the
-	// backlog integrated from the service's rates), or a model's name.
-	Source string
+	// Source names the signal (WaitSource: the service's wait gauge, the
+	// tracers the service answered, the backlog integrated from its rates,
+	// or a model's own wait); empty when there is none.
+	Source WaitSource
 	// T and W are the samples: when (seconds since the run started) and
 	// the wait then (seconds). T need not be sorted.
 	T, W []float64
@@ -81,7 +81,7 @@ type Judgement struct {
 	// while undecided (keep watching, or, when Final, cannot tell).
 	Verdict Verdict
 	// Source is the wait signal judged; DelayS its delay after the spike.
-	Source string
+	Source WaitSource
 	DelayS float64
 	// Settled is set once the signal holds only the state after the spike
 	// (SettledAtS = SpikeEndS + DelayS, seconds since the run started).

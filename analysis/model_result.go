@@ -92,11 +92,11 @@ func (c *RowCounts) Row(t, span, spikeStartS, spikeEndS float64, attempts []floa
 	m.TS = t
 	switch {
 	case t < spikeStartS:
-		m.Phase = "warmup"
+		m.Phase = PhaseWarmup
 	case t < spikeEndS:
-		m.Phase = "spike"
+		m.Phase = PhaseSpike
 	default:
-		m.Phase = "observe"
+		m.Phase = PhaseObserve
 	}
 	inv := 1 / span
 	all, retries := 0.0, 0.0

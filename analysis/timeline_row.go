@@ -34,7 +34,7 @@ import (
 // is one only a model knows. In JSON an unknown (NaN) field is left out.
 type TimelineRow struct {
 	TS    float64 `csv:"t_s" json:"t_s"`     // start of the row, seconds since the run (or the model's first stage) started
-	Phase string  `csv:"phase" json:"phase"` // warmup, spike, observe, on_trap
+	Phase Phase   `csv:"phase" json:"phase"` // PhaseWarmup, PhaseSpike, PhaseObserve, PhaseOnTrap
 
 	Planned   float64 `csv:"planned" json:"planned"`       // first attempts whose planned time came
 	Sent      float64 `csv:"sent" json:"sent"`             // first attempts sent

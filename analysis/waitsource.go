@@ -1,21 +1,30 @@
 package analysis
 
-// The wait sources a run can judge the trend on (WaitSeries.Source and the
-// result document's wait_source), best first in WaitSources.
+// WaitSource names a signal a run can judge the wait's trend on
+// (WaitSeries.Source, the result document's wait_source and
+// blind_signals, the chart's wait lines): each is defined once, below,
+// and every package uses the constant.
+type WaitSource string
+
+// The wait sources, best first in WaitSources.
 const (
 	// WaitFromService is the service's own wait gauge (the wait query).
-	WaitFromService = "service"
+	WaitFromService WaitSource = "service"
 	// WaitFromTracers are the driver's tracers that the service answered:
 	// each one's latency is the wait it met.
-	WaitFromTracers = "tracers"
+	WaitFromTracers WaitSource = "tracers"
 	// WaitFromBacklog is the backlog integrated from the service's rates,
 	// Σ (ingress − served)/C: it lags by the queries' windows, and its
 	// slope restates A_fail.
-	WaitFromBacklog = "ingress-served"
+	WaitFromBacklog WaitSource = "ingress-served"
+	// WaitFromFluidModel and WaitFromRequestModel are a model's own wait,
+	// exact and without delay.
+	WaitFromFluidModel   WaitSource = "fluid model"
+	WaitFromRequestModel WaitSource = "request model"
 )
 
 // WaitSources are the wait sources, best first.
-var WaitSources = []string{WaitFromService, WaitFromTracers, WaitFromBacklog}
+var WaitSources = []WaitSource{WaitFromService, WaitFromTracers, WaitFromBacklog}
 
 // MeasuredJudgePolicy is the verdict rule's policy for real runs: at least
 // three independent samples of the settled wait, and a floor of 0.002 s/s
@@ -26,6 +35,6 @@ var MeasuredJudgePolicy = JudgePolicy{MinPoints: 3, MinStdErr: 0.002}
 // attempts fail (tracers a layer answers first, counters behind the
 // queue), and why: it is never judged, nor shown as the wait.
 type BlindSignal struct {
-	Source string `json:"source"`
-	Reason string `json:"reason"`
+	Source WaitSource `json:"source"`
+	Reason string     `json:"reason"`
 }

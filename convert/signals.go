@@ -154,12 +154,12 @@ func EmbeddedInterval(p *scenarios.Prometheus) time.Duration {
 // its delay after the spike's end in seconds: the retry streams settling
 // plus the lag of the queries it reads (tracers are the driver's own: no
 // lag).
-func WaitDelays(settleS float64, sigs []Signal, tracers bool) map[string]float64 {
+func WaitDelays(settleS float64, sigs []Signal, tracers bool) map[analysis.WaitSource]float64 {
 	lag := map[string]float64{}
 	for _, q := range sigs {
 		lag[q.Name] = q.LagS()
 	}
-	out := map[string]float64{}
+	out := map[analysis.WaitSource]float64{}
 	if l, ok := lag["wait"]; ok {
 		out[analysis.WaitFromService] = settleS + l
 	}
@@ -176,8 +176,8 @@ func WaitDelays(settleS float64, sigs []Signal, tracers bool) map[string]float64
 
 // Resolutions is, for each wait source, the seconds between two
 // independent samples: one scrape of its queries (tracers: one second).
-func Resolutions(sigs []Signal) map[string]float64 {
-	out := map[string]float64{analysis.WaitFromTracers: 1}
+func Resolutions(sigs []Signal) map[analysis.WaitSource]float64 {
+	out := map[analysis.WaitSource]float64{analysis.WaitFromTracers: 1}
 	for _, q := range sigs {
 		switch q.Name {
 		case "wait":
@@ -193,7 +193,7 @@ func Resolutions(sigs []Signal) map[string]float64 {
 // at the soonest, seconds, on the best wait source offered: its delay plus
 // enough independent samples for a trend (analysis.MeasuredJudgePolicy);
 // NaN when there is none. The note says what it is made of.
-func SoonestJudgement(delays, resolution map[string]float64, settleS float64) (float64, string) {
+func SoonestJudgement(delays, resolution map[analysis.WaitSource]float64, settleS float64) (float64, string) {
 	minPoints := analysis.MeasuredJudgePolicy.MinPoints
 	for _, src := range analysis.WaitSources {
 		d, ok := delays[src]

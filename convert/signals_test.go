@@ -41,12 +41,12 @@ func TestSignalDelays(t *testing.T) {
 		t.Errorf("delays %v; want ingress-served 72 s (the slower of its two queries), tracers 2 s, wait gauge 7 s", d)
 	}
 	delete(d, analysis.WaitFromService)
-	need, note := SoonestJudgement(d, map[string]float64{analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}, 2)
+	need, note := SoonestJudgement(d, map[analysis.WaitSource]float64{analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}, 2)
 	// The best source offered is tracers: 2 s to settle, three samples a second apart.
 	if need != 5 || !strings.Contains(note, "tracers") {
 		t.Errorf("soonest %g s (%s); want 5 s on tracers", need, note)
 	}
-	if need, _ := SoonestJudgement(map[string]float64{}, nil, 2); !math.IsNaN(need) {
+	if need, _ := SoonestJudgement(map[analysis.WaitSource]float64{}, nil, 2); !math.IsNaN(need) {
 		t.Errorf("no source: %g", need)
 	}
 }

@@ -32,7 +32,7 @@ type onTrapState struct {
 func (r *run) startOnTrap(now float64) {
 	ot := r.spec.OnTrap
 	st := &onTrapState{at: now, recovered: math.NaN()}
-	r.onTrap, r.phase = st, "on_trap"
+	r.onTrap, r.phase = st, analysis.PhaseOnTrap
 	switch ot.Action {
 	case "drop", "rate":
 		rate := 0.0

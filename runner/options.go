@@ -72,9 +72,9 @@ type FleetOptions struct {
 
 // Status is the run as it stands, for progress lines.
 type Status struct {
-	Phase     string        // "preflight", "warmup", "spike", "observe", "on_trap", "done"
-	Elapsed   time.Duration // since the load started
-	Remaining time.Duration // until the horizon (an upper bound)
+	Phase     analysis.Phase // PhasePreflight, PhaseWarmup, PhaseSpike, PhaseObserve, PhaseOnTrap, PhaseDone
+	Elapsed   time.Duration  // since the load started
+	Remaining time.Duration  // until the horizon (an upper bound)
 	// RatePerS is first attempts sent in the last second; Attempts,
 	// Failed and SuccessRatio are for the last second too.
 	RatePerS float64
@@ -87,7 +87,7 @@ type Status struct {
 	// WaitS is the latest sample of the wait the verdict is judged on, from
 	// WaitSource; NaN when unknown.
 	WaitS      float64
-	WaitSource string
+	WaitSource analysis.WaitSource
 	// WaitBlind names the wait sources found blind (they cannot show the
 	// wait: WaitS never comes from them), comma-separated; "" for none.
 	WaitBlind string

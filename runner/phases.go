@@ -16,7 +16,7 @@ import (
 func (r *run) step() bool {
 	now := r.elapsed()
 	switch r.phase {
-	case "warmup":
+	case analysis.PhaseWarmup:
 		if now < r.warmupEnd() {
 			break
 		}
@@ -25,15 +25,15 @@ func (r *run) step() bool {
 			return true
 		}
 		r.startSpike()
-	case "spike":
+	case analysis.PhaseSpike:
 		if now >= r.spikeEnd {
-			r.phase = "observe"
+			r.phase = analysis.PhaseObserve
 		}
-	case "observe":
+	case analysis.PhaseObserve:
 		if r.observe(now) {
 			return true
 		}
-	case "on_trap":
+	case analysis.PhaseOnTrap:
 		if r.watchOnTrap(now) {
 			return true
 		}
@@ -95,7 +95,7 @@ func (r *run) startSpike() {
 	})
 	r.spikeStart = at.Seconds()
 	r.spikeEnd = r.spikeStart + spike.Seconds()
-	r.phase = "spike"
+	r.phase = analysis.PhaseSpike
 	r.opts.logf("spike: %.0f/s for %s", peak, spike)
 }
 
@@ -227,11 +227,11 @@ func (r *run) tracerTimeout() float64 {
 }
 
 // noteBlind logs each wait source the first time it is found blind.
-func (r *run) noteBlind(blind map[string]string) {
+func (r *run) noteBlind(blind map[analysis.WaitSource]string) {
 	for _, src := range analysis.WaitSources {
 		if why := blind[src]; why != "" && !r.blindLogged[src] {
 			if r.blindLogged == nil {
-				r.blindLogged = map[string]bool{}
+				r.blindLogged = map[analysis.WaitSource]bool{}
 			}
 			r.blindLogged[src] = true
 			r.opts.logf("the %s wait signal is blind, and not used: %s", src, why)
@@ -289,7 +289,7 @@ func (r *run) progress() {
 	r.opts.Progress(r.status(r.phase))
 }
 
-func (r *run) status(phase string) Status {
+func (r *run) status(phase analysis.Phase) Status {
 	st := Status{Phase: phase, Elapsed: r.drv.Elapsed(), SuccessRatio: math.NaN(), WaitS: math.NaN(), Verdict: r.verdict, Note: r.reason}
 	if st.Verdict == "" && r.observed != "" {
 		st.Verdict, st.Note = analysis.VerdictMetastable, r.observed
@@ -299,7 +299,7 @@ func (r *run) status(phase string) Status {
 	}
 	var blind []string
 	for _, b := range r.choice.blind {
-		blind = append(blind, b.Source)
+		blind = append(blind, string(b.Source))
 	}
 	st.WaitBlind = strings.Join(blind, ", ")
 	if left := r.spec.Horizon() - st.Elapsed; left > 0 {

@@ -23,7 +23,7 @@ func unitRun(timeout time.Duration) *run {
 	plan := analysis.Document{Scenario: analysis.ScenarioSection{TimeoutS: timeout.Seconds(), PatienceS: timeout.Seconds(), PatienceFrom: "the client timeout τ_out"}}
 	test := &convert.Test{Run: spec, Plan: inputs}
 	return &run{opts: Options{Test: test}, test: test, spec: spec, inputs: inputs, plan: plan, spikeStart: 0, spikeEnd: 40, recoveryS: math.NaN(), judgedAt: math.NaN(),
-		waits: newWaitSources(map[string]float64{}, map[string]float64{}, inputs.Scenario.CapacityPerS)}
+		waits: newWaitSources(map[analysis.WaitSource]float64{}, map[analysis.WaitSource]float64{}, inputs.Scenario.CapacityPerS)}
 }
 
 // With a long client timeout, the first timeouts of a trigger complete only

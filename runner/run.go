@@ -78,7 +78,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		opts.logf("%s", b.Reason)
 	}
 	if opts.Progress != nil {
-		opts.Progress(Status{Phase: "preflight", SuccessRatio: math.NaN(), WaitS: math.NaN(), Note: "checking Prometheus and the queries"})
+		opts.Progress(Status{Phase: analysis.PhasePreflight, SuccessRatio: math.NaN(), WaitS: math.NaN(), Note: "checking Prometheus and the queries"})
 	}
 	// The driver's metrics are served before the preflight, so that a
 	// remote Prometheus scraping them knows the target when the run asks.
@@ -254,7 +254,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir, Start: r.start}
 	r.redact.Doc(&res.Document)
 	if r.opts.Progress != nil {
-		r.opts.Progress(r.status("done"))
+		r.opts.Progress(r.status(analysis.PhaseDone))
 	}
 	if err := report.WriteResult(filepath.Join(r.opts.OutDir, ResultFile), res.Document); err != nil && runErr == nil {
 		runErr = failf(KindHarness, "%w", err)

@@ -29,19 +29,19 @@ type run struct {
 	rows  []analysis.TimelineRow
 	start time.Time // wall time at which the driver's clock started
 
-	phase                string
+	phase                analysis.Phase
 	spikeStart, spikeEnd float64 // seconds since the load started; NaN until known
 	// retrySettle is how long after the spike, in seconds, the clients'
 	// retry streams take to reach the failed state's rates.
 	retrySettle float64
 	waits       *waitSources
-	resolution  map[string]float64 // seconds between independent samples of each wait source
+	resolution  map[analysis.WaitSource]float64 // seconds between independent samples of each wait source
 	// judgement is the wait trend's latest judgement, on the source the
 	// judge chose (choice says which and why).
 	judgement analysis.Judgement
 	choice    choice
 	// blindLogged are the wait sources already logged as blind.
-	blindLogged map[string]bool
+	blindLogged map[analysis.WaitSource]bool
 	// cohorts are the driver's cohorts as they stood when the load stopped.
 	cohorts []loadgen.Cohort
 
@@ -84,7 +84,7 @@ func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *r
 	t := opts.Test
 	r := &run{
 		opts: opts, test: t, spec: t.Run, plan: analysis.Plan(t.Plan), inputs: t.Plan, drv: drv, mets: mets, tw: tw,
-		phase: "warmup", spikeStart: math.NaN(), spikeEnd: math.NaN(), recoveryS: math.NaN(), judgedAt: math.NaN(), lastStatus: -1,
+		phase: analysis.PhaseWarmup, spikeStart: math.NaN(), spikeEnd: math.NaN(), recoveryS: math.NaN(), judgedAt: math.NaN(), lastStatus: -1,
 	}
 	r.retrySettle = t.RetrySettleS
 	r.resolution = convert.Resolutions(mets.signals())
@@ -239,16 +239,16 @@ func (r *run) driverLost(row analysis.TimelineRow) float64 {
 }
 
 // phaseAt names the phase a moment of the run belongs to.
-func (r *run) phaseAt(t float64) string {
+func (r *run) phaseAt(t float64) analysis.Phase {
 	switch {
 	case math.IsNaN(r.spikeStart) || t < r.spikeStart:
-		return "warmup"
+		return analysis.PhaseWarmup
 	case t < r.spikeEnd:
-		return "spike"
+		return analysis.PhaseSpike
 	case r.onTrap != nil && t >= r.onTrap.at:
-		return "on_trap"
+		return analysis.PhaseOnTrap
 	}
-	return "observe"
+	return analysis.PhaseObserve
 }
 
 // measuredSecond converts one of the driver's seconds and the service's

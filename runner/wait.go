@@ -11,15 +11,15 @@ import (
 // waitSources holds, as the run goes, every wait series the scenario
 // offers, so the judge can take the best one that has data.
 type waitSources struct {
-	delays     map[string]float64 // seconds after the spike's end before each source holds only the state after it
-	resolution map[string]float64 // seconds between independent samples of each source
-	series     map[string]*analysis.WaitSeries
+	delays     map[analysis.WaitSource]float64 // seconds after the spike's end before each source holds only the state after it
+	resolution map[analysis.WaitSource]float64 // seconds between independent samples of each source
+	series     map[analysis.WaitSource]*analysis.WaitSeries
 	capacity   float64 // C of the backlog integral: the scenario's
 	backlog    float64 // seconds of work integrated since the spike began
 }
 
-func newWaitSources(delays, resolution map[string]float64, capacity float64) *waitSources {
-	ws := &waitSources{delays: delays, resolution: resolution, capacity: capacity, series: map[string]*analysis.WaitSeries{}}
+func newWaitSources(delays, resolution map[analysis.WaitSource]float64, capacity float64) *waitSources {
+	ws := &waitSources{delays: delays, resolution: resolution, capacity: capacity, series: map[analysis.WaitSource]*analysis.WaitSeries{}}
 	for src, d := range delays {
 		ws.series[src] = &analysis.WaitSeries{Source: src, DelayS: d, ResolutionS: math.Max(1, resolution[src])}
 	}
@@ -28,7 +28,7 @@ func newWaitSources(delays, resolution map[string]float64, capacity float64) *wa
 
 // retune sets new delays and resolutions (a scrape interval read again):
 // the samples stay, the judge reads them with the new delays.
-func (ws *waitSources) retune(delays, resolution map[string]float64) {
+func (ws *waitSources) retune(delays, resolution map[analysis.WaitSource]float64) {
 	ws.delays, ws.resolution = delays, resolution
 	for src, s := range ws.series {
 		if d, ok := delays[src]; ok {
@@ -60,7 +60,7 @@ func (ws *waitSources) add(row *analysis.TimelineRow, spikeStart float64) {
 }
 
 // latest is the newest sample of a source; NaN when it has none.
-func (ws *waitSources) latest(src string) float64 {
+func (ws *waitSources) latest(src analysis.WaitSource) float64 {
 	s := ws.series[src]
 	if s == nil || len(s.W) == 0 {
 		return math.NaN()
@@ -69,7 +69,7 @@ func (ws *waitSources) latest(src string) float64 {
 }
 
 // peak is the largest sample of a source; NaN when it has none.
-func (ws *waitSources) peak(src string) float64 {
+func (ws *waitSources) peak(src analysis.WaitSource) float64 {
 	s := ws.series[src]
 	p := math.NaN()
 	if s == nil {
@@ -96,7 +96,7 @@ type choice struct {
 // answered, else ingress − served; while none has, the best that exists
 // and is not blind (to say what the run is waiting for). A blind source is
 // never chosen: its value is not the wait.
-func (ws *waitSources) choose(spikeEndS float64, blind map[string]string) choice {
+func (ws *waitSources) choose(spikeEndS float64, blind map[analysis.WaitSource]string) choice {
 	var skipped []string
 	var first *analysis.WaitSeries
 	var c choice
@@ -111,7 +111,7 @@ func (ws *waitSources) choose(spikeEndS float64, blind map[string]string) choice
 			continue
 		}
 		if why := blind[src]; why != "" {
-			skipped = append(skipped, src+" is blind: "+why)
+			skipped = append(skipped, string(src)+" is blind: "+why)
 			continue
 		}
 		if first == nil {
@@ -151,8 +151,8 @@ func settledPoints(s analysis.WaitSeries, spikeEndS float64) int {
 	return len(bins)
 }
 
-func chosenReason(src string, skipped []string) string {
-	what := map[string]string{
+func chosenReason(src analysis.WaitSource, skipped []string) string {
+	what := map[analysis.WaitSource]string{
 		analysis.WaitFromService: "the service's own wait gauge (the wait query), the best source",
 		analysis.WaitFromTracers: "tracers the service answered: each one's latency is the wait it met",
 		analysis.WaitFromBacklog: "the backlog integrated from the service's ingress and served rates; it lags by their range windows",
@@ -177,12 +177,12 @@ const blindMinShare = 0.5
 // failed state the clients had seen. A source is judged once its delay
 // after the first second that failed so has passed; before, it is not
 // blind. now is seconds since the run started.
-func (ws *waitSources) blindness(rows []analysis.TimelineRow, spikeStartS, spikeEndS, patienceS, tracerTimeoutS, threshold, now float64) map[string]string {
+func (ws *waitSources) blindness(rows []analysis.TimelineRow, spikeStartS, spikeEndS, patienceS, tracerTimeoutS, threshold, now float64) map[analysis.WaitSource]string {
 	failedAt, ok := waitFailingSince(rows, spikeStartS, threshold)
 	if !ok {
 		return nil
 	}
-	out := map[string]string{}
+	out := map[analysis.WaitSource]string{}
 	for src, s := range ws.series {
 		due := failedAt + s.DelayS + 2*s.ResolutionS
 		if now < due {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,12 +22,12 @@ func proxyRow(ts float64) analysis.TimelineRow {
 // service's gauge, else tracers the service answered, else ingress −
 // served; and says why it passed over a better one.
 func TestWaitSourceChoice(t *testing.T) {
-	delays := map[string]float64{analysis.WaitFromService: 3, analysis.WaitFromTracers: 2, analysis.WaitFromBacklog: 22}
-	res := map[string]float64{analysis.WaitFromService: 5, analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}
+	delays := map[analysis.WaitSource]float64{analysis.WaitFromService: 3, analysis.WaitFromTracers: 2, analysis.WaitFromBacklog: 22}
+	res := map[analysis.WaitSource]float64{analysis.WaitFromService: 5, analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}
 	for _, tc := range []struct {
 		name   string
 		fill   func(*analysis.TimelineRow)
-		want   string
+		want   analysis.WaitSource
 		reason string
 	}{
 		{"gauge", func(m *analysis.TimelineRow) { m.WaitS = 40 + m.TS }, analysis.WaitFromService, "wait gauge"},
@@ -53,8 +54,8 @@ func TestWaitSourceChoice(t *testing.T) {
 // source is not called blind before its delay has passed, nor while the
 // failures are refusals at the door, which need no queue.
 func TestBlindSourcesAreNeverJudged(t *testing.T) {
-	delays := map[string]float64{analysis.WaitFromService: 3, analysis.WaitFromTracers: 2, analysis.WaitFromBacklog: 22}
-	res := map[string]float64{analysis.WaitFromService: 5, analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}
+	delays := map[analysis.WaitSource]float64{analysis.WaitFromService: 3, analysis.WaitFromTracers: 2, analysis.WaitFromBacklog: 22}
+	res := map[analysis.WaitSource]float64{analysis.WaitFromService: 5, analysis.WaitFromTracers: 1, analysis.WaitFromBacklog: 5}
 	// Timeouts at the client from second 12 on.
 	timedOut := func(m *analysis.TimelineRow) {
 		m.FirstErrors, m.TracerErrors, m.FirstTimeouts, m.Timeouts = 0, 0, 50, 150
@@ -64,21 +65,21 @@ func TestBlindSourcesAreNeverJudged(t *testing.T) {
 		name  string
 		fill  func(*analysis.TimelineRow)
 		now   float64
-		blind []string // the sources found blind
-		want  string   // the source chosen
+		blind []analysis.WaitSource // the sources found blind
+		want  analysis.WaitSource   // the source chosen
 	}{
 		{"counters behind the queue, a flat gauge, tracers timing out", func(m *analysis.TimelineRow) {
 			timedOut(m)
 			m.WaitS, m.IngressPerS, m.ServedPerS, m.TracersSent = 0.01, 100, 100, 4
-		}, 60, []string{analysis.WaitFromService, analysis.WaitFromTracers, analysis.WaitFromBacklog}, ""},
+		}, 60, []analysis.WaitSource{analysis.WaitFromService, analysis.WaitFromTracers, analysis.WaitFromBacklog}, ""},
 		{"the same, before the backlog's delay has passed", func(m *analysis.TimelineRow) {
 			timedOut(m)
 			m.WaitS, m.IngressPerS, m.ServedPerS, m.TracersSent = 0.01, 100, 100, 4
-		}, 40, []string{analysis.WaitFromService, analysis.WaitFromTracers}, analysis.WaitFromBacklog},
+		}, 40, []analysis.WaitSource{analysis.WaitFromService, analysis.WaitFromTracers}, analysis.WaitFromBacklog},
 		{"a gauge that shows the wait", func(m *analysis.TimelineRow) {
 			timedOut(m)
 			m.WaitS, m.IngressPerS, m.ServedPerS = 2+m.TS/10, 100, 100
-		}, 60, []string{analysis.WaitFromBacklog}, analysis.WaitFromService},
+		}, 60, []analysis.WaitSource{analysis.WaitFromBacklog}, analysis.WaitFromService},
 		{"refusals at the door", func(m *analysis.TimelineRow) {
 			m.FirstErrors, m.Errors, m.Rejected, m.TracerErrors = 50, 0, 150, 0
 			m.WaitS, m.IngressPerS, m.ServedPerS = 0.1, 100, 100
@@ -98,14 +99,14 @@ func TestBlindSourcesAreNeverJudged(t *testing.T) {
 			rows = append(rows, m)
 		}
 		blind := ws.blindness(rows, 10, 20, 1, 5, 0.99, tc.now)
-		var got []string
+		var got []analysis.WaitSource
 		for _, src := range analysis.WaitSources {
 			if blind[src] != "" {
 				got = append(got, src)
 			}
 		}
 		c := ws.choose(20, blind)
-		if strings.Join(got, ",") != strings.Join(tc.blind, ",") || c.series.Source != tc.want || len(c.blind) != len(tc.blind) {
+		if !slices.Equal(got, tc.blind) || c.series.Source != tc.want || len(c.blind) != len(tc.blind) {
 			t.Errorf("%s: blind %v, chose %q; want blind %v, %q (%v)", tc.name, got, c.series.Source, tc.blind, tc.want, blind)
 		}
 	}
@@ -113,7 +114,7 @@ func TestBlindSourcesAreNeverJudged(t *testing.T) {
 
 // The backlog integral starts at the spike and clamps at zero.
 func TestBacklogIntegral(t *testing.T) {
-	ws := newWaitSources(map[string]float64{analysis.WaitFromBacklog: 0}, map[string]float64{analysis.WaitFromBacklog: 1}, 200)
+	ws := newWaitSources(map[analysis.WaitSource]float64{analysis.WaitFromBacklog: 0}, map[analysis.WaitSource]float64{analysis.WaitFromBacklog: 1}, 200)
 	for ts, in := range []float64{100, 300, 300, 0, 0} {
 		m := analysis.TimelineRow{TS: float64(ts), IngressPerS: in, ServedPerS: 200, WaitS: math.NaN()}
 		ws.add(&m, 1)

@@ -297,7 +297,7 @@ func (r *sim) judgeWait(rho float64) analysis.Judgement {
 	end := r.res.EndS
 	window := math.Max(0.25*(end-r.res.SpikeEndS), 2*settleS)
 	from := math.Max(r.res.SpikeEndS, end-window)
-	w := analysis.WaitSeries{Source: "fluid model", DelayS: from - r.res.SpikeEndS, ResolutionS: r.cfg.SampleS}
+	w := analysis.WaitSeries{Source: analysis.WaitFromFluidModel, DelayS: from - r.res.SpikeEndS, ResolutionS: r.cfg.SampleS}
 	for _, s := range tl {
 		if at := s.TS + r.cfg.SampleS; at >= from && at <= end {
 			w.T, w.W = append(w.T, at), append(w.W, s.WaitS)

@@ -13,7 +13,7 @@ import (
 // the hidden factor, the wait's slope, A from the slope and from the
 // recovery time, and the recovery time itself, each with its 95 % interval
 // where the data give one.
-func EstimateTable(plan analysis.Document, in Inference, recoveryS float64, waitSource string) []analysis.Estimate {
+func EstimateTable(plan analysis.Document, in Inference, recoveryS float64, waitSource analysis.WaitSource) []analysis.Estimate {
 	p := plan.Prediction
 	client := plan.Amplification.Client
 	row := func(name, label, unit string, pred float64, meas Interval, note string) analysis.Estimate {
@@ -23,10 +23,10 @@ func EstimateTable(plan analysis.Document, in Inference, recoveryS float64, wait
 	point := func(x float64) Interval { return Interval{Value: x, Lo: math.NaN(), Hi: math.NaN()} }
 	slopeNote := "not measured: no settled wait signal"
 	if waitSource != "" {
-		slopeNote = "from the " + waitSource + " wait, settled samples only"
+		slopeNote = "from the " + string(waitSource) + " wait, settled samples only"
 	}
 	fromSlopeNote := "(slope + 1)/ρ"
-	if waitSource == "ingress-served" {
+	if waitSource == analysis.WaitFromBacklog {
 		fromSlopeNote = "not reported: the slope of ingress − served restates A_fail"
 	}
 	return []analysis.Estimate{

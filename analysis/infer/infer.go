@@ -210,7 +210,7 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	in.AFail = failedAmplification(rows, windows, f, aClient)
 	if j := f.Wait; j.Trend.N >= 2 {
 		in.WaitSlope = Interval{Value: j.Trend.Slope, Lo: j.SlopeLo, Hi: j.SlopeHi, N: j.Trend.N}
-		if j.Source == "service" || j.Source == "tracers" {
+		if j.Source == analysis.WaitFromService || j.Source == analysis.WaitFromTracers {
 			in.AFromSlope = slopeAmplification(rows, f, j, in)
 		}
 	}

@@ -30,7 +30,7 @@ func TestModelTimelineRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, doc := range []analysis.Document{fl, req} {
-		phases := map[string]int{}
+		phases := map[analysis.Phase]int{}
 		failedFirst := 0.0
 		for i, m := range doc.Timeline {
 			phases[m.Phase]++

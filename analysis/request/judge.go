@@ -69,7 +69,7 @@ func (r *sim) judgeWait(end float64) analysis.Judgement {
 	after := end - r.spikeEnd
 	window := math.Max(0.25*after, 2*float64(r.tl.settle)*r.tl.sample)
 	from := math.Max(r.spikeEnd, end-window)
-	w := analysis.WaitSeries{Source: "request model", DelayS: from - r.spikeEnd, ResolutionS: r.tl.sample}
+	w := analysis.WaitSeries{Source: analysis.WaitFromRequestModel, DelayS: from - r.spikeEnd, ResolutionS: r.tl.sample}
 	for _, row := range r.res.Timeline {
 		rowEnd := math.Min(row.TS+r.tl.sample, end)
 		if rowEnd >= from && rowEnd <= end {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/runner"
 )
 
@@ -19,7 +20,7 @@ type progressPrinter struct {
 	w         io.Writer
 	tty       bool
 	every     time.Duration
-	lastPhase string
+	lastPhase analysis.Phase
 	lastPrint time.Duration
 	drawn     bool   // a line is drawn in place and not yet ended
 	prefix    string // printed before every status line (the demo's system)
@@ -38,12 +39,12 @@ func (p *progressPrinter) update(st runner.Status) {
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 		p.drawn = true
-		if st.Phase == "done" {
+		if st.Phase == analysis.PhaseDone {
 			p.end()
 		}
 		return
 	}
-	if st.Phase != p.lastPhase || st.Elapsed-p.lastPrint >= p.every || st.Phase == "done" {
+	if st.Phase != p.lastPhase || st.Elapsed-p.lastPrint >= p.every || st.Phase == analysis.PhaseDone {
 		fmt.Fprintln(p.w, line)
 		p.lastPhase, p.lastPrint = st.Phase, st.Elapsed
 	}
@@ -66,11 +67,11 @@ func (p *progressPrinter) end() {
 
 func formatStatus(st runner.Status) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-9s %s", "["+st.Phase+"]", clock(st.Elapsed))
+	fmt.Fprintf(&b, "%-9s %s", "["+string(st.Phase)+"]", clock(st.Elapsed))
 	if st.Remaining > 0 {
 		fmt.Fprintf(&b, " (≤%s left)", clock(st.Remaining))
 	}
-	if st.Phase != "preflight" {
+	if st.Phase != analysis.PhasePreflight {
 		fmt.Fprintf(&b, "  first %4.0f/s  attempts %5.0f/s  failed %4.0f/s", st.RatePerS, st.Attempts, st.Failed)
 		if st.Failed > 0 {
 			var classes []string
@@ -96,7 +97,7 @@ func formatStatus(st runner.Status) string {
 	}
 	if st.Verdict != "" {
 		fmt.Fprintf(&b, "  → %s", st.Verdict)
-	} else if st.Note != "" && st.Phase == "preflight" {
+	} else if st.Note != "" && st.Phase == analysis.PhasePreflight {
 		fmt.Fprintf(&b, "  %s", st.Note)
 	}
 	return b.String()

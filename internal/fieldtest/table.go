@@ -27,7 +27,7 @@ func (o Outcome) Row() string {
 		judged = cell("%.0f s", analysis.Value(obs.JudgedS))
 		delay = cell("%.0f s", analysis.Value(obs.WaitDelayS))
 		if obs.WaitSource != "" {
-			delay += " (" + obs.WaitSource + ")"
+			delay += " (" + string(obs.WaitSource) + ")"
 		}
 		amp := d.Amplification
 		afail = cell("%.2f", analysis.Value(amp.Measured))

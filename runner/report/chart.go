@@ -86,11 +86,11 @@ var (
 	}
 
 	// phaseFill shades the phases, light enough for the lines to read over.
-	phaseFill = map[string]color.RGBA{
-		"warmup":  rgb(0xF2, 0xF2, 0xF2),
-		"spike":   rgb(0xFD, 0xE3, 0xCF),
-		"observe": rgb(0xE6, 0xF0, 0xFA),
-		"on_trap": rgb(0xEE, 0xE3, 0xF6),
+	phaseFill = map[analysis.Phase]color.RGBA{
+		analysis.PhaseWarmup:  rgb(0xF2, 0xF2, 0xF2),
+		analysis.PhaseSpike:   rgb(0xFD, 0xE3, 0xCF),
+		analysis.PhaseObserve: rgb(0xE6, 0xF0, 0xFA),
+		analysis.PhaseOnTrap:  rgb(0xEE, 0xE3, 0xF6),
 	}
 )
 
@@ -177,7 +177,7 @@ func TimelineChart(doc analysis.Document, rows []analysis.TimelineRow) (*Chart, 
 	ch.addSeries(rates, v, rows, SeriesIngress, "ingress at the service", dashed(colIngress), func(m analysis.TimelineRow) float64 { return m.IngressPerS })
 	for _, b := range v.bands {
 		if b.name != "" {
-			rates.legend.Add(b.name, b)
+			rates.legend.Add(string(b.name), b)
 		}
 	}
 

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/trigger-test/trigger/analysis"
 )
 
 // series is one line of the chart: a polyline through (xs[i], ys[i]) that
@@ -125,7 +127,7 @@ func (s *series) known() bool {
 // band shades one phase of the run, [from, to) seconds, across the whole
 // height of a panel.
 type band struct {
-	name     string
+	name     analysis.Phase
 	from, to float64
 	fill     color.Color
 }

@@ -35,9 +35,9 @@ func newTimelineView(doc analysis.Document, rows []analysis.TimelineRow) timelin
 	case obs != nil && obs.SpikeStartS != nil:
 		v.spikeStart = *obs.SpikeStartS
 		v.spikeEnd = analysis.Value(obs.SpikeEndS)
-	case hasPhase(rows, "spike"):
+	case hasPhase(rows, analysis.PhaseSpike):
 		for _, m := range rows {
-			if m.Phase == "spike" {
+			if m.Phase == analysis.PhaseSpike {
 				if !finite(v.spikeStart) {
 					v.spikeStart = m.TS
 				}
@@ -75,16 +75,16 @@ func phaseBands(rows []analysis.TimelineRow, v timelineView) []band {
 	}
 	if len(rows) == 0 && finite(v.spikeStart) && finite(v.spikeEnd) {
 		out = []band{
-			{name: "warmup", from: 0, to: v.spikeStart},
-			{name: "spike", from: v.spikeStart, to: v.spikeEnd},
-			{name: "observe", from: v.spikeEnd, to: v.xmax},
+			{name: analysis.PhaseWarmup, from: 0, to: v.spikeStart},
+			{name: analysis.PhaseSpike, from: v.spikeStart, to: v.spikeEnd},
+			{name: analysis.PhaseObserve, from: v.spikeEnd, to: v.xmax},
 		}
 		for i := range out {
 			out[i].fill = phaseFill[out[i].name]
 		}
 	}
 	// One legend entry per phase, however often it recurs.
-	seen := map[string]bool{}
+	seen := map[analysis.Phase]bool{}
 	for i := range out {
 		if seen[out[i].name] {
 			out[i].name = ""
@@ -116,7 +116,7 @@ func verdictMoment(doc analysis.Document, v timelineView, rows []analysis.Timeli
 		}
 		end := math.NaN()
 		for _, m := range rows {
-			if m.Phase != "on_trap" {
+			if m.Phase != analysis.PhaseOnTrap {
 				end = m.TS + v.width
 			}
 		}
@@ -156,7 +156,7 @@ func anyKnown(rows []analysis.TimelineRow, of func(analysis.TimelineRow) float64
 	return false
 }
 
-func hasPhase(rows []analysis.TimelineRow, phase string) bool {
+func hasPhase(rows []analysis.TimelineRow, phase analysis.Phase) bool {
 	for _, m := range rows {
 		if m.Phase == phase {
 			return true

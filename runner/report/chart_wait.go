@@ -15,7 +15,7 @@ import (
 // waitColumn is one wait signal of the timeline, in seconds: the column
 // that holds it and how the chart names it.
 type waitColumn struct {
-	source string // analysis.Observation.WaitSource's name for it; "" for a model's wait
+	source analysis.WaitSource // analysis.Observation.WaitSource for it; "" for a model's wait
 	label  string
 	of     func(analysis.TimelineRow) float64
 }
@@ -23,9 +23,9 @@ type waitColumn struct {
 // waitColumns are the timeline's wait signals, best first: the order a
 // document without a wait source (a model, an older run) falls back in.
 var waitColumns = []waitColumn{
-	{"service", "queue wait at the service (wait gauge)", func(m analysis.TimelineRow) float64 { return m.WaitS }},
-	{"tracers", "wait seen by tracers the service answered", func(m analysis.TimelineRow) float64 { return m.TracerWaitS }},
-	{"ingress-served", "backlog from ingress − served (lags by its rate windows)", func(m analysis.TimelineRow) float64 { return m.BacklogWaitS }},
+	{analysis.WaitFromService, "queue wait at the service (wait gauge)", func(m analysis.TimelineRow) float64 { return m.WaitS }},
+	{analysis.WaitFromTracers, "wait seen by tracers the service answered", func(m analysis.TimelineRow) float64 { return m.TracerWaitS }},
+	{analysis.WaitFromBacklog, "backlog from ingress − served (lags by its rate windows)", func(m analysis.TimelineRow) float64 { return m.BacklogWaitS }},
 }
 
 // modelWait is a model's own wait, the WaitS of its rows.

@@ -22,7 +22,7 @@ func TestChartWaitColumn(t *testing.T) {
 		return []analysis.TimelineRow{m}
 	}
 	nan := math.NaN()
-	run := func(source string) analysis.Document {
+	run := func(source analysis.WaitSource) analysis.Document {
 		return analysis.Document{Kind: "run", Observation: &analysis.Observation{WaitSource: source}}
 	}
 	for _, tc := range []struct {

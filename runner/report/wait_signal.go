@@ -16,16 +16,16 @@ type signalRow struct{ Name, Range, Scrape, Delay string }
 
 // waitSourceWords names a wait source (analysis.Observation.WaitSource)
 // in words.
-func waitSourceWords(source string) string {
+func waitSourceWords(source analysis.WaitSource) string {
 	switch source {
-	case "service":
+	case analysis.WaitFromService:
 		return "the service's wait gauge"
-	case "tracers":
+	case analysis.WaitFromTracers:
 		return "tracers the service answered"
-	case "ingress-served":
+	case analysis.WaitFromBacklog:
 		return "the backlog from ingress − served"
 	}
-	return source
+	return string(source)
 }
 
 // waitFacts is what the run says about the wait the verdict judged: its
@@ -37,7 +37,7 @@ func waitFacts(doc analysis.Document, withSlope bool) []fact {
 	var out []fact
 	obs := doc.Observation
 	if obs != nil && obs.WaitSource != "" {
-		v := waitSourceWords(obs.WaitSource) + " (" + obs.WaitSource + ")"
+		v := waitSourceWords(obs.WaitSource) + " (" + string(obs.WaitSource) + ")"
 		if obs.WaitSourceReason != "" {
 			v += ": " + obs.WaitSourceReason
 		}
@@ -48,7 +48,7 @@ func waitFacts(doc analysis.Document, withSlope bool) []fact {
 	}
 	if obs != nil {
 		for _, b := range obs.BlindSignals {
-			out = append(out, fact{"Blind, not used: " + waitSourceWords(b.Source) + " (" + b.Source + ")", b.Reason})
+			out = append(out, fact{"Blind, not used: " + waitSourceWords(b.Source) + " (" + string(b.Source) + ")", b.Reason})
 		}
 	}
 	if obs != nil && obs.WaitDelayS != nil {
