@@ -6,14 +6,9 @@ import (
 	"strings"
 
 	"github.com/prometheus/prometheus/promql/parser"
-)
 
-// stopParser parses stop_when queries as the runner's Prometheus client
-// does: experimental functions and modifiers are the server's to refuse.
-var stopParser = parser.NewParser(parser.Options{
-	EnableExperimentalFunctions: true,
-	EnableBinopFillModifiers:    true,
-})
+	"github.com/trigger-test/trigger/internal/queryshape"
+)
 
 // stopWhen checks the stop_when blocks: unique names, a query that parses
 // as PromQL and returns an instant vector, an address that is "" or an
@@ -65,7 +60,7 @@ func (v *validator) stopQuery(q, path string) {
 			"The query is %d bytes; a query may be at most %d. Use a recording rule for a long expression.", len(q), MaxQueryBytes)
 		return
 	}
-	expr, err := stopParser.ParseExpr(q)
+	expr, err := queryshape.Parser().ParseExpr(q)
 	if err != nil {
 		msg := err.Error()
 		if v.d.src.sensitive[path] {

@@ -48,21 +48,13 @@ type Shape struct {
 	Selectors []string
 }
 
-// parserOptions parses queries for Parse. It accepts experimental
-// functions and modifiers: the server, not this package, decides whether
-// a query is allowed; the shape only needs its syntax tree.
-var parserOptions = parser.NewParser(parser.Options{
-	EnableExperimentalFunctions: true,
-	EnableBinopFillModifiers:    true,
-})
-
 // Parse parses expr with the PromQL parser and reads its shape.
 // A syntax error, or a duration expression that cannot be evaluated for
 // an instant query (such as [step()]), wraps ErrInvalid. Duration
 // expressions (offset (1m+30s), [2*15s]) are evaluated as for an instant
 // query, where step() and range() are 0.
 func Parse(expr string) (Shape, error) {
-	e, err := parserOptions.ParseExpr(expr)
+	e, err := Parser().ParseExpr(expr)
 	if err != nil {
 		return Shape{}, fmt.Errorf("query shape: %w: %w", ErrInvalid, err)
 	}

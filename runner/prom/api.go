@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/util/annotations"
+
+	"github.com/trigger-test/trigger/internal/queryshape"
 )
 
 // Error types of the Prometheus HTTP API and their status codes.
@@ -103,7 +105,7 @@ func newAPI(db storage.Queryable, engine *promql.Engine, lookback time.Duration)
 	return &apiServer{
 		db:       db,
 		engine:   engine,
-		parser:   parser.NewParser(parser.Options{}),
+		parser:   queryshape.Parser(),
 		lookback: lookback,
 		sem:      make(chan struct{}, maxConcurrentQueries),
 		now:      time.Now,

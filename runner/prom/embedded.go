@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/tsdb"
 
+	"github.com/trigger-test/trigger/internal/queryshape"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -199,6 +200,7 @@ func start(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		LookbackDelta:        cfg.Lookback,
 		EnableAtModifier:     true,
 		EnableNegativeOffset: true,
+		Parser:               queryshape.Parser(),
 		// A subquery without a step uses the scrape interval.
 		NoStepSubqueryIntervalFn: func(int64) int64 { return interval.Milliseconds() },
 	})

@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/trigger-test/trigger/internal/queryshape"
 )
 
 // How ScrapeInterval found the interval: the start of its second result.
@@ -150,7 +152,7 @@ func howText(targets, measured bool, notes []string) string {
 // selectorMatchers returns the label matchers of a selector checkSelector
 // accepted.
 func selectorMatchers(s string) []*labels.Matcher {
-	e, err := selectorParser.ParseExpr(s)
+	e, err := queryshape.Parser().ParseExpr(s)
 	if err != nil {
 		return nil
 	}
@@ -160,13 +162,10 @@ func selectorMatchers(s string) []*labels.Matcher {
 	return nil
 }
 
-// selectorParser parses the selectors ScrapeInterval is given.
-var selectorParser = parser.NewParser(parser.Options{})
-
 // checkSelector parses s and requires a plain vector selector, so that
 // ScrapeInterval sends only selectors to the server.
 func checkSelector(s string) error {
-	e, err := selectorParser.ParseExpr(s)
+	e, err := queryshape.Parser().ParseExpr(s)
 	if err != nil {
 		return fmt.Errorf("scrape interval: %w: selector %q: %w", ErrBadQuery, s, err)
 	}
