@@ -145,51 +145,7 @@ func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration,
 	if timeout <= 0 {
 		return vocab.OutcomeTimeout, 0, 0
 	}
-	if d.lean != nil {
-		return d.doLean(ctx, lr, timeout, attemptHdr)
-	}
-	actx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := d.newRequest(actx, lr, timeout, attemptHdr)
-	if err != nil {
-		return vocab.OutcomeOther, 0, 0
-	}
-	resp, err := d.rt.RoundTrip(req)
-	if err != nil {
-		return ClassifyError(actx, err), 0, 0
-	}
-	o, ra := d.statusOutcome(resp.StatusCode, resp.Header.Get("Retry-After"))
-	_, err = io.Copy(io.Discard, resp.Body) // to its end, within actx's deadline
-	resp.Body.Close()
-	code := resp.StatusCode
-	if err != nil {
-		o, code = ClassifyError(actx, err), 0
-	}
-	return o, ra, code
-}
-
-// doLean is do on the driver's LeanTransport: the request's bytes built
-// once (leanRequest) and this attempt's tracking headers, no http.Request,
-// header map or context of its own.
-func (d *Driver) doLean(ctx context.Context, lr logical, timeout time.Duration, attemptHdr string) (vocab.Outcome, time.Duration, int) {
-	deadline := time.Now().Add(timeout)
-	var tb [160]byte
-	track := append(tb[:0], "X-Request-Id: "...)
-	track = d.appendRequestID(track, lr)
-	track = append(track, "\r\nX-Attempt: "...)
-	track = append(track, attemptHdr...)
-	track = append(track, "\r\nX-Deadline-Ms: "...)
-	track = strconv.AppendInt(track, int64(timeout/time.Millisecond), 10)
-	track = append(track, "\r\n"...)
-	code, retryAfter, err := d.lean.attempt(ctx, d.leanReq, track, deadline)
-	if err != nil {
-		if !time.Now().Before(deadline) {
-			return vocab.OutcomeTimeout, 0, 0
-		}
-		return ClassifyError(ctx, err), 0, 0
-	}
-	o, ra := d.statusOutcome(code, retryAfter)
-	return o, ra, code
+	return d.path.exchange(ctx, lr, timeout, attemptHdr)
 }
 
 // statusOutcome classifies a response's status, with the delay its

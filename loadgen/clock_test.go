@@ -56,7 +56,7 @@ func newBubbleDriver(t *testing.T, cfg Config) *Driver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.precise = false
+	d.sleeper = timerSleeper
 	return d
 }
 

@@ -3,12 +3,11 @@ package loadgen
 import (
 	"context"
 	"math"
-	"runtime"
 	"time"
 )
 
 // fineWindow is the last stretch before a planned time that the dispatcher
-// sleeps with preciseSleep instead of a runtime timer.
+// waits out with its sleeper instead of a runtime timer.
 const fineWindow = 2 * time.Millisecond
 
 // minBatchGap is the least time between two batches of first attempts
@@ -24,13 +23,12 @@ const minBatchGap = time.Millisecond
 // the others due by then. Each wake costs the process a context switch
 // and, because the precise sleep holds a thread in a syscall, a hand-off of
 // its processor to another thread, which then wakes a third for the
-// attempts it spawns: about 30 µs of CPU per wake on the project's VM. At
-// 10,000 arrivals a second, waking for each one was the largest share of
-// the driver's CPU time per attempt; a quantum of 250 µs took 49–50 µs per
-// attempt, 500 µs 43–44 µs, 1 ms 35–39 µs (bench/loadgen/README.md, "CPU
-// per attempt"). The dispatch lag this adds is below wakeQuantum (its
-// median about half of it), small beside any client's timeout; at rates
-// below 1/wakeQuantum nothing changes.
+// attempts it spawns: at high rates waking for each arrival was the
+// largest share of the driver's CPU time per attempt (bench/loadgen/README.md,
+// "CPU per attempt", has the cost of a wake and of each quantum tried).
+// The dispatch lag this adds is below wakeQuantum (its median about half
+// of it), small beside any client's timeout; at rates below 1/wakeQuantum
+// nothing changes.
 const wakeQuantum = 500 * time.Microsecond
 
 // dispatch walks the schedule with absolute deadlines: it sleeps on one timer
@@ -55,12 +53,7 @@ func (d *Driver) dispatch(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
-	var poller *pollerSleeper // with one P: wait on the poller, not in nanosleep
-	if d.precise && runtime.GOMAXPROCS(0) == 1 {
-		if poller = newPollerSleeper(); poller != nil {
-			defer poller.close()
-		}
-	}
+	defer d.sleeper.close()
 	at, ok := sched.Next()
 	for {
 		if r := d.replanP.Swap(nil); r != nil {
@@ -115,20 +108,11 @@ func (d *Driver) dispatch(ctx context.Context) {
 			}
 			wait = due - d.now()
 		}
-		if wait > 0 && poller != nil {
-			poller.sleep(wait)
-			wait = due - d.now()
-		} else if wait > 0 && d.precise {
-			// Let the attempts just spawned (queued on this P) run first:
-			// nanosleep holds the P, and the runtime may take up to 10 ms to
-			// hand it to them.
-			runtime.Gosched()
-			if wait = due - d.now(); wait > 0 {
-				preciseSleep(wait)
-			}
+		if wait > 0 {
+			d.sleeper.sleep(due, d.now)
 			wait = due - d.now()
 		}
-		if wait > 0 { // no precise sleep, or it woke early: the runtime timer
+		if wait > 0 { // the sleeper left some of it: the runtime timer
 			timer.Reset(wait)
 			select {
 			case <-timer.C:

@@ -99,11 +99,10 @@ type Driver struct {
 	cfg Config
 	url *url.URL // parsed once; shared read-only by every attempt's request
 	rt  http.RoundTripper
-	// lean is rt when it is a LeanTransport serving url on its lean path;
-	// attempts then go through it as leanReq plus their tracking headers
-	// (doLean) rather than as http.Requests.
-	lean    *LeanTransport
-	leanReq *leanRequest
+	// path sends the attempts: through rt as http.Requests, or, when rt
+	// is a LeanTransport serving url on its lean path, as the request's
+	// bytes plus their tracking headers (chooseAttemptPath).
+	path    attemptPath
 	retrier *retry.Retrier
 	rec     *recorder
 	met     *metrics
@@ -127,7 +126,7 @@ type Driver struct {
 	seq      atomic.Uint64
 	idPrefix string
 	attempts sync.WaitGroup // attempt and tracer goroutines
-	precise  bool           // the dispatcher's last stretch uses preciseSleep (tests with a fake clock turn it off)
+	sleeper  sleeper        // waits out the dispatcher's last stretch (chooseSleeper; timerSleeper on a fake clock)
 }
 
 type replanReq struct {
@@ -197,7 +196,7 @@ func NewDriver(cfg Config) (*Driver, error) {
 		idle:     make(chan struct{}, 1),
 		replanC:  make(chan struct{}, 1),
 		idPrefix: fmt.Sprintf("%08x-", rand.Uint32()),
-		precise:  true,
+		sleeper:  chooseSleeper(),
 	}
 	if d.rt == nil {
 		d.rt = NewLeanTransport(DefaultTransportOptions())
@@ -209,11 +208,8 @@ func NewDriver(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: request: %w", err)
 	}
-	if lt, ok := d.rt.(*LeanTransport); ok && lt.h1 && u.Scheme == "http" {
-		if d.leanReq, err = newLeanRequest(req); err != nil {
-			return nil, err
-		}
-		d.lean = lt
+	if d.path, err = chooseAttemptPath(d, req); err != nil {
+		return nil, err
 	}
 	d.retrier = retry.NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))
 	d.rec = newRecorder(func() (int64, int64) { return d.pending.Load(), d.inFlight.Load() })

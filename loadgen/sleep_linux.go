@@ -7,15 +7,15 @@ import (
 	"time"
 )
 
-// preciseSleep blocks the calling thread for d with nanosleep(2). The Go
-// runtime's timers wake an idle process with millisecond granularity
-// (epoll_wait takes milliseconds), which alone would put the dispatch lag's
-// p99 past its 1 ms goal (bench/loadgen/README.md, "Dispatch lag at half
-// the highest sustained rate", has the figures before and after);
-// nanosleep wakes within the thread's timer slack (50 µs by default). The
-// sleeping thread holds its P until the runtime takes it back, which the
-// other Ps make up for; with one P the dispatcher uses pollerSleeper
-// instead. Only short waits (≤ fineWindow) go through here.
+// preciseSleep blocks the calling thread for d with nanosleep(2), which
+// wakes within the thread's timer slack; the Go runtime's timers wake an
+// idle process with millisecond granularity (epoll_wait takes
+// milliseconds), which alone would put the dispatch lag's p99 past its
+// goal (bench/loadgen/README.md, "Dispatch lag at half the highest
+// sustained rate", has the figures before and after). The sleeping thread
+// holds its P until the runtime takes it back; with one P the dispatcher
+// uses pollerSleeper instead. Only short waits (≤ fineWindow) go through
+// here.
 func preciseSleep(d time.Duration) {
 	ts := syscall.NsecToTimespec(int64(d))
 	for {

@@ -4,11 +4,14 @@ package loadgen
 
 import "time"
 
-// pollerSleeper exists on Linux only (timerfd); elsewhere there is none.
+// pollerSleeper exists on Linux only (timerfd); elsewhere it sleeps in
+// the thread.
 type pollerSleeper struct{}
 
-// newPollerSleeper returns nil: the dispatcher uses preciseSleep.
+// newPollerSleeper returns nil: chooseSleeper then picks threadSleeper.
 func newPollerSleeper() *pollerSleeper { return nil }
 
-func (*pollerSleeper) sleep(d time.Duration) { time.Sleep(d) }
-func (*pollerSleeper) close()                {}
+func (*pollerSleeper) sleep(due time.Duration, now func() time.Duration) {
+	threadSleeper.sleep(due, now)
+}
+func (*pollerSleeper) close() {}
