@@ -88,7 +88,8 @@ func driverConfig(s *scenarios.Scenario, policy retry.Policy) (loadgen.Config, e
 		return loadgen.Config{}, fmt.Errorf("convert: %w", err)
 	}
 	if t := s.Client.Tracers; t != nil {
-		cfg.Tracers = &loadgen.Tracers{Rate: t.Rate, Timeout: t.Timeout}
+		tracers := *t // the driver's own copy, not the scenario's
+		cfg.Tracers = &tracers
 	}
 	return cfg, nil
 }

@@ -53,7 +53,7 @@ func (d *decoder) decodeClient(blk *hcl.Block) Client {
 	}
 	if tb := b.one("tracers", false, ""); tb != nil {
 		t := d.open("tracers", "client.tracers", tb.Body, tb.DefRange, tracersSchema)
-		c.Tracers = &Tracers{
+		c.Tracers = &vocab.Tracers{
 			Rate:    t.num("rate", DefaultTracerRate),
 			Timeout: t.duration("timeout", DefaultTracerTimeout),
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -77,7 +79,7 @@ func TestShippedScenarios(t *testing.T) {
 		{"gateway-budget.hcl", func(t *testing.T, s *Scenario) {
 			eq(t, "budget", s.Client.Retry.Budget, ptr(0.2))
 			eq(t, "layers", s.Layers, []Layer{{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 300 * time.Millisecond}})
-			eq(t, "tracers", s.Client.Tracers, &Tracers{Rate: 2, Timeout: time.Minute})
+			eq(t, "tracers", s.Client.Tracers, &vocab.Tracers{Rate: 2, Timeout: time.Minute})
 			eq(t, "baseline from var", s.Load.Baseline, 50.0)
 			eq(t, "multiplier from var", s.Load.Spike.Multiplier, 5.0)
 			eq(t, "variables", s.Variables, map[string]string{"baseline": "50", "multiplier": "5"})
@@ -173,7 +175,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 				TokenBucket: &TokenBucket{Capacity: 100, RetryCost: 2, TimeoutCost: 4, SuccessRefund: 0.5},
 				Backoff:     Backoff{Kind: "constant", Base: 20 * time.Millisecond, Max: 2 * time.Second, Jitter: "decorrelated"},
 			},
-			Tracers: &Tracers{Rate: 0.5, Timeout: 30 * time.Second},
+			Tracers: &vocab.Tracers{Rate: 0.5, Timeout: 30 * time.Second},
 		},
 		Layers: []Layer{
 			{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 250 * time.Millisecond},
@@ -276,7 +278,7 @@ on_trap { action = "drop" }`, 1)
 	eq(t, "retry_after", c.Retry.RetryAfter, true)
 	eq(t, "token_bucket", c.Retry.TokenBucket, &TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1})
 	eq(t, "backoff", c.Retry.Backoff, Backoff{Kind: "exponential", Base: 100 * time.Millisecond, Max: 10 * time.Second, Jitter: "none"})
-	eq(t, "tracers", c.Tracers, &Tracers{Rate: 2, Timeout: 60 * time.Second})
+	eq(t, "tracers", c.Tracers, &vocab.Tracers{Rate: 2, Timeout: 60 * time.Second})
 	eq(t, "layer", s.Layers, []Layer{{Name: "x", RetryProbability: 1}})
 	eq(t, "warmup", s.Load.Warmup, 20*time.Second)
 	eq(t, "observe", s.Load.Observe, 3*time.Minute)

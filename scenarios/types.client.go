@@ -1,6 +1,10 @@
 package scenarios
 
-import "time"
+import (
+	"time"
+
+	"github.com/trigger-test/trigger/vocab"
+)
 
 // Client is the behaviour of the clients the test impersonates (block "client").
 type Client struct {
@@ -11,7 +15,9 @@ type Client struct {
 	// attempts; zero means none.
 	Deadline time.Duration
 	Retry    Retry
-	Tracers  *Tracers // nil when the block is absent
+	// Tracers are the wait tracers (block "client.tracers": rate default
+	// 2 per second, timeout default 60s); nil when the block is absent.
+	Tracers *vocab.Tracers
 }
 
 // Retry is the clients' retry policy (block "client.retry"). Without the
@@ -45,12 +51,4 @@ type Backoff struct {
 	Base   time.Duration // constant delay, or first exponential delay; default 100ms when Kind != none
 	Max    time.Duration // cap on the exponential delay; default 10s
 	Jitter string        // "none" (default), "full", "equal" or "decorrelated"
-}
-
-// Tracers is a low-rate stream of probe attempts with a long timeout and no
-// retries, tagged X-Attempt: 0, that measures the queue wait even while every
-// normal attempt times out (block "client.tracers").
-type Tracers struct {
-	Rate    float64       // probes per second; default 2
-	Timeout time.Duration // probe patience; default 60s
 }
