@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -35,22 +36,23 @@ func (d *decoder) decodeClient(blk *hcl.Block) Client {
 	b := d.open("client", "client", blk.Body, blk.DefRange, clientSchema)
 	c := Client{
 		Timeout:     b.duration("timeout", 0),
-		Arrivals:    b.str("arrivals", DefaultArrivals),
+		Arrivals:    enum(b, "arrivals", "arrival process", DefaultArrivals, arrivalKinds, vocab.ParseArrivals),
 		MaxInFlight: b.integer("max_in_flight", DefaultMaxInFlight),
-		Deadline:    b.duration("deadline", 0),
 		// Without a retry block the client does not retry; the policy
 		// fields still hold their defaults.
-		Retry: Retry{
-			On:           append([]string(nil), defaultRetryOn...),
+		Retry: retry.Policy{
+			On:           defaultRetryOn,
 			BudgetWindow: DefaultBudgetWindow,
 			RetryAfter:   true,
-			Backoff:      Backoff{Kind: DefaultBackoffKind, Max: DefaultBackoffMax, Jitter: DefaultJitter},
+			Backoff:      retry.Backoff{Kind: DefaultBackoffKind, Max: DefaultBackoffMax, Jitter: DefaultJitter},
 		},
 	}
+	deadline := b.duration("deadline", 0)
 	b.require("timeout", `τ_out, the patience of one attempt, e.g. timeout = "1s".`)
 	if rb := b.one("retry", false, ""); rb != nil {
 		c.Retry = d.decodeRetry(rb)
 	}
+	c.Retry.Deadline = deadline
 	if tb := b.one("tracers", false, ""); tb != nil {
 		t := d.open("tracers", "client.tracers", tb.Body, tb.DefRange, tracersSchema)
 		c.Tracers = &vocab.Tracers{
@@ -61,35 +63,35 @@ func (d *decoder) decodeClient(blk *hcl.Block) Client {
 	return c
 }
 
-func (d *decoder) decodeRetry(blk *hcl.Block) Retry {
+func (d *decoder) decodeRetry(blk *hcl.Block) retry.Policy {
 	b := d.open("retry", "client.retry", blk.Body, blk.DefRange, retrySchema)
-	r := Retry{
+	r := retry.Policy{
 		MaxRetries:   b.integer("max_retries", 0),
-		On:           b.strList("on", append([]string(nil), defaultRetryOn...)),
+		On:           b.outcomes("on", defaultRetryOn),
 		Budget:       b.optNum("budget"),
 		BudgetWindow: b.duration("budget_window", DefaultBudgetWindow),
 		RetryAfter:   b.boolean("retry_after", true),
 	}
 	if tb := b.one("token_bucket", false, ""); tb != nil {
 		t := d.open("token_bucket", "client.retry.token_bucket", tb.Body, tb.DefRange, tokenBucketSchema)
-		r.TokenBucket = &TokenBucket{
+		r.TokenBucket = &retry.TokenBucket{
 			Capacity:      t.num("capacity", DefaultBucketCapacity),
 			RetryCost:     t.num("retry_cost", DefaultRetryCost),
 			TimeoutCost:   t.num("timeout_cost", DefaultTimeoutCost),
 			SuccessRefund: t.num("success_refund", DefaultSuccessRefund),
 		}
 	}
-	r.Backoff = Backoff{Kind: DefaultBackoffKind, Max: DefaultBackoffMax, Jitter: DefaultJitter}
+	r.Backoff = retry.Backoff{Kind: DefaultBackoffKind, Max: DefaultBackoffMax, Jitter: DefaultJitter}
 	if bb := b.one("backoff", false, ""); bb != nil {
 		k := d.open("backoff", "client.retry.backoff", bb.Body, bb.DefRange, backoffSchema)
-		r.Backoff.Kind = k.str("kind", DefaultBackoffKind)
+		r.Backoff.Kind = enum(k, "kind", "backoff kind", DefaultBackoffKind, backoffKinds, vocab.ParseBackoffKind)
 		base := time.Duration(0)
-		if r.Backoff.Kind != vocab.BackoffNone.String() {
+		if r.Backoff.Kind != vocab.BackoffNone {
 			base = DefaultBackoffBase
 		}
 		r.Backoff.Base = k.duration("base", base)
 		r.Backoff.Max = k.duration("max", DefaultBackoffMax)
-		r.Backoff.Jitter = k.str("jitter", DefaultJitter)
+		r.Backoff.Jitter = enum(k, "jitter", "jitter", DefaultJitter, jitterKinds, vocab.ParseJitter)
 	}
 	return r
 }
@@ -117,15 +119,15 @@ func (d *decoder) decodeService(blk *hcl.Block) Service {
 		ScalabilityPeak: b.integer("scalability_peak", 0),
 
 		Workers:             b.integer("workers", DefaultWorkers),
-		ServiceTime:         b.str("service_time", DefaultServiceTime),
+		ServiceTime:         enum(b, "service_time", "service-time law", DefaultServiceTime, serviceTimes, vocab.ParseServiceTime),
 		ServiceCV:           b.num("service_cv", DefaultServiceCV),
-		Queue:               b.str("queue", DefaultQueue),
+		Queue:               enum(b, "queue", "queue discipline", DefaultQueue, queueKinds, vocab.ParseQueue),
 		DeadlinePropagation: b.boolean("deadline_propagation", false),
 	}
 	if ab := b.one("autoscaler", false, ""); ab != nil {
 		a := d.open("autoscaler", "service.autoscaler", ab.Body, ab.DefRange, autoscalerSchema)
 		s.Autoscaler = &Autoscaler{
-			Signal:   a.str("signal", ""),
+			Signal:   enum(a, "signal", "autoscaler signal", "", scalerSignals, vocab.ParseScalerSignal),
 			Target:   a.num("target", 0),
 			DeadTime: a.duration("dead_time", 0),
 		}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"time"
 
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -57,17 +58,20 @@ const (
 	DefaultStopTimeout = 2 * time.Second
 )
 
-// Defaults of the enumerated attributes, spelled as a scenario spells
-// them; the values are vocab's.
-var (
+// Defaults of the enumerated attributes; the values are vocab's.
+const (
 	// DefaultArrivals is client.arrivals.
-	DefaultArrivals = vocab.DefaultArrivals.String()
+	DefaultArrivals = vocab.DefaultArrivals
 	// DefaultBackoffKind is client.retry.backoff.kind.
-	DefaultBackoffKind = vocab.DefaultBackoffKind.String()
+	DefaultBackoffKind = vocab.DefaultBackoffKind
 	// DefaultJitter is client.retry.backoff.jitter.
-	DefaultJitter = vocab.DefaultJitter.String()
+	DefaultJitter = vocab.DefaultJitter
 	// DefaultServiceTime is service.service_time.
-	DefaultServiceTime = vocab.DefaultServiceTime.String()
+	DefaultServiceTime = vocab.DefaultServiceTime
 	// DefaultQueue is service.queue.
-	DefaultQueue = vocab.DefaultQueue.String()
+	DefaultQueue = vocab.DefaultQueue
 )
+
+// defaultRetryOn is client.retry.on: vocab.DefaultRetryOn, timeouts,
+// connection failures and 5xx other than 503.
+var defaultRetryOn = retry.NewOutcomeSet(vocab.DefaultRetryOn()...)

@@ -107,6 +107,5 @@ var (
 	serviceTimes    = vocab.ServiceTimeNames()
 	queueKinds      = vocab.QueueNames()
 	onTrapActions   = []string{"drop", "rate", "command"}
-	defaultRetryOn  = vocab.Names(vocab.DefaultRetryOn())
 	embeddedAddress = "embedded"
 )

@@ -1,6 +1,10 @@
 package scenarios
 
-import "time"
+import (
+	"time"
+
+	"github.com/trigger-test/trigger/vocab"
+)
 
 // Service is what the scenario author believes about the service (block
 // "service"). Give either Capacity or Pods and PodRate.
@@ -27,13 +31,14 @@ type Service struct {
 	// model has pods × workers servers, each at pod_rate/workers. Default 1.
 	Workers int
 	// ServiceTime is the law of one request's service time:
-	// "deterministic" (default), "exponential" or "lognormal".
-	ServiceTime string
+	// vocab.ServiceDeterministic (default), vocab.ServiceExponential or
+	// vocab.ServiceLognormal.
+	ServiceTime vocab.ServiceTime
 	// ServiceCV is the coefficient of variation of lognormal service times; default 1.
 	ServiceCV float64
-	// Queue is "per_pod" (default: a FIFO per pod behind round robin) or
-	// "shared" (one FIFO in front of every server).
-	Queue string
+	// Queue is vocab.QueuePerPod (default: a FIFO per pod behind round
+	// robin) or vocab.QueueShared (one FIFO in front of every server).
+	Queue vocab.Queue
 	// DeadlinePropagation says the service drops a request whose client's
 	// deadline passed before it reached a server, instead of serving it.
 	DeadlinePropagation bool
@@ -41,9 +46,9 @@ type Service struct {
 
 // Autoscaler describes the service's autoscaler (block "service.autoscaler").
 type Autoscaler struct {
-	// Signal is what the scaler measures: "cpu", "ingress",
-	// "first_attempts" or "paired".
-	Signal   string
+	// Signal is what the scaler measures: vocab.SignalCPU,
+	// vocab.SignalIngress, vocab.SignalFirstAttempts or vocab.SignalPaired.
+	Signal   vocab.ScalerSignal
 	Target   float64       // u*, target utilization in (0, 1]
 	DeadTime time.Duration // τ, from ordering a pod to its first served request
 }

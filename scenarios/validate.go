@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -51,17 +52,7 @@ func (v *validator) report(sev hcl.DiagnosticSeverity, path, summary, format str
 	if !v.d.src.ok(path) {
 		return
 	}
-	diag := &hcl.Diagnostic{
-		Severity: sev,
-		Summary:  summary,
-		Detail:   fmt.Sprintf(format, args...),
-		Subject:  v.d.src.at(path),
-	}
-	if e := v.d.src.expr(path); e != nil && len(e.Variables()) > 0 {
-		// The text writer then shows "with var.NAME as VALUE".
-		diag.Expression, diag.EvalContext = e, v.d.ctx
-	}
-	v.d.diags = append(v.d.diags, diag)
+	v.d.reportAt(sev, path, summary, format, args...)
 }
 
 // errorf reports an error about the value at path when bad is true.
@@ -231,10 +222,9 @@ func (v *validator) client() {
 	}
 	c := &v.s.Client
 	v.positiveDur(c.Timeout, "client.timeout", "timeout", "τ_out, the patience of one attempt")
-	v.oneOf("client.arrivals", "arrival process", c.Arrivals, arrivalKinds)
 	v.errorf(c.MaxInFlight <= 0 || c.MaxInFlight > MaxInFlight, "client.max_in_flight", "Value out of range",
 		"max_in_flight bounds the attempts in flight at once and must be at least 1 and at most 1,000,000. Got %d.", c.MaxInFlight)
-	v.nonNegDur(c.Deadline, "client.deadline", "deadline", "the overall deadline of one request across its attempts (0: none)")
+	v.nonNegDur(c.Retry.Deadline, "client.deadline", "deadline", "the overall deadline of one request across its attempts (0: none)")
 	if v.present("client.retry") {
 		v.retry(&c.Retry)
 	}
@@ -249,13 +239,10 @@ func (v *validator) client() {
 	}
 }
 
-func (v *validator) retry(r *Retry) {
+func (v *validator) retry(r *retry.Policy) {
 	v.errorf(r.MaxRetries < 0 || r.MaxRetries > MaxRetries, "client.retry.max_retries", "Value out of range",
 		"max_retries is R, the retries after the first attempt (A = R + 1), and must be from 0 to %d. Got %d.", MaxRetries, r.MaxRetries)
-	for i, o := range r.On {
-		v.oneOf(fmt.Sprintf("client.retry.on[%d]", i), "outcome class", o, outcomeClasses)
-	}
-	v.warnf(len(r.On) == 0 && r.MaxRetries > 0, "client.retry.on", "Nothing is retried",
+	v.warnf(r.On == 0 && r.MaxRetries > 0, "client.retry.on", "Nothing is retried",
 		"on is empty, so no outcome is retried and max_retries = %d has no effect. Retry timeouts with on = [\"timeout\"].", r.MaxRetries)
 	if r.Budget != nil {
 		v.fraction(*r.Budget, false, "client.retry.budget", "budget", "β, retries as a fraction of first attempts")
@@ -273,11 +260,9 @@ func (v *validator) retry(r *Retry) {
 	}
 	b := &r.Backoff
 	const p = "client.retry.backoff."
-	v.oneOf(p+"kind", "backoff kind", b.Kind, backoffKinds)
-	v.oneOf(p+"jitter", "jitter", b.Jitter, jitterKinds)
 	v.nonNegDur(b.Base, p+"base", "base", "the constant delay, or the first exponential one")
 	v.positiveDur(b.Max, p+"max", "max", "the cap on the exponential delay")
-	if b.Kind == vocab.BackoffExponential.String() || (b.Kind == vocab.BackoffConstant.String() && v.d.src.has(p+"max")) {
+	if b.Kind == vocab.BackoffExponential || (b.Kind == vocab.BackoffConstant && v.d.src.has(p+"max")) {
 		ok := v.d.src.ok(p+"base") && b.Base >= 0
 		v.errorf(ok && b.Max > 0 && b.Max < b.Base, p+"max", "Backoff max below base",
 			"The backoff cap max (%s) is shorter than its base delay (%s): every delay would be cut to max. Raise max or lower base.", b.Max, b.Base)

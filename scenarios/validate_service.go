@@ -77,23 +77,14 @@ func (v *validator) service() {
 
 	v.errorf(s.Workers < 1 || s.Workers > MaxReplicas, "service.workers", "Value out of range",
 		"workers is the requests one pod serves at a time and must be at least 1 and at most %d. Got %d.", MaxReplicas, s.Workers)
-	if src.has("service.service_time") {
-		v.oneOf("service.service_time", "service-time law", s.ServiceTime, serviceTimes)
-	}
-	if src.has("service.queue") {
-		v.oneOf("service.queue", "queue discipline", s.Queue, queueKinds)
-	}
 	v.errorf(!(s.ServiceCV > 0) || s.ServiceCV > 100, "service.service_cv", "Value out of range",
 		"service_cv is the coefficient of variation of lognormal service times and must be in (0, 100]. Got %g.", s.ServiceCV)
-	v.warnf(src.has("service.service_cv") && s.ServiceCV > 0 && contains(serviceTimes, s.ServiceTime) && s.ServiceTime != vocab.ServiceLognormal.String(),
+	v.warnf(src.has("service.service_cv") && s.ServiceCV > 0 && !src.unknown["service.service_time"] && s.ServiceTime != vocab.ServiceLognormal,
 		"service.service_cv", "Unused service_cv",
 		"service_cv applies to lognormal service times only; service_time is %q.", s.ServiceTime)
 
 	if a := s.Autoscaler; a != nil && v.present("service.autoscaler") {
 		const p = "service.autoscaler."
-		if src.has(p + "signal") {
-			v.oneOf(p+"signal", "autoscaler signal", a.Signal, scalerSignals)
-		}
 		if src.has(p + "target") {
 			v.fraction(a.Target, true, p+"target", "target", "u*, the utilization the scaler aims for")
 		}
