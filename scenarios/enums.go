@@ -12,9 +12,9 @@ import (
 
 // Enumerated attributes (client.arrivals, client.retry.on, the backoff's
 // kind and jitter, service.service_time, service.queue, the autoscaler's
-// signal) are decoded once, here, into vocab's typed values: the resolved
-// Scenario holds no enumeration as a string, and nothing after it parses
-// one again.
+// signal) are decoded once, here, into vocab's typed values (client.retry.on
+// into a retry.OutcomeSet): the resolved Scenario holds no enumeration as
+// a string, and nothing after it parses one again.
 //
 // A scenario spells each value exactly as vocab's …Names list it: vocab's
 // Parse functions also take other cases and surrounding space, a scenario
@@ -40,8 +40,7 @@ func enumValue[T any](d *decoder, path, what, s string, def T, names []string, p
 	if t, err := parse(s); err == nil && contains(names, s) {
 		return t, true
 	}
-	d.reportAt(hcl.DiagError, path, "Unknown "+what,
-		"%q is not a known %s.%s Use %s.", s, what, didYouMean(s, names), quoteList(names))
+	d.reportUnknown(path, what, s, names)
 	d.src.failed[path] = true
 	d.src.unknown[path] = true
 	return def, false
@@ -67,4 +66,11 @@ func (b *body) outcomes(name string, def retry.OutcomeSet) retry.OutcomeSet {
 		set |= retry.NewOutcomeSet(o)
 	}
 	return set
+}
+
+// reportUnknown reports the value at path, name, as an unknown what,
+// suggesting the closest of names and listing them all.
+func (d *decoder) reportUnknown(path, what, name string, names []string) {
+	d.reportAt(hcl.DiagError, path, "Unknown "+what,
+		"%q is not a known %s.%s Use %s.", name, what, didYouMean(name, names), quoteList(names))
 }
