@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/scenarios"
-	"github.com/trigger-test/trigger/vocab"
 )
 
 // Test is one trigger test converted from its scenario, once, into what
@@ -25,8 +23,9 @@ type Test struct {
 	Run Run
 	// Plan is the scenario reduced to the model's numbers.
 	Plan analysis.PlanInputs
-	// Retry is the clients' retry policy as the driver applies it; the
-	// request-level model applies the same policy through SimRetry.
+	// Retry is the clients' retry policy as the driver applies it, the
+	// scenario's own (scenarios.Client.Retry); the request-level model
+	// applies the same policy through SimRetry.
 	Retry retry.Policy
 	// Driver is the driver's configuration for the whole run: the target
 	// request, the clients' timeout, retry policy, arrival process,
@@ -46,25 +45,19 @@ type Test struct {
 	request request.Config
 }
 
-// New converts a resolved scenario. The scenario has been validated, so
-// an error names a query whose text does not parse or a bug.
+// New converts a resolved scenario. The scenario has been validated and
+// holds its enumerations as vocab's and retry's typed values, so an error
+// names a query whose text does not parse.
 func New(s *scenarios.Scenario) (*Test, error) {
-	policy, err := retryPolicy(s.Client)
-	if err != nil {
-		return nil, err
-	}
+	policy := s.Client.Retry
 	sigs, err := staticSignals(s.Prometheus)
 	if err != nil {
 		return nil, err
 	}
 	t := &Test{Scenario: s, Run: RunOf(s), Retry: policy, Signals: sigs, RetrySettleS: retrySettleS(s, policy)}
 	t.Plan = planInputs(s, policy, sigs, t.RetrySettleS)
-	if t.request, err = requestConfig(s, t.Plan, policy); err != nil {
-		return nil, err
-	}
-	if t.Driver, err = driverConfig(s, t.Run.MaxDuration, policy); err != nil {
-		return nil, err
-	}
+	t.request = requestConfig(s, t.Plan, policy)
+	t.Driver = driverConfig(s, t.Run.MaxDuration, policy)
 	return t, nil
 }
 
@@ -79,23 +72,21 @@ func (t *Test) RequestConfig(seed uint64) request.Config {
 
 // driverConfig is the driver's configuration of the scenario, without
 // seed, transport or registry.
-func driverConfig(s *scenarios.Scenario, maxDuration time.Duration, policy retry.Policy) (loadgen.Config, error) {
+func driverConfig(s *scenarios.Scenario, maxDuration time.Duration, policy retry.Policy) loadgen.Config {
 	cfg := loadgen.Config{
 		Request:     loadgen.Request{Method: s.Target.Method, URL: s.Target.URL, Header: headers(s.Target.Headers), Body: []byte(s.Target.Body)},
 		Stages:      []loadgen.Stage{loadgen.Constant(maxDuration, s.Load.Baseline)},
+		Arrivals:    s.Client.Arrivals,
 		Timeout:     s.Client.Timeout,
 		Retry:       policy,
 		MaxInFlight: s.Client.MaxInFlight,
 		OKStatus:    s.Target.OKStatus,
 	}
-	var err error
-	if cfg.Arrivals, err = vocab.ParseArrivals(s.Client.Arrivals); err != nil {
-		return loadgen.Config{}, fmt.Errorf("convert: %w", err)
-	}
 	if t := s.Client.Tracers; t != nil {
-		cfg.Tracers = &loadgen.Tracers{Rate: t.Rate, Timeout: t.Timeout}
+		tracers := *t // the driver's own copy, not the scenario's
+		cfg.Tracers = &tracers
 	}
-	return cfg, nil
+	return cfg
 }
 
 func headers(h map[string]string) http.Header {

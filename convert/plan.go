@@ -65,7 +65,7 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 		in.Layers = append(in.Layers, layer)
 	}
 	if a := s.Service.Autoscaler; a != nil {
-		in.Scaler = &analysis.ScalerInputs{Signal: vocab.ScalerSignal(a.Signal), Target: a.Target, DeadTimeS: a.DeadTime.Seconds()}
+		in.Scaler = &analysis.ScalerInputs{Signal: a.Signal, Target: a.Target, DeadTimeS: a.DeadTime.Seconds()}
 	}
 	in.Scenario.Variables = nil
 	if len(s.Variables) > 0 {

@@ -1,13 +1,10 @@
 package convert
 
 import (
-	"fmt"
-
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/request"
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/scenarios"
-	"github.com/trigger-test/trigger/vocab"
 )
 
 // requestConfig is the scenario as the request-level model runs it: the
@@ -17,19 +14,7 @@ import (
 // policy through retry.Retrier (SimRetry), and the other retry layers
 // as hidden work per failing attempt. A service given by its capacity alone
 // is one pod at that rate. Seed is left zero.
-func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy retry.Policy) (request.Config, error) {
-	arrivals, err := vocab.ParseArrivals(s.Client.Arrivals)
-	if err != nil {
-		return request.Config{}, fmt.Errorf("convert: %w", err)
-	}
-	service, err := vocab.ParseServiceTime(s.Service.ServiceTime)
-	if err != nil {
-		return request.Config{}, fmt.Errorf("convert: %w", err)
-	}
-	queue, err := vocab.ParseQueue(s.Service.Queue)
-	if err != nil {
-		return request.Config{}, fmt.Errorf("convert: %w", err)
-	}
+func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy retry.Policy) request.Config {
 	sc := in.Scenario
 	pods, podRate := s.Service.Pods, s.Service.PodRate
 	if pods <= 0 || podRate <= 0 {
@@ -44,17 +29,17 @@ func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy retry.P
 	patience, _ := analysis.Patience(sc.TimeoutS, in.Layers)
 	return request.Config{
 		Stages:              analysis.SpikeSchedule(sc.DemandPerS, sc.Multiplier, sc.WarmupS, sc.SpikeS, sc.ObserveS),
-		Arrivals:            arrivals,
+		Arrivals:            s.Client.Arrivals,
 		Pods:                pods,
 		Workers:             max(1, s.Service.Workers),
 		PodRatePerS:         podRate,
-		ServiceTime:         service,
+		ServiceTime:         s.Service.ServiceTime,
 		ServiceCV:           s.Service.ServiceCV,
-		Queue:               queue,
+		Queue:               s.Service.Queue,
 		TimeoutS:            patience,
 		Retry:               SimRetry(policy),
 		InnerAmplification:  inner,
 		DeadlinePropagation: s.Service.DeadlinePropagation,
 		AdmissionBoundS:     sc.AdmissionBoundS,
-	}, nil
+	}
 }

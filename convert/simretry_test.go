@@ -161,7 +161,7 @@ func TestRequestConfigFromScenario(t *testing.T) {
 		t.Errorf("config %+v", cfg)
 	}
 	// Capacity alone: one pod at that rate, the defaults elsewhere.
-	s.Service = scenarios.Service{Capacity: 200, ServiceTime: "deterministic", Queue: "per_pod", ServiceCV: 1}
+	s.Service = scenarios.Service{Capacity: 200, ServiceTime: vocab.ServiceDeterministic, Queue: vocab.QueuePerPod, ServiceCV: 1}
 	test, err := New(s)
 	if err != nil {
 		t.Fatal(err)

@@ -79,7 +79,7 @@ func TestClockScheduleExact(t *testing.T) {
 		})
 		stages := []Stage{Constant(2*time.Second, 100), Constant(2*time.Second, 1000), Ramp(2*time.Second, 1000, 0)}
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: stages, Arrivals: vocab.Uniform,
-			Timeout: time.Second, Transport: rt, Tracers: &Tracers{Rate: 4, Timeout: time.Second}})
+			Timeout: time.Second, Transport: rt, Tracers: &vocab.Tracers{Rate: 4, Timeout: time.Second}})
 		tot := checkAccounting(t, d)
 		tl := d.Timeline()
 		for i := 0; i < 6; i++ {
@@ -224,7 +224,7 @@ func TestClockZeroRateIsAPause(t *testing.T) {
 		rt := newFakeRT(func(r *http.Request) (*http.Response, error) { return status(200) })
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"},
 			Stages:   []Stage{Constant(time.Second, 10), Constant(3*time.Second, 0)},
-			Arrivals: vocab.Uniform, Timeout: time.Second, Transport: rt, Tracers: &Tracers{Rate: 2, Timeout: time.Second}})
+			Arrivals: vocab.Uniform, Timeout: time.Second, Transport: rt, Tracers: &vocab.Tracers{Rate: 2, Timeout: time.Second}})
 		tot := checkAccounting(t, d)
 		if el := d.Elapsed(); el != 4*time.Second {
 			t.Errorf("run ended at %v, want 4s (the end of the zero-rate stage)", el)

@@ -196,8 +196,8 @@ func (d *Driver) notSent(now time.Duration, n int64, refused bool) {
 	}
 }
 
-// tracers sends wait tracers evenly at Tracers.Rate from the start until the
-// schedule has ended (schedDone) or ctx is done. A tracer takes an
+// tracers sends wait tracers evenly at Config.Tracers.Rate from the start
+// until the schedule has ended (schedDone) or ctx is done. A tracer takes an
 // attempt slot like any attempt; one that finds none (MaxInFlight in
 // flight, or Bounds.MaxTracers tracers) is not sent and is counted
 // (Second.TracerRefused): tracers never wait for a slot.

@@ -83,11 +83,11 @@
 // Second.RetryRefused, trigger_refused_total), and so is a tracer
 // (Second.TracerRefused, trigger_tracers_refused_total): tracers never wait
 // for a slot, and hold at most half of them (Bounds.MaxTracers) so that
-// probes never crowd out the load. Tracers.Rate is at most MaxTracerRate
-// (100/s). Each connection is a file descriptor: NewDriver raises the soft
-// RLIMIT_NOFILE to the hard limit (RaiseFDLimit) and lowers MaxInFlight to
-// the limit less FDReserve (128) descriptors for the rest of the process;
-// Driver.Bounds says whether it did and why. Retries waiting for their
+// probes never crowd out the load. Config.Tracers.Rate is at most
+// MaxTracerRate (100/s). Each connection is a file descriptor: NewDriver
+// raises the soft RLIMIT_NOFILE to the hard limit (RaiseFDLimit) and
+// lowers MaxInFlight to the limit less FDReserve (128) descriptors for the
+// rest of the process; Driver.Bounds says whether it did and why. Retries waiting for their
 // backoff hold no goroutine: they wait in one heap of at most MaxInFlight
 // entries served by one timer. Memory per second of timeline is
 // one Second value and one Cohort; histograms are HDR (ten of 23 KiB: one

@@ -27,21 +27,12 @@ type Request struct {
 	Body   []byte      // nil for none
 }
 
-// Tracers configures wait tracers: a low-rate stream of probe attempts with a
-// long timeout and no retries, tagged X-Attempt: 0, whose latency measures
-// the queue wait even while every normal attempt times out.
-type Tracers struct {
-	Rate    float64       // probes per second, evenly spaced; 0 means vocab.DefaultTracerRate; at most MaxTracerRate
-	Timeout time.Duration // probe patience; 0 means vocab.DefaultTracerTimeout
-}
-
-// Defaults of Config and Tracers; those a scenario also fills in are
-// vocab's.
+// Defaults of Config; those a scenario also fills in are vocab's.
 const (
 	DefaultMaxLag = time.Second // Config.MaxLag
-	// MaxTracerRate is the highest Tracers.Rate NewDriver accepts, probes
-	// per second (100): tracers are probes, not load, and each one waits up
-	// to its long timeout holding a slot.
+	// MaxTracerRate is the highest Config.Tracers.Rate NewDriver accepts,
+	// probes per second (100): tracers are probes, not load, and each one
+	// waits up to its long timeout holding a slot.
 	MaxTracerRate = float64(vocab.MaxTracerRate)
 )
 
@@ -66,7 +57,7 @@ type Config struct {
 	// for their backoff. 0 means vocab.DefaultMaxInFlight. NewDriver lowers it
 	// to what the open-file limit allows (see Bounds, Driver.MaxInFlight).
 	MaxInFlight int
-	Tracers     *Tracers // nil = no tracers
+	Tracers     *vocab.Tracers // wait tracers; nil = none
 	// OKStatus lists the HTTP statuses that are a success; empty means
 	// 200–299. A response with a status not listed and below 400 (a
 	// redirect, which the driver never follows, or a 2xx the clients do not

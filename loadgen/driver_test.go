@@ -334,7 +334,7 @@ func TestDriverFast(t *testing.T) {
 		Seed:    9,
 		Timeout: time.Second,
 		Retry:   retry.Policy{MaxRetries: 2, On: retry.NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome5xx)},
-		Tracers: &Tracers{Rate: 10, Timeout: time.Second},
+		Tracers: &vocab.Tracers{Rate: 10, Timeout: time.Second},
 	})
 	tot := checkAccounting(t, d)
 	if tot.Sent == 0 || tot.Succeeded != tot.Sent || tot.Retries != 0 || tot.FirstOutcomes[vocab.OutcomeOK] != tot.Sent {
@@ -464,7 +464,7 @@ func TestDriverCancel(t *testing.T) {
 		Timeout:   150 * time.Millisecond,
 		Retry: retry.Policy{MaxRetries: 5, On: retry.NewOutcomeSet(vocab.OutcomeTimeout),
 			Backoff: retry.Backoff{Kind: vocab.BackoffConstant, Base: 5 * time.Second}},
-		Tracers: &Tracers{Rate: 5},
+		Tracers: &vocab.Tracers{Rate: 5},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -532,9 +532,9 @@ func TestNewDriverErrors(t *testing.T) {
 		{"negative rate", func(c *Config) { c.Stages = []Stage{Constant(time.Second, -1)} }}, // rates ≥ 0
 		{"negative retries", func(c *Config) { c.Retry.MaxRetries = -1 }},                    // R ≥ 0
 		{"bad budget", func(c *Config) { b := -0.1; c.Retry.Budget = &b }},                   // β ≥ 0
-		{"negative tracer", func(c *Config) { c.Tracers = &Tracers{Rate: -1} }},              // rates ≥ 0
+		{"negative tracer", func(c *Config) { c.Tracers = &vocab.Tracers{Rate: -1} }},        // rates ≥ 0
 		{"negative in flight", func(c *Config) { c.MaxInFlight = -1 }},                       // bound ≥ 0
-		{"tracers above the ceiling", func(c *Config) { c.Tracers = &Tracers{Rate: MaxTracerRate + 1} }},
+		{"tracers above the ceiling", func(c *Config) { c.Tracers = &vocab.Tracers{Rate: MaxTracerRate + 1} }},
 		{"rate above MaxRate", func(c *Config) { c.Stages = []Stage{Constant(time.Second, 2*MaxRate)} }},
 		{"ok status not a status", func(c *Config) { c.OKStatus = []int{200, 2000} }},
 	}
@@ -542,7 +542,7 @@ func TestNewDriverErrors(t *testing.T) {
 		t.Fatalf("valid config refused: %v", err)
 	}
 	atCeiling := ok
-	atCeiling.Tracers = &Tracers{Rate: MaxTracerRate}
+	atCeiling.Tracers = &vocab.Tracers{Rate: MaxTracerRate}
 	if _, err := NewDriver(atCeiling); err != nil {
 		t.Fatalf("tracers at MaxTracerRate refused: %v", err)
 	}

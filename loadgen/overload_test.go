@@ -73,7 +73,7 @@ func TestClockTracersHoldSlots(t *testing.T) {
 		ct := &countingRT{rt: newFakeRT(hang)}
 		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(2*time.Second, 20)},
 			Arrivals: vocab.Uniform, Timeout: time.Second, Transport: ct, MaxInFlight: 5,
-			Tracers: &Tracers{Rate: 20, Timeout: 10 * time.Second}})
+			Tracers: &vocab.Tracers{Rate: 20, Timeout: 10 * time.Second}})
 		tot := checkAccounting(t, d)
 		if p := ct.peak.Load(); p > 5 {
 			t.Errorf("%d round trips in flight at once, tracers included; bound 5", p)

@@ -94,7 +94,7 @@ func TestTracerWaitOnlyWhenAnswered(t *testing.T) {
 					return status(tc.code)
 				})
 				d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Stages: []Stage{Constant(2*time.Second, 10)},
-					Arrivals: vocab.Uniform, Timeout: 2 * time.Second, Transport: rt, Tracers: &Tracers{Rate: 4, Timeout: 1500 * time.Millisecond}})
+					Arrivals: vocab.Uniform, Timeout: 2 * time.Second, Transport: rt, Tracers: &vocab.Tracers{Rate: 4, Timeout: 1500 * time.Millisecond}})
 				tot := checkAccounting(t, d)
 				var wantWait, wantErr int64
 				if tc.wait {

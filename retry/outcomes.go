@@ -1,7 +1,6 @@
 package retry
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/trigger-test/trigger/vocab"
@@ -19,19 +18,6 @@ func NewOutcomeSet(os ...vocab.Outcome) OutcomeSet {
 		}
 	}
 	return s
-}
-
-// ParseOutcomeSet parses outcome class names (vocab.ParseOutcome) into a set.
-func ParseOutcomeSet(names []string) (OutcomeSet, error) {
-	var s OutcomeSet
-	for _, n := range names {
-		o, err := vocab.ParseOutcome(n)
-		if err != nil {
-			return 0, fmt.Errorf("retry: %w", err)
-		}
-		s |= NewOutcomeSet(o)
-	}
-	return s, nil
 }
 
 // Has reports whether o is in the set.

@@ -316,13 +316,15 @@ func TestRetrierReasons(t *testing.T) {
 	}
 }
 
-func TestParseOutcomeSet(t *testing.T) {
-	s, err := ParseOutcomeSet([]string{"timeout", "503"})
-	if err != nil || !s.Has(vocab.OutcomeTimeout) || !s.Has(vocab.Outcome503) || s.Has(vocab.OutcomeOK) || s.String() != "timeout,503" {
-		t.Errorf("ParseOutcomeSet = %v (%v), %v", s, uint16(s), err)
+// An outcome set holds each class once, names them in vocab's order, and
+// holds no value beyond the classes.
+func TestOutcomeSet(t *testing.T) {
+	s := NewOutcomeSet(vocab.Outcome503, vocab.OutcomeTimeout, vocab.Outcome503)
+	if !s.Has(vocab.OutcomeTimeout) || !s.Has(vocab.Outcome503) || s.Has(vocab.OutcomeOK) || s.String() != "timeout,503" {
+		t.Errorf("NewOutcomeSet = %v (%v)", s, uint16(s))
 	}
-	if _, err := ParseOutcomeSet([]string{"timeout", "teapot"}); err == nil {
-		t.Error("ParseOutcomeSet accepted teapot")
+	if NewOutcomeSet(vocab.NumOutcomes) != 0 || s.Has(vocab.NumOutcomes) {
+		t.Error("a value beyond the classes is in a set")
 	}
 }
 

@@ -144,15 +144,11 @@ func newError(diags hcl.Diagnostics, files map[string]*hcl.File) *Error {
 	return &Error{Diagnostics: diags, Files: files}
 }
 
-// decodeScenario decodes every top-level block but the variables into s.
+// decodeScenario decodes every top-level block but the variables into s,
+// each with the decoder of its block_NAME.go file.
 func (d *decoder) decodeScenario(top *body, s *Scenario) {
 	if blk := top.one("scenario", true, `name the test, e.g. scenario "checkout-spike" { description = "..." }.`); blk != nil {
-		b := d.open("scenario", "scenario", blk.Body, blk.DefRange, scenarioSchema)
-		s.Name = blk.Labels[0]
-		d.checkName(blk, "scenario", "Invalid scenario name",
-			"names the run's folder (out/NAME-TIMESTAMP) and appears in every report")
-		s.Description = b.str("description", "")
-		s.MaxDuration = b.duration("max_duration", 0)
+		d.decodeScenarioBlock(blk, s)
 	}
 	if blk := top.one("target", true, `the service under test, e.g. target { url = "http://127.0.0.1:8080/work"  allow_hosts = ["127.0.0.1"] }.`); blk != nil {
 		s.Target = d.decodeTarget(blk)

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trigger-test/trigger/retry"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -41,18 +44,18 @@ func TestShippedScenarios(t *testing.T) {
 			eq(t, "capacity", s.Service.Capacity, 200.0)
 			eq(t, "baseline", s.Load.Baseline, 50.0)
 			eq(t, "max_retries", s.Client.Retry.MaxRetries, 2)
-			eq(t, "on", s.Client.Retry.On, []string{"timeout"})
+			eq(t, "on", s.Client.Retry.On, retry.NewOutcomeSet(vocab.OutcomeTimeout))
 			eq(t, "spike", s.Load.Spike, Spike{Multiplier: 5, Duration: 10 * time.Second})
 			eq(t, "warmup", s.Load.Warmup, 20*time.Second)
 			eq(t, "observe", s.Load.Observe, 3*time.Minute)
 			eq(t, "max_recovery", s.Gate.MaxRecovery, 2*time.Minute)
 			eq(t, "allow_trap", s.Gate.AllowTrap, false)
 			// defaults
-			eq(t, "arrivals", s.Client.Arrivals, "poisson")
+			eq(t, "arrivals", s.Client.Arrivals, vocab.Poisson)
 			eq(t, "max_in_flight", s.Client.MaxInFlight, 20000)
 			eq(t, "budget", s.Client.Retry.Budget, (*float64)(nil))
 			eq(t, "retry_after", s.Client.Retry.RetryAfter, true)
-			eq(t, "backoff", s.Client.Retry.Backoff, Backoff{Kind: "none", Max: 10 * time.Second, Jitter: "none"})
+			eq(t, "backoff", s.Client.Retry.Backoff, retry.Backoff{Kind: vocab.BackoffNone, Max: 10 * time.Second, Jitter: vocab.JitterNone})
 			eq(t, "recovery", s.Recovery, Recovery{SuccessRatio: 0.99, Hold: 10 * time.Second})
 			eq(t, "on_trap", s.OnTrap, (*OnTrap)(nil))
 		}},
@@ -77,11 +80,11 @@ func TestShippedScenarios(t *testing.T) {
 		{"gateway-budget.hcl", func(t *testing.T, s *Scenario) {
 			eq(t, "budget", s.Client.Retry.Budget, ptr(0.2))
 			eq(t, "layers", s.Layers, []Layer{{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 300 * time.Millisecond}})
-			eq(t, "tracers", s.Client.Tracers, &Tracers{Rate: 2, Timeout: time.Minute})
+			eq(t, "tracers", s.Client.Tracers, &vocab.Tracers{Rate: 2, Timeout: time.Minute})
 			eq(t, "baseline from var", s.Load.Baseline, 50.0)
 			eq(t, "multiplier from var", s.Load.Spike.Multiplier, 5.0)
 			eq(t, "variables", s.Variables, map[string]string{"baseline": "50", "multiplier": "5"})
-			eq(t, "backoff", s.Client.Retry.Backoff, Backoff{Kind: "exponential", Base: 50 * time.Millisecond, Max: time.Second, Jitter: "full"})
+			eq(t, "backoff", s.Client.Retry.Backoff, retry.Backoff{Kind: vocab.BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull})
 			eq(t, "headers", s.Target.Headers, map[string]string{"X-Test": "trigger"})
 			eq(t, "on_trap", s.OnTrap, &OnTrap{Action: "rate", Rate: 10, Observe: 2 * time.Minute})
 			eq(t, "gate", s.Gate, Gate{MaxRecovery: 6 * time.Minute, MaxAmplification: 4})
@@ -166,14 +169,16 @@ func TestDecodeEveryAttribute(t *testing.T) {
 			OKStatus:   append(seq(200, 299), 304),
 		},
 		Client: Client{
-			Timeout: 750 * time.Millisecond, Arrivals: "uniform", MaxInFlight: 5000, Deadline: 3 * time.Second,
-			Retry: Retry{
-				MaxRetries: 4, On: []string{"timeout", "429", "503", "4xx", "other"}, Budget: ptr(0.1),
+			Timeout: 750 * time.Millisecond, Arrivals: vocab.Uniform, MaxInFlight: 5000,
+			Retry: retry.Policy{
+				MaxRetries: 4, Budget: ptr(0.1),
+				On:           retry.NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome429, vocab.Outcome503, vocab.Outcome4xx, vocab.OutcomeOther),
 				BudgetWindow: 30 * time.Second, RetryAfter: false,
-				TokenBucket: &TokenBucket{Capacity: 100, RetryCost: 2, TimeoutCost: 4, SuccessRefund: 0.5},
-				Backoff:     Backoff{Kind: "constant", Base: 20 * time.Millisecond, Max: 2 * time.Second, Jitter: "decorrelated"},
+				TokenBucket: &retry.TokenBucket{Capacity: 100, RetryCost: 2, TimeoutCost: 4, SuccessRefund: 0.5},
+				Backoff:     retry.Backoff{Kind: vocab.BackoffConstant, Base: 20 * time.Millisecond, Max: 2 * time.Second, Jitter: vocab.JitterDecorrelated},
+				Deadline:    3 * time.Second,
 			},
-			Tracers: &Tracers{Rate: 0.5, Timeout: 30 * time.Second},
+			Tracers: &vocab.Tracers{Rate: 0.5, Timeout: 30 * time.Second},
 		},
 		Layers: []Layer{
 			{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 250 * time.Millisecond},
@@ -182,8 +187,8 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		Service: Service{
 			Capacity: 102, Pods: 4, PodRate: 25.5, AdmissionBound: 400 * time.Millisecond,
 			MaxReplicas: 12, ScalabilityPeak: 20,
-			Autoscaler: &Autoscaler{Signal: "paired", Target: 0.6, DeadTime: 45 * time.Second},
-			Workers:    8, ServiceTime: "lognormal", ServiceCV: 1.5, Queue: "shared", DeadlinePropagation: true,
+			Autoscaler: &Autoscaler{Signal: vocab.SignalPaired, Target: 0.6, DeadTime: 45 * time.Second},
+			Workers:    8, ServiceTime: vocab.ServiceLognormal, ServiceCV: 1.5, Queue: vocab.QueueShared, DeadlinePropagation: true,
 		},
 		Load: LoadProfile{Baseline: 40, Warmup: 5 * time.Second, Observe: 90 * time.Second,
 			Spike: Spike{Multiplier: 4.5, Duration: 8 * time.Second}},
@@ -267,16 +272,16 @@ on_trap { action = "drop" }`, 1)
 	}
 	c := s.Client
 	eq(t, "method", s.Target.Method, "GET")
-	eq(t, "arrivals", c.Arrivals, "poisson")
+	eq(t, "arrivals", c.Arrivals, vocab.Poisson)
 	eq(t, "max_in_flight", c.MaxInFlight, 20000)
-	eq(t, "deadline", c.Deadline, time.Duration(0))
+	eq(t, "deadline", c.Retry.Deadline, time.Duration(0))
 	eq(t, "max_retries", c.Retry.MaxRetries, 0)
-	eq(t, "on", c.Retry.On, []string{"timeout", "connect", "5xx"})
+	eq(t, "on", c.Retry.On, retry.NewOutcomeSet(vocab.OutcomeTimeout, vocab.OutcomeConnect, vocab.Outcome5xx))
 	eq(t, "budget_window", c.Retry.BudgetWindow, 10*time.Second)
 	eq(t, "retry_after", c.Retry.RetryAfter, true)
-	eq(t, "token_bucket", c.Retry.TokenBucket, &TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1})
-	eq(t, "backoff", c.Retry.Backoff, Backoff{Kind: "exponential", Base: 100 * time.Millisecond, Max: 10 * time.Second, Jitter: "none"})
-	eq(t, "tracers", c.Tracers, &Tracers{Rate: 2, Timeout: 60 * time.Second})
+	eq(t, "token_bucket", c.Retry.TokenBucket, &retry.TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1})
+	eq(t, "backoff", c.Retry.Backoff, retry.Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: 10 * time.Second, Jitter: vocab.JitterNone})
+	eq(t, "tracers", c.Tracers, &vocab.Tracers{Rate: 2, Timeout: 60 * time.Second})
 	eq(t, "layer", s.Layers, []Layer{{Name: "x", RetryProbability: 1}})
 	eq(t, "warmup", s.Load.Warmup, 20*time.Second)
 	eq(t, "observe", s.Load.Observe, 3*time.Minute)
@@ -296,8 +301,8 @@ on_trap { action = "drop" }`, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eq(t, "no retry block", s.Client.Retry, Retry{On: []string{"timeout", "connect", "5xx"}, BudgetWindow: 10 * time.Second,
-		RetryAfter: true, Backoff: Backoff{Kind: "none", Max: 10 * time.Second, Jitter: "none"}})
+	eq(t, "no retry block", s.Client.Retry, retry.Policy{On: retry.NewOutcomeSet(vocab.OutcomeTimeout, vocab.OutcomeConnect, vocab.Outcome5xx),
+		BudgetWindow: 10 * time.Second, RetryAfter: true, Backoff: retry.Backoff{Kind: vocab.BackoffNone, Max: 10 * time.Second, Jitter: vocab.JitterNone}})
 	eq(t, "no prometheus block", s.Prometheus, (*Prometheus)(nil))
 	eq(t, "no layers", s.Layers, []Layer(nil))
 }

@@ -73,6 +73,24 @@ func (d *decoder) errorf(subject *hcl.Range, summary, format string, args ...any
 	})
 }
 
+// reportAt adds a diagnostic about the value at path: its subject is the
+// value's source range (see sources.at) and, when the value refers to
+// variables, its expression, so that the text writer shows "with var.NAME
+// as VALUE".
+func (d *decoder) reportAt(sev hcl.DiagnosticSeverity, path, summary, format string, args ...any) {
+	diag := &hcl.Diagnostic{
+		Severity: sev,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(format, args...),
+		Subject:  d.src.at(path),
+	}
+	if e := d.src.expr(path); e != nil && len(e.Variables()) > 0 {
+		// The text writer then shows "with var.NAME as VALUE".
+		diag.Expression, diag.EvalContext = e, d.ctx
+	}
+	d.diags = append(d.diags, diag)
+}
+
 // blocks returns the nested blocks of type typ, at most max of them (0: no
 // limit); extra ones are reported as duplicates.
 func (b *body) blocks(typ string, max int) []*hcl.Block {

@@ -22,6 +22,10 @@ import (
 // and the default of a sensitive variable is masked in the file's source
 // lines.
 
+// SensitiveValue is what a sensitive variable's value reads wherever the
+// scenario is reported.
+const SensitiveValue = "(sensitive)"
+
 // markType is the type of sensitiveMark, private so no other mark equals it.
 type markType string
 

@@ -19,6 +19,9 @@ type sources struct {
 	elems  map[string]hcl.Range      // list elements and map keys
 	blocks map[string]hcl.Range      // DefRange of every decoded block
 	failed map[string]bool           // values already reported (bad type, missing): no semantic check
+	// unknown marks the enumerated values whose name is none of the
+	// enumeration's (reported while decoding, and failed too).
+	unknown map[string]bool
 	// sensitive marks the attributes whose value was computed from a
 	// sensitive variable.
 	sensitive map[string]bool
@@ -32,6 +35,7 @@ func newSources(file hcl.Range) *sources {
 		blocks: map[string]hcl.Range{},
 		failed: map[string]bool{},
 
+		unknown:   map[string]bool{},
 		sensitive: map[string]bool{},
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/trigger-test/trigger/retry"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // withVars is minimal with variables declared and used in it.
@@ -55,7 +58,7 @@ func TestVariables(t *testing.T) {
 			eq(t, "baseline", s.Load.Baseline, 10.0)
 			eq(t, "retry_after", s.Client.Retry.RetryAfter, true)
 			eq(t, "method", s.Target.Method, "GET")
-			eq(t, "on", s.Client.Retry.On, []string{"timeout"})
+			eq(t, "on", s.Client.Retry.On, retry.NewOutcomeSet(vocab.OutcomeTimeout))
 			eq(t, "headers", s.Target.Headers, map[string]string{"X-A": "1"})
 			eq(t, "capacity", s.Service.Capacity, 100.0)
 			eq(t, "variables", s.Variables, map[string]string{
@@ -71,7 +74,7 @@ func TestVariables(t *testing.T) {
 			eq(t, "baseline", s.Load.Baseline, 12.5)
 			eq(t, "retry_after", s.Client.Retry.RetryAfter, false)
 			eq(t, "method", s.Target.Method, "POST")
-			eq(t, "on", s.Client.Retry.On, []string{"timeout", "503"})
+			eq(t, "on", s.Client.Retry.On, retry.NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome503))
 			eq(t, "headers", s.Target.Headers, map[string]string{"X-B": "2"})
 			eq(t, "capacity", s.Service.Capacity, 50.0)
 			eq(t, "variables", s.Variables["baseline"], "12.5")

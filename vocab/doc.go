@@ -1,7 +1,9 @@
 // Package vocab holds the words the other packages share: the enumerated
 // values a scenario spells (arrival processes, backoff kinds, jitter,
 // outcome classes, service-time laws, queues and their disciplines,
-// autoscaler signals) and the defaults more than one package fills in.
+// autoscaler signals), the defaults more than one package fills in, and
+// the settings of the wait tracers (Tracers), which a scenario decodes and
+// the driver sends.
 //
 // Each enumeration is a typed value with String (the name a scenario, a
 // flag or the result document uses), a Parse function whose error lists

@@ -4,11 +4,66 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/trigger-test/trigger/internal/queryshape"
 )
+
+// StopCondition is one brake of a run (block `stop_when "NAME"`): a PromQL
+// expression evaluated every second from the preflight on; the run stops
+// its load when the expression returns a non-empty result, or when it
+// cannot be evaluated (a brake that cannot be checked is not a brake).
+type StopCondition struct {
+	// Name is the block's label, unique among the scenario's conditions.
+	Name string
+	// Query is the PromQL expression; any sample in its result fires it
+	// (write "burn_rate > 10", not "burn_rate").
+	Query string
+	// Address is where Query is evaluated: "" for the run's own
+	// Prometheus (embedded or remote), else the base URL of another
+	// Prometheus HTTP API.
+	Address string
+	// Timeout bounds one evaluation; default 2s. An evaluation that does
+	// not answer within it stops the run.
+	Timeout time.Duration
+	// Auth and TLS are for Address (nil: none); with Address "" the run's
+	// Prometheus block's own are used.
+	Auth *PrometheusAuth
+	TLS  *PrometheusTLS
+}
+
+// DefaultStopTimeout is stop_when.timeout, per evaluation.
+const DefaultStopTimeout = 2 * time.Second
+
+// stopWhenSchema is a stop_when block's (its auth and tls sub-blocks are
+// the prometheus block's): attribute names are the snake_case of
+// StopCondition's fields.
+var stopWhenSchema = &hcl.BodySchema{
+	Attributes: attrs("query", "address", "timeout"),
+	Blocks:     blocks("auth", "tls"),
+}
+
+// decodeStopWhen decodes the i-th stop_when block.
+func (d *decoder) decodeStopWhen(i int, blk *hcl.Block) StopCondition {
+	path := fmt.Sprintf("stop_when[%d]", i)
+	b := d.open("stop_when", path, blk.Body, blk.DefRange, stopWhenSchema)
+	d.src.elems[path+".name"] = blk.LabelRanges[0]
+	if !d.checkName(blk, "stop_when", "Invalid stop_when name", "names the brake in the run's log and report") {
+		d.src.failed[path+".name"] = true
+	}
+	c := StopCondition{
+		Name:    blk.Labels[0],
+		Query:   b.str("query", ""),
+		Address: b.str("address", ""),
+		Timeout: b.duration("timeout", DefaultStopTimeout),
+	}
+	b.require("query", `the PromQL expression any sample of which stops the run, e.g. query = "slo:burn_rate:ratio_1h > 10".`)
+	c.Auth, c.TLS = d.decodeAccess(b, path)
+	return c
+}
 
 // stopWhen checks the stop_when blocks: unique names, a query that parses
 // as PromQL and returns an instant vector, an address that is "" or an

@@ -1,14 +1,10 @@
-// Package scenarios decodes and validates trigger-test scenarios written in
-// HCL (attributes: docs/scenarios.md; the code's map: docs/design.md,
-// "Scenario HCL"). Every problem is reported as an hcl.Diagnostic with the
-// file, line and column of the offending source.
-//
-// The types in this package are the resolved scenario: durations are
-// time.Duration, defaults are filled in, and every value has passed the
-// semantic checks. They know nothing of how a scenario is run.
 package scenarios
 
-import "time"
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
 
 // Scenario is one decoded and validated trigger test.
 type Scenario struct {
@@ -51,4 +47,39 @@ type Scenario struct {
 	// example scrape targets given with a remote Prometheus), rendered like
 	// errors with Warnings.Render; nil when there are none.
 	Warnings *Error `json:"-"`
+}
+
+// scenarioSchema is the scenario block's: attribute names are the snake_case
+// of Scenario's fields.
+var scenarioSchema = &hcl.BodySchema{Attributes: attrs("description", "max_duration")}
+
+// decodeScenarioBlock decodes the scenario block into s: its label, the
+// description and max_duration.
+func (d *decoder) decodeScenarioBlock(blk *hcl.Block, s *Scenario) {
+	b := d.open("scenario", "scenario", blk.Body, blk.DefRange, scenarioSchema)
+	s.Name = blk.Labels[0]
+	d.checkName(blk, "scenario", "Invalid scenario name",
+		"names the run's folder (out/NAME-TIMESTAMP) and appears in every report")
+	s.Description = b.str("description", "")
+	s.MaxDuration = b.duration("max_duration", 0)
+}
+
+// scenario checks the scenario block's max_duration.
+func (v *validator) scenario() {
+	if !v.present("scenario") {
+		return
+	}
+	v.nonNegDur(v.s.MaxDuration, "scenario.max_duration", "max_duration", "the hard limit on a run's wall time (0: the default)")
+}
+
+// duration checks that max_duration leaves room for the run it limits.
+func (v *validator) duration() {
+	if v.s.MaxDuration <= 0 || !v.present("load") || !v.d.src.ok("scenario.max_duration") {
+		return
+	}
+	l := v.s.Load
+	run := l.Warmup + l.Spike.Duration + l.Observe
+	v.errorf(v.s.MaxDuration < run, "scenario.max_duration", "Run longer than max_duration",
+		"max_duration = %s would stop the run before it ends: warmup %s + spike %s + observe %s = %s.",
+		v.s.MaxDuration, l.Warmup, l.Spike.Duration, l.Observe, run)
 }

@@ -38,6 +38,9 @@ func varFile(name string) string { return varFilePrefix + name + ">" }
 
 func isVarFile(filename string) bool { return strings.HasPrefix(filename, varFilePrefix) }
 
+// variableSchema is a variable block's.
+var variableSchema = &hcl.BodySchema{Attributes: attrs("default", "description", "sensitive")}
+
 // variable is one declared variable block.
 type variable struct {
 	name      string
