@@ -1,7 +1,7 @@
 // Package fleet spreads one run's load over several agents, started
 // together, stopped together and judged as one test (docs/design.md,
-// "Scaling out"). One driver holds about 16,000–20,000 attempts/s on two
-// cores; a larger spike comes from many.
+// "Scaling out"). One driver's top rate is bounded by its machine's cores
+// (bench/loadgen/README.md measures it); a larger spike comes from many.
 //
 // The coordinator (Coordinator) serves a small HTTP protocol, launches the
 // agents through an Engine (LocalEngine: processes on this machine;

@@ -35,9 +35,8 @@ type localProc struct {
 // processors (this process's GOMAXPROCS: the cores, or a container's CPU
 // limit, which Go reads by itself): its share, at least one, so that N
 // agents do not each run as many scheduling threads as there are cores and
-// contend for them. (A driver on one processor costs about what one on two
-// does per attempt, now that it reads its responses on time:
-// bench/loadgen/README.md, "One processor".) A GOMAXPROCS in the
+// contend for them (what a driver on one processor costs per attempt is
+// in bench/loadgen/README.md, "One processor"). A GOMAXPROCS in the
 // environment is left alone.
 func agentProcs(cpus, n int) int {
 	return max(1, cpus/max(n, 1))

@@ -19,7 +19,7 @@ const (
 	legendTextInset = vg.Length(3)   // between the sample and the text
 	// legendFontSlack is the share of the legend's width its text is
 	// wrapped to: a browser without Liberation Sans draws the SVG's text
-	// in its fallback font, which can be wider (DejaVu Sans, by some 12 %).
+	// in its fallback font, which can be wider (DejaVu Sans is).
 	legendFontSlack = 0.85
 )
 
