@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Run is what a real run reads of its scenario beyond the model's inputs
@@ -55,12 +56,12 @@ type Recovery struct {
 // OnTrap is the action a run takes once the service is judged trapped
 // (block "on_trap").
 type OnTrap struct {
-	// Action is "drop" (demand to zero), "rate" (demand to Rate) or
-	// "command" (run Command, demand stays at baseline).
-	Action string
-	// Rate is the demand for Action "rate", first attempts per second.
+	// Action is TrapDrop (demand to zero), TrapRate (demand to Rate) or
+	// TrapCommand (run Command, demand stays at baseline).
+	Action vocab.TrapAction
+	// Rate is the demand for TrapRate, first attempts per second.
 	Rate float64
-	// Command is the argv for Action "command".
+	// Command is the argv for TrapCommand.
 	Command []string
 	// Observe is how long the run watches after the action.
 	Observe time.Duration

@@ -116,7 +116,7 @@ func (r *run) document() analysis.Document {
 	obs.Estimates = infer.EstimateTable(r.plan, in, r.recoveryS, obs.WaitSource)
 	amplificationSection(&doc.Amplification, in)
 	if st := r.onTrap; st != nil {
-		obs.OnTrap = &analysis.OnTrapResult{Action: r.spec.OnTrap.Action, AtS: st.at - r.spikeEnd, RecoveryS: analysis.Num(st.recovered), Error: st.err}
+		obs.OnTrap = &analysis.OnTrapResult{Action: r.spec.OnTrap.Action.String(), AtS: st.at - r.spikeEnd, RecoveryS: analysis.Num(st.recovered), Error: st.err}
 	}
 
 	// A run that found no recovery did not recover.

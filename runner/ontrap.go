@@ -11,6 +11,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/infer"
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // onTrapState is the scenario's on_trap action under way.
@@ -34,16 +35,16 @@ func (r *run) startOnTrap(now float64) {
 	st := &onTrapState{at: now, recovered: math.NaN()}
 	r.onTrap, r.phase = st, analysis.PhaseOnTrap
 	switch ot.Action {
-	case "drop", "rate":
+	case vocab.TrapDrop, vocab.TrapRate:
 		rate := 0.0
-		if ot.Action == "rate" {
+		if ot.Action == vocab.TrapRate {
 			rate = ot.Rate
 		}
 		// Agents change their schedule a moment later than one driver
 		// does: the way back is timed from then.
 		st.at = max(st.at, r.drv.Replan([]loadgen.Stage{loadgen.Constant(ot.Observe+time.Minute, rate)}).Seconds())
 		r.opts.logf("on_trap: %s; demand set to %g/s, watching for %s", r.verdict, rate, ot.Observe)
-	case "command":
+	case vocab.TrapCommand:
 		ctx, cancel := context.WithTimeout(context.Background(), ot.Observe)
 		st.cancel, st.done = cancel, make(chan struct{})
 		cmd := exec.CommandContext(ctx, ot.Command[0], ot.Command[1:]...)
@@ -71,7 +72,7 @@ func (r *run) watchOnTrap(now float64) bool {
 	st, ot := r.onTrap, r.spec.OnTrap
 	hold := r.spec.Recovery.Hold.Seconds()
 	at, ok := infer.FindRecovery(r.rows, st.at, r.spec.Recovery.SuccessRatio, hold)
-	if ot.Action == "drop" {
+	if ot.Action == vocab.TrapDrop {
 		at, ok = r.drained(st.at, hold)
 	}
 	if ok {
@@ -81,7 +82,7 @@ func (r *run) watchOnTrap(now float64) bool {
 		return true
 	}
 	if now >= st.at+ot.Observe.Seconds() {
-		if ot.Action == "drop" && r.choice.series.Source == "" {
+		if ot.Action == vocab.TrapDrop && r.choice.series.Source == "" {
 			r.reason += "; after on_trap drop the drain could not be measured (no wait signal: add a wait query or tracers)"
 			r.stopOnTrap()
 			return true

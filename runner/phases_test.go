@@ -13,6 +13,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/internal/testwait"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // unitRun is a run with only what the phase logic reads, for tests that
@@ -82,7 +83,7 @@ func TestOnTrapCommandStopsItsProcessGroup(t *testing.T) {
 	// the foreground sleep takes over by exec); both hold the output open.
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	r := unitRun(time.Second)
-	r.spec.OnTrap = &convert.OnTrap{Action: "command", Observe: time.Minute,
+	r.spec.OnTrap = &convert.OnTrap{Action: vocab.TrapCommand, Observe: time.Minute,
 		Command: []string{"sh", "-c", `sleep 60 & echo $! >> "$1"; echo $$ >> "$1"; exec sleep 60`, "sh", pidFile}}
 	r.startOnTrap(0)
 	t.Cleanup(r.onTrap.cancel) // should the test stop early: kills the group

@@ -5,14 +5,16 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // OnTrap is what a run does once it has judged the service trapped (block
 // "on_trap"), and how long it then watches for the service to come back.
 type OnTrap struct {
-	// Action is "drop" (demand to zero), "rate" (demand to Rate) or
-	// "command" (run Command, keep baseline demand).
-	Action  string
+	// Action is TrapDrop (demand to zero), TrapRate (demand to Rate) or
+	// TrapCommand (run Command, keep baseline demand).
+	Action  vocab.TrapAction
 	Rate    float64       // first attempts per second for Action "rate"
 	Command []string      // argv for Action "command"
 	Observe time.Duration // how long to watch after the action; default 2m
@@ -22,8 +24,8 @@ type OnTrap struct {
 const DefaultTrapObserve = 2 * time.Minute
 
 // onTrapActions are the names of on_trap.action, in the order they are
-// listed to users; only a scenario knows them.
-var onTrapActions = []string{"drop", "rate", "command"}
+// listed to users.
+var onTrapActions = vocab.TrapActionNames()
 
 // onTrapSchema is the on_trap block's: attribute names are the snake_case
 // of OnTrap's fields.
@@ -33,7 +35,7 @@ var onTrapSchema = &hcl.BodySchema{Attributes: attrs("action", "rate", "command"
 func (d *decoder) decodeOnTrap(blk *hcl.Block) *OnTrap {
 	b := d.open("on_trap", "on_trap", blk.Body, blk.DefRange, onTrapSchema)
 	t := &OnTrap{
-		Action:  b.str("action", ""),
+		Action:  enum(b, "action", "on_trap action", vocab.TrapDrop, onTrapActions, vocab.ParseTrapAction),
 		Rate:    b.num("rate", 0),
 		Command: b.strList("command", nil),
 		Observe: b.duration("observe", DefaultTrapObserve),
@@ -49,24 +51,25 @@ func (v *validator) onTrap() {
 		return
 	}
 	src := v.d.src
-	if src.has("on_trap.action") {
-		v.oneOf("on_trap.action", "on_trap action", t.Action, onTrapActions)
-	}
+	// An action missing, of the wrong type or unknown was reported while
+	// decoding; what it needs is checked only for a known one.
+	known := src.has("on_trap.action") && src.ok("on_trap.action")
 	v.errorf(t.Rate < 0, "on_trap.rate", "Value out of range", "rate is first attempts per second after the action and must not be negative. Got %g.", t.Rate)
 	v.errorf(t.Rate > MaxBaseline, "on_trap.rate", "Value out of range", "rate is first attempts per second after the action and may be at most 1e6 (a million per second). Got %g.", t.Rate)
-	switch t.Action {
-	case "rate":
+	switch {
+	case !known:
+	case t.Action == vocab.TrapRate:
 		v.errorf(!src.has("on_trap.rate") && src.ok("on_trap.rate"), "on_trap", "Missing rate",
 			"action = \"rate\" sets demand to rate first attempts per second: add rate = ..., e.g. rate = 10.")
-	case "command":
+	case t.Action == vocab.TrapCommand:
 		v.errorf(!src.has("on_trap.command") && src.ok("on_trap.command"), "on_trap", "Missing command",
 			"action = \"command\" runs a command: add command = [\"PROGRAM\", \"ARG\", ...].")
 		v.errorf(src.has("on_trap.command") && (len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == ""), "on_trap.command", "Empty command",
 			"command is an argv list whose first element is the program to run.")
 	}
-	v.warnf(t.Action != "rate" && src.has("on_trap.rate") && contains(onTrapActions, t.Action), "on_trap.rate", "Setting ignored",
+	v.warnf(known && t.Action != vocab.TrapRate && src.has("on_trap.rate"), "on_trap.rate", "Setting ignored",
 		"rate is used only with action = \"rate\"; this on_trap has action = %q.", t.Action)
-	v.warnf(t.Action != "command" && src.has("on_trap.command") && contains(onTrapActions, t.Action), "on_trap.command", "Setting ignored",
+	v.warnf(known && t.Action != vocab.TrapCommand && src.has("on_trap.command"), "on_trap.command", "Setting ignored",
 		"command is used only with action = \"command\"; this on_trap has action = %q.", t.Action)
 	v.positiveDur(t.Observe, "on_trap.observe", "observe", "how long to watch after the action")
 }

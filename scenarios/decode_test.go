@@ -66,7 +66,7 @@ func TestShippedScenarios(t *testing.T) {
 			eq(t, "max_retries", s.Client.Retry.MaxRetries, 2)
 			eq(t, "spike", s.Load.Spike, Spike{Multiplier: 5, Duration: 10 * time.Second})
 			eq(t, "allow_trap", s.Gate.AllowTrap, false)
-			eq(t, "on_trap", s.OnTrap, &OnTrap{Action: "drop", Observe: time.Minute})
+			eq(t, "on_trap", s.OnTrap, &OnTrap{Action: vocab.TrapDrop, Observe: time.Minute})
 			eq(t, "method default", s.Target.Method, "GET")
 		}},
 		// k·ρ = 0.75: no spike length can trigger.
@@ -86,7 +86,7 @@ func TestShippedScenarios(t *testing.T) {
 			eq(t, "variables", s.Variables, map[string]string{"baseline": "50", "multiplier": "5"})
 			eq(t, "backoff", s.Client.Retry.Backoff, retry.Backoff{Kind: vocab.BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull})
 			eq(t, "headers", s.Target.Headers, map[string]string{"X-Test": "trigger"})
-			eq(t, "on_trap", s.OnTrap, &OnTrap{Action: "rate", Rate: 10, Observe: 2 * time.Minute})
+			eq(t, "on_trap", s.OnTrap, &OnTrap{Action: vocab.TrapRate, Rate: 10, Observe: 2 * time.Minute})
 			eq(t, "gate", s.Gate, Gate{MaxRecovery: 6 * time.Minute, MaxAmplification: 4})
 			eq(t, "max_duration", s.MaxDuration, 10*time.Minute)
 		}},
@@ -199,7 +199,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 			TLS:  &PrometheusTLS{CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem", ServerName: "prom", InsecureSkipVerify: true},
 		},
 		Recovery: Recovery{SuccessRatio: 0.95, Hold: 20 * time.Second},
-		OnTrap:   &OnTrap{Action: "command", Command: []string{"kubectl", "rollout", "restart", "deploy/api"}, Observe: 3 * time.Minute},
+		OnTrap:   &OnTrap{Action: vocab.TrapCommand, Command: []string{"kubectl", "rollout", "restart", "deploy/api"}, Observe: 3 * time.Minute},
 		Gate:     Gate{MaxRecovery: 90 * time.Second, AllowTrap: true, MaxAmplification: 6},
 		StopWhen: []StopCondition{
 			{Name: "burn-rate", Query: `slo:burn_rate:ratio_1h{env="staging-eu"} > 10`, Address: "https://prom.staging-eu.internal:9090",
@@ -288,7 +288,7 @@ on_trap { action = "drop" }`, 1)
 	eq(t, "prometheus", *s.Prometheus, Prometheus{Address: "embedded", Scrape: []string{"http://127.0.0.1:8080/metrics"},
 		ScrapeInterval: time.Second, Timeout: 10 * time.Second, Ingress: "q"})
 	eq(t, "recovery", s.Recovery, Recovery{SuccessRatio: 0.99, Hold: 10 * time.Second})
-	eq(t, "on_trap", s.OnTrap, &OnTrap{Action: "drop", Observe: 2 * time.Minute})
+	eq(t, "on_trap", s.OnTrap, &OnTrap{Action: vocab.TrapDrop, Observe: 2 * time.Minute})
 	eq(t, "gate", s.Gate, Gate{})
 	eq(t, "max_duration", s.MaxDuration, time.Duration(0))
 	eq(t, "file", s.File, "")

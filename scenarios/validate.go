@@ -64,16 +64,6 @@ func (v *validator) warnf(bad bool, path, summary, format string, args ...any) {
 	}
 }
 
-// oneOf reports value at path when it is not one of options, suggesting
-// the closest option: the check of a name only a scenario knows
-// (on_trap.action); vocab's enumerations are checked as they are decoded
-// (enums.go), with the same diagnostic.
-func (v *validator) oneOf(path, what, value string, options []string) {
-	if !contains(options, value) && v.d.src.ok(path) {
-		v.d.reportUnknown(path, what, value, options)
-	}
-}
-
 // fraction checks lo < x ≤ 1 (open) or lo ≤ x ≤ 1 (closed).
 func (v *validator) fraction(x float64, open bool, path, name, meaning string) {
 	if open {

@@ -25,6 +25,7 @@ func enums() []enum {
 		{"queue", QueueNames(), func(s string) (fmt.Stringer, error) { return ParseQueue(s) }, "per_pod"},
 		{"discipline", DisciplineNames(), func(s string) (fmt.Stringer, error) { return ParseDiscipline(s) }, "fifo"},
 		{"signal", ScalerSignalNames(), func(s string) (fmt.Stringer, error) { return ParseScalerSignal(s) }, ""},
+		{"on_trap action", TrapActionNames(), func(s string) (fmt.Stringer, error) { return ParseTrapAction(s) }, ""},
 	}
 }
 

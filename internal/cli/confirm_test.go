@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // The confirmation names everything the run will touch outside the
@@ -25,7 +26,7 @@ func TestConfirmationListsWhatTheRunTouches(t *testing.T) {
 		Prometheus: &scenarios.Prometheus{Address: "embedded", Scrape: []string{"http://127.0.0.1:8080/metrics"},
 			ScrapeInterval: 2 * time.Second},
 		StopWhen: []scenarios.StopCondition{{Name: "burn", Query: "slo:burn_rate > 10", Address: "http://prom.staging:9090"}},
-		OnTrap:   &scenarios.OnTrap{Action: "command", Command: []string{"kubectl", "rollout", "restart", "deploy/checkout", "--token=s3cr3t"}},
+		OnTrap:   &scenarios.OnTrap{Action: vocab.TrapCommand, Command: []string{"kubectl", "rollout", "restart", "deploy/checkout", "--token=s3cr3t"}},
 		Secrets:  []string{"s3cr3t"},
 	}
 	got := confirmation(s)

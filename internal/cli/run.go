@@ -15,6 +15,7 @@ import (
 
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -170,7 +171,7 @@ func confirmation(s *scenarios.Scenario) string {
 	}
 	if t := s.OnTrap; t != nil {
 		switch t.Action {
-		case "command":
+		case vocab.TrapCommand:
 			fmt.Fprintf(&b, "  on a trap, runs: %s\n", strings.Join(t.Command, " "))
 		default:
 			fmt.Fprintf(&b, "  on a trap: %s\n", t.Action)
