@@ -273,6 +273,9 @@ type Observation struct {
 	FirstTimedOut *float64 `json:"first_timed_out_total,omitempty"`
 	FirstErrors   *float64 `json:"first_errors_total,omitempty"`
 	FirstConnect  *float64 `json:"first_connect_total,omitempty"`
+	// FirstAuth is the part of FirstErrors answered 401 or 403 (the
+	// credentials refused); left out when there was none.
+	FirstAuth *float64 `json:"first_auth_total,omitempty"`
 	// JudgedS is when the run judged the service trapped or metastable,
 	// seconds after the spike's end (null when it did not).
 	JudgedS *float64 `json:"judged_s,omitempty"`

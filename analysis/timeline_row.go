@@ -56,8 +56,9 @@ type TimelineRow struct {
 	FirstErrors   float64 `csv:"first_errors" json:"first_errors"`
 	FirstConnect  float64 `csv:"first_connect" json:"first_connect"`
 	// FirstClientErrors is the part of FirstErrors answered 4xx other than
-	// 429: the request's own fault (expired credentials, a wrong path), not
-	// the service failing under load.
+	// 429 (401 and 403 included, FirstAuth): the request's own fault
+	// (refused credentials, a wrong path), not the service failing under
+	// load.
 	FirstClientErrors float64 `csv:"first_client_errors" json:"first_client_errors"`
 	Succeeded         float64 `csv:"succeeded" json:"succeeded"` // logical requests that ended with a success
 	Failed            float64 `csv:"failed" json:"failed"`       // logical requests that ended after all attempts failed
@@ -110,6 +111,9 @@ type TimelineRow struct {
 	// second's deadline (then the row is written without its metrics). NaN
 	// when the scenario reads no metrics.
 	MetricsMissing float64 `csv:"metrics_missing" json:"metrics_missing"`
+	// FirstAuth is the part of FirstClientErrors answered 401 or 403: the
+	// request's credentials refused (vocab.OutcomeAuth).
+	FirstAuth float64 `csv:"first_auth" json:"first_auth"`
 
 	// Model only: no columns of timeline.csv, NaN (nil) in a run's rows.
 

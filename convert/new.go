@@ -9,6 +9,7 @@ import (
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Test is one trigger test converted from its scenario, once, into what
@@ -81,6 +82,8 @@ func driverConfig(s *scenarios.Scenario, maxDuration time.Duration, policy retry
 		Retry:       policy,
 		MaxInFlight: s.Client.MaxInFlight,
 		OKStatus:    s.Target.OKStatus,
+		TLS:         s.Target.TLS,
+		HTTP2:       s.Target.Protocol == vocab.ProtocolH2,
 	}
 	if t := s.Client.Tracers; t != nil {
 		tracers := *t // the driver's own copy, not the scenario's

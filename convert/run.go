@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/trigger-test/trigger/internal/tlsfiles"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -82,18 +83,12 @@ type Metrics struct {
 	Queries []Query
 	// Auth and TLS are for a remote server; nil: none.
 	Auth *Auth
-	TLS  *TLS
+	TLS  *tlsfiles.Files
 }
 
 // Auth names the environment variables that hold a Prometheus
 // server's credentials; the credentials never appear in a scenario.
 type Auth struct{ BearerTokenEnv, UsernameEnv, PasswordEnv string }
-
-// TLS configures TLS to a Prometheus server.
-type TLS struct {
-	CAFile, CertFile, KeyFile, ServerName string
-	InsecureSkipVerify                    bool
-}
 
 // Brake is one stop_when condition: Query fires when it returns any
 // sample or cannot be evaluated within Timeout.
@@ -104,7 +99,7 @@ type Brake struct {
 	Address string
 	Timeout time.Duration // 0 means the runner's default
 	Auth    *Auth
-	TLS     *TLS
+	TLS     *tlsfiles.Files
 }
 
 // CheckSends reports the first host the run would reach outside the
@@ -142,12 +137,12 @@ func RunOf(s *scenarios.Scenario) Run {
 	}
 	for _, c := range s.StopWhen {
 		r.Brakes = append(r.Brakes, Brake{Name: c.Name, Query: c.Query, Address: c.Address, Timeout: c.Timeout,
-			Auth: authOf(c.Auth), TLS: tlsOf(c.TLS)})
+			Auth: authOf(c.Auth), TLS: c.TLS})
 	}
 	if p := s.Prometheus; p != nil {
 		r.Metrics = &Metrics{Embedded: Embedded(p), Address: p.Address, Scrape: p.Scrape,
 			ScrapeInterval: EmbeddedInterval(p), Timeout: p.Timeout, Queries: Queries(p),
-			Auth: authOf(p.Auth), TLS: tlsOf(p.TLS)}
+			Auth: authOf(p.Auth), TLS: p.TLS}
 	}
 	return r
 }
@@ -157,13 +152,6 @@ func authOf(a *scenarios.PrometheusAuth) *Auth {
 		return nil
 	}
 	return &Auth{BearerTokenEnv: a.BearerTokenEnv, UsernameEnv: a.UsernameEnv, PasswordEnv: a.PasswordEnv}
-}
-
-func tlsOf(t *scenarios.PrometheusTLS) *TLS {
-	if t == nil {
-		return nil
-	}
-	return &TLS{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
 }
 
 // SensitiveValue is what a sensitive variable's value reads wherever a

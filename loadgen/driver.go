@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/trigger-test/trigger/internal/tlsfiles"
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -73,10 +74,16 @@ type Config struct {
 	// a descheduled process without losing arrivals, short enough that a
 	// burst of catch-up is at most one second of demand.
 	MaxLag time.Duration
+	// TLS is the target's TLS setup for https:// (a CA to trust, a client
+	// certificate); nil = Go's defaults. HTTP2 speaks HTTP/2 only
+	// (TransportOptions.HTTP2). Both apply to the driver's own transport,
+	// not to a Transport given here; NewDriver loads TLS's files.
+	TLS   *tlsfiles.Files
+	HTTP2 bool
 	// Transport carries every attempt; nil means
-	// NewLeanTransport(DefaultTransportOptions()): the lean HTTP/1.1 path for
-	// http:// targets and a tuned net/http Transport (NewTransport) for
-	// https://. Set NewTransport(DefaultTransportOptions()) for net/http's
+	// NewLeanTransport(DefaultTransportOptions()) with TLS and HTTP2: the
+	// lean HTTP/1.1 path for http:// targets and a tuned net/http Transport
+	// (NewTransport) for https://. Set NewTransport(DefaultTransportOptions()) for net/http's
 	// Transport everywhere (see the package doc, "Timeout storms", for the
 	// difference measured).
 	Transport  http.RoundTripper
@@ -190,7 +197,16 @@ func NewDriver(cfg Config) (*Driver, error) {
 		sleeper:  chooseSleeper(),
 	}
 	if d.rt == nil {
-		d.rt = NewLeanTransport(DefaultTransportOptions())
+		o := DefaultTransportOptions()
+		o.HTTP2 = cfg.HTTP2
+		if cfg.TLS != nil {
+			tc, err := cfg.TLS.Load()
+			if err != nil {
+				return nil, fmt.Errorf("loadgen: target %w", err)
+			}
+			o.TLS = tc
+		}
+		d.rt = NewLeanTransport(o)
 		d.ownsRT = true
 	}
 	// A request that cannot be built fails here, whatever the transport,

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -14,7 +15,8 @@ import (
 
 // ClassifyStatus returns the outcome of an HTTP status code when ok lists
 // the statuses that are a success (empty: 200–299). A listed status is
-// OutcomeOK whatever it is; an unlisted one below 400 is OutcomeOther.
+// OutcomeOK whatever it is; 401 and 403 are OutcomeAuth (credentials
+// refused); an unlisted one below 400 is OutcomeOther.
 func ClassifyStatus(code int, ok []int) vocab.Outcome {
 	switch {
 	case len(ok) == 0 && code >= 200 && code <= 299, slices.Contains(ok, code):
@@ -23,6 +25,8 @@ func ClassifyStatus(code int, ok []int) vocab.Outcome {
 		return vocab.Outcome429
 	case code == http.StatusServiceUnavailable:
 		return vocab.Outcome503
+	case code == http.StatusUnauthorized, code == http.StatusForbidden:
+		return vocab.OutcomeAuth
 	case code >= 500:
 		return vocab.Outcome5xx
 	case code >= 400:
@@ -59,8 +63,13 @@ func ClassifyError(attemptCtx context.Context, err error) vocab.Outcome {
 		return vocab.OutcomeTimeout
 	}
 	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Op == "dial" {
-		return vocab.OutcomeConnect
+	if errors.As(err, &oe) && (oe.Op == "dial" || oe.Op == "remote error") {
+		return vocab.OutcomeConnect // refused, or a TLS alert from the server
+	}
+	var cv *tls.CertificateVerificationError
+	var rh tls.RecordHeaderError
+	if errors.As(err, &cv) || errors.As(err, &rh) {
+		return vocab.OutcomeConnect // the TLS handshake failed: no connection
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EADDRNOTAVAIL) ||

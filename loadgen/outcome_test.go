@@ -16,6 +16,8 @@ func TestClassifyStatus(t *testing.T) {
 		{304, vocab.OutcomeOther}, // not a success by default: only 2xx is
 		{302, vocab.OutcomeOther}, // a redirect, never followed
 		{400, vocab.Outcome4xx},   // client error: the service answered
+		{401, vocab.OutcomeAuth},  // credentials refused: their own class
+		{403, vocab.OutcomeAuth},  // forbidden: the credentials too
 		{404, vocab.Outcome4xx},   // client error
 		{499, vocab.Outcome4xx},   // the last 4xx
 		{429, vocab.Outcome429},   // rate limited, its own class
@@ -41,6 +43,7 @@ func TestClassifyStatusOK(t *testing.T) {
 		{302, []int{200, 302}, vocab.OutcomeOK},    // a redirect the clients take as an answer
 		{301, []int{200, 302}, vocab.OutcomeOther}, // another redirect
 		{404, []int{200, 404}, vocab.OutcomeOK},    // a probe of a missing page
+		{401, []int{200, 401}, vocab.OutcomeOK},    // a listed 401 is a success like any listed status
 		{400, []int{200, 404}, vocab.Outcome4xx},   // an unlisted 4xx keeps its class
 		{503, []int{200}, vocab.Outcome503},        // an unlisted 5xx keeps its class
 		{299, nil, vocab.OutcomeOK},                // the default: 200–299

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -30,6 +31,9 @@ type TransportOptions struct {
 	// instead of closing its connection: a timeout storm costs no new
 	// connections and far less memory per attempt in flight.
 	HTTP2 bool
+	// TLS configures https:// connections; nil = Go's defaults with the
+	// system's roots.
+	TLS *tls.Config
 	// DialTimeout bounds a connect; 0 means 10 s (the attempt's context
 	// bounds it too).
 	DialTimeout time.Duration
@@ -72,6 +76,7 @@ func NewTransport(o TransportOptions) *http.Transport {
 		DisableCompression:    true,
 		WriteBufferSize:       o.BufferSize,
 		ReadBufferSize:        o.BufferSize,
+		TLSClientConfig:       o.TLS,
 	}
 	if o.HTTP2 {
 		var p http.Protocols

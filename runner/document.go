@@ -51,6 +51,7 @@ func (r *run) document() analysis.Document {
 		totals.FirstTimeouts += row.FirstTimeouts
 		totals.FirstErrors += row.FirstErrors
 		totals.FirstConnect += row.FirstConnect
+		totals.FirstAuth += known(row.FirstAuth)
 		totals.FirstDone += row.FirstDone
 		totals.FirstOK += row.FirstOK
 		if !math.IsNaN(row.AbandonedPerS) {
@@ -64,6 +65,9 @@ func (r *run) document() analysis.Document {
 	obs.FirstFailed, obs.FirstTimedOut = analysis.Num(totals.FirstFailed()), analysis.Num(totals.FirstTimeouts)
 	obs.FirstErrors, obs.FirstConnect = analysis.Num(totals.FirstErrors), analysis.Num(totals.FirstConnect)
 	obs.Dropped, obs.RefusedInFlight = analysis.Num(totals.Dropped), analysis.Num(totals.Refused)
+	if totals.FirstAuth > 0 {
+		obs.FirstAuth = analysis.Num(totals.FirstAuth)
+	}
 	if r.mets.has("abandoned") {
 		obs.Abandoned = analysis.Num(totals.AbandonedPerS)
 	}

@@ -62,6 +62,14 @@ var (
 	// ErrClientErrors: the failures after the spike were mostly client
 	// errors (4xx other than 429): the requests' fault, not the service's.
 	ErrClientErrors = errors.New("the failures were client errors")
+	// ErrTargetTLS: the preflight's TLS handshake with the target failed
+	// for a reason of configuration (an untrusted CA, a name the
+	// certificate does not cover, a client certificate refused).
+	ErrTargetTLS = errors.New("the target's TLS handshake failed")
+	// ErrCredentialsRefused: the target answered 401 or 403, during the
+	// warmup or for most failed first attempts after the spike: the
+	// requests' credentials, not the service's capacity.
+	ErrCredentialsRefused = errors.New("credentials refused")
 	// ErrOutExists: the output folder holds a previous run.
 	ErrOutExists = errors.New("the output folder is not empty")
 )

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/internal/tlsfiles"
 	"github.com/trigger-test/trigger/runner/prom"
 )
 
@@ -140,10 +141,8 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 
 // remoteAuth resolves the credentials the scenario names by environment
 // variable; a named variable that is unset is an error, not an anonymous run.
-func remoteAuth(cfg *prom.RemoteConfig, a *convert.Auth, t *convert.TLS, getenv func(string) string) error {
-	if t != nil {
-		cfg.TLS = &prom.TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
-	}
+func remoteAuth(cfg *prom.RemoteConfig, a *convert.Auth, t *tlsfiles.Files, getenv func(string) string) error {
+	cfg.TLS = t
 	if a == nil {
 		return nil
 	}

@@ -77,24 +77,56 @@ func (r *run) observedOutage(final bool) string {
 }
 
 // clientFault says why the failures after the spike are the requests' own
-// fault and not the service's ("" when they are not): most failed first
-// attempts were answered 4xx other than 429 (expired credentials, a wrong
-// path, a refused request). No verdict about the service rests on them.
-func (r *run) clientFault() string {
+// fault and not the service's ("" when they are not), with the sentinel
+// of the run's error: most failed first attempts were answered 401 or 403
+// (ErrCredentialsRefused: a token that expired during the run), or 4xx
+// other than 429 (ErrClientErrors: a wrong path, a refused request). No
+// verdict about the service rests on them.
+func (r *run) clientFault() (string, error) {
 	if math.IsNaN(r.spikeStart) {
-		return ""
+		return "", nil
 	}
-	var failed, client float64
+	var failed, client, auth float64
 	for _, row := range r.rows {
 		if row.TS+1 <= r.spikeStart {
 			continue
 		}
 		failed += row.FirstFailed()
 		client += clientErrors(row)
+		auth += known(row.FirstAuth)
 	}
-	if failed == 0 || client <= 0.5*failed {
-		return ""
+	switch {
+	case failed == 0 || client <= 0.5*failed:
+		return "", nil
+	case auth > 0.5*failed:
+		return fmt.Sprintf("%.0f of the %.0f first attempts that failed after the spike were answered 401 or 403, the requests' credentials refused (a token that expired during the run, a key revoked), not the service failing under load; check the target's credentials",
+			auth, failed), ErrCredentialsRefused
 	}
 	return fmt.Sprintf("%.0f of the %.0f first attempts that failed after the spike were answered with a client error (4xx other than 429): expired credentials, a wrong path or a refused request, not the service failing under load; check the target's URL, method and credentials",
-		client, failed)
+		client, failed), ErrClientErrors
+}
+
+// credentialsRefused says why the warmup stops the run at once ("" when
+// it does not): the target answered first attempts 401 or 403 at baseline
+// demand, before any spike; a run on refused credentials would measure
+// nothing of the service.
+func (r *run) credentialsRefused() string {
+	var auth, done float64
+	for _, row := range r.rows {
+		auth += known(row.FirstAuth)
+		done += row.FirstDone
+	}
+	if auth == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f of the %.0f first attempts completed during the warmup were answered 401 or 403; nothing was spiked: check the target's credentials (its Authorization header, a token variable)",
+		auth, done)
+}
+
+// known is v, or 0 when unknown (a timeline written before its column).
+func known(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
 }

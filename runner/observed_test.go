@@ -69,29 +69,46 @@ func TestOutageToTheEndWithoutABudget(t *testing.T) {
 	}
 }
 
-// Client errors are the requests' fault: first attempts answered 401 past
+// Client errors are the requests' fault: first attempts answered 404 past
 // the budget are no outage of the service, and the run says what they were.
 func TestClientErrorsAreNotAnOutage(t *testing.T) {
 	r := unitRun(time.Second)
 	r.inputs.Gate.MaxRecoveryS = 10
-	unauthorized := func(m *analysis.TimelineRow) {
+	notFound := func(m *analysis.TimelineRow) {
 		m.FirstTimeouts, m.Timeouts, m.FirstErrors, m.FirstClientErrors, m.Errors = 0, 0, 50, 50, 50
 	}
 	for ts := 40.0; ts < 100; ts++ {
-		r.rows = append(r.rows, failedRow(ts, unauthorized))
+		r.rows = append(r.rows, failedRow(ts, notFound))
+	}
+	if why := r.observedOutage(true); why != "" {
+		t.Errorf("404s taken for an outage: %q", why)
+	}
+	if why, err := r.clientFault(); !strings.Contains(why, "3000 of the 3000 first attempts") || !strings.Contains(why, "client error") || err != ErrClientErrors {
+		t.Errorf("client fault: %q, %v", why, err)
+	}
+	// Answered 401 or 403: the credentials, said so.
+	r.rows = r.rows[:0]
+	for ts := 40.0; ts < 100; ts++ {
+		r.rows = append(r.rows, failedRow(ts, func(m *analysis.TimelineRow) { notFound(m); m.FirstAuth = 40 }))
 	}
 	if why := r.observedOutage(true); why != "" {
 		t.Errorf("401s taken for an outage: %q", why)
 	}
-	if why := r.clientFault(); !strings.Contains(why, "3000 of the 3000 first attempts") || !strings.Contains(why, "client error") {
-		t.Errorf("client fault: %q", why)
+	if why, err := r.clientFault(); !strings.Contains(why, "2400 of the 3000 first attempts that failed after the spike were answered 401 or 403") || err != ErrCredentialsRefused {
+		t.Errorf("credentials: %q, %v", why, err)
+	}
+	if why := r.credentialsRefused(); !strings.Contains(why, "2400 of the") {
+		t.Errorf("in a warmup: %q", why)
 	}
 	// A few 4xx among timeouts do not make the failures the requests' own.
 	r.rows = r.rows[:0]
 	for ts := 40.0; ts < 100; ts++ {
 		r.rows = append(r.rows, failedRow(ts, func(m *analysis.TimelineRow) { m.FirstClientErrors, m.FirstErrors = 5, 5 }))
 	}
-	if why := r.clientFault(); why != "" {
+	if why, _ := r.clientFault(); why != "" {
 		t.Errorf("a few 4xx among timeouts: %q", why)
+	}
+	if why := r.credentialsRefused(); why != "" {
+		t.Errorf("no 401 or 403: %q", why)
 	}
 }

@@ -81,9 +81,10 @@ type Status struct {
 	Attempts float64
 	// Failed is first attempts that failed, whatever the class; Timeouts,
 	// Errors and Refused split them: timed out at the client, answered with
-	// an error status (a proxy's 504 among them), connection refused.
-	Failed, Timeouts, Errors, Refused float64
-	SuccessRatio                      float64 // first attempts; NaN when none completed
+	// an error status (a proxy's 504 among them), connection refused. Auth
+	// is the part of Errors answered 401 or 403 (credentials refused).
+	Failed, Timeouts, Errors, Refused, Auth float64
+	SuccessRatio                            float64 // first attempts; NaN when none completed
 	// WaitS is the latest sample of the wait the verdict is judged on, from
 	// WaitSource; NaN when unknown.
 	WaitS      float64

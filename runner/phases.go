@@ -17,6 +17,10 @@ func (r *run) step() bool {
 	now := r.elapsed()
 	switch r.phase {
 	case analysis.PhaseWarmup:
+		if why := r.credentialsRefused(); why != "" {
+			r.inconclusive, r.inconclusiveErr = why, ErrCredentialsRefused
+			return true
+		}
 		if now < r.warmupEnd() {
 			break
 		}
@@ -260,8 +264,8 @@ func (r *run) horizon(why string) {
 	now := r.elapsed()
 	r.judgement = r.judge(now, true)
 	r.judgedAt = now
-	if why := r.clientFault(); why != "" {
-		r.inconclusive, r.inconclusiveErr = why, ErrClientErrors
+	if why, err := r.clientFault(); why != "" {
+		r.inconclusive, r.inconclusiveErr = why, err
 		return
 	}
 	if r.observed == "" {
@@ -309,6 +313,7 @@ func (r *run) status(phase analysis.Phase) Status {
 		last := r.rows[n-1]
 		st.RatePerS, st.Attempts, st.SuccessRatio = last.Sent, last.Attempts(), last.FirstSuccessRatio()
 		st.Failed, st.Timeouts, st.Errors, st.Refused = last.FirstFailed(), last.FirstTimeouts, last.FirstErrors, last.FirstConnect
+		st.Auth = known(last.FirstAuth)
 	}
 	return st
 }

@@ -80,6 +80,10 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if opts.Progress != nil {
 		opts.Progress(Status{Phase: analysis.PhasePreflight, SuccessRatio: math.NaN(), WaitS: math.NaN(), Note: "checking Prometheus and the queries"})
 	}
+	// A TLS setup the target refuses stops the run before any load.
+	if err := loadgen.CheckTLS(ctx, opts.Test.Driver); err != nil {
+		return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("%w: %v; nothing was sent", ErrTargetTLS, err)}
+	}
 	// The driver's metrics are served before the preflight, so that a
 	// remote Prometheus scraping them knows the target when the run asks.
 	if opts.MetricsListen != "" {
@@ -316,8 +320,8 @@ func (r *run) settleVerdict() {
 	if r.inconclusive != "" {
 		return
 	}
-	if why := r.clientFault(); why != "" && r.verdict != "" && r.verdict != analysis.VerdictNoTrigger {
-		r.inconclusive, r.inconclusiveErr = why, ErrClientErrors
+	if why, err := r.clientFault(); why != "" && r.verdict != "" && r.verdict != analysis.VerdictNoTrigger {
+		r.inconclusive, r.inconclusiveErr = why, err
 		return
 	}
 	why := r.metricsMissing()

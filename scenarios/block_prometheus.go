@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/trigger-test/trigger/internal/tlsfiles"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -30,7 +31,7 @@ type Prometheus struct {
 	Pods          string // ready replicas; optional
 
 	Auth *PrometheusAuth // nil when the block is absent
-	TLS  *PrometheusTLS  // nil when the block is absent
+	TLS  *tlsfiles.Files // nil when the block is absent
 }
 
 // PrometheusAuth names environment variables that hold credentials; the
@@ -39,15 +40,6 @@ type PrometheusAuth struct {
 	BearerTokenEnv string
 	UsernameEnv    string
 	PasswordEnv    string
-}
-
-// PrometheusTLS configures TLS to a remote Prometheus.
-type PrometheusTLS struct {
-	CAFile             string
-	CertFile           string
-	KeyFile            string
-	ServerName         string
-	InsecureSkipVerify bool
 }
 
 // Defaults of the prometheus block's attributes; those the embedded
@@ -65,7 +57,7 @@ var embeddedAddress = "embedded"
 
 // The schemas of the prometheus block and of its auth and tls sub-blocks
 // (a stop_when block has them too): attribute names are the snake_case of
-// Prometheus', PrometheusAuth's and PrometheusTLS' fields.
+// Prometheus', PrometheusAuth's and tlsfiles.Files' fields.
 var (
 	prometheusSchema = &hcl.BodySchema{
 		Attributes: attrs("address", "scrape", "scrape_interval", "timeout",
@@ -73,7 +65,6 @@ var (
 		Blocks: blocks("auth", "tls"),
 	}
 	authSchema = &hcl.BodySchema{Attributes: attrs("bearer_token_env", "username_env", "password_env")}
-	tlsSchema  = &hcl.BodySchema{Attributes: attrs("ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify")}
 )
 
 // decodePrometheus decodes the prometheus block and its auth and tls
@@ -98,9 +89,8 @@ func (d *decoder) decodePrometheus(blk *hcl.Block) *Prometheus {
 
 // decodeAccess decodes the optional auth and tls blocks of b (a prometheus
 // or stop_when block at path).
-func (d *decoder) decodeAccess(b *body, path string) (*PrometheusAuth, *PrometheusTLS) {
+func (d *decoder) decodeAccess(b *body, path string) (*PrometheusAuth, *tlsfiles.Files) {
 	var auth *PrometheusAuth
-	var tls *PrometheusTLS
 	if blk := b.one("auth", false, ""); blk != nil {
 		a := d.open("auth", path+".auth", blk.Body, blk.DefRange, authSchema)
 		auth = &PrometheusAuth{
@@ -109,17 +99,7 @@ func (d *decoder) decodeAccess(b *body, path string) (*PrometheusAuth, *Promethe
 			PasswordEnv:    a.str("password_env", ""),
 		}
 	}
-	if blk := b.one("tls", false, ""); blk != nil {
-		t := d.open("tls", path+".tls", blk.Body, blk.DefRange, tlsSchema)
-		tls = &PrometheusTLS{
-			CAFile:             t.str("ca_file", ""),
-			CertFile:           t.str("cert_file", ""),
-			KeyFile:            t.str("key_file", ""),
-			ServerName:         t.str("server_name", ""),
-			InsecureSkipVerify: t.boolean("insecure_skip_verify", false),
-		}
-	}
-	return auth, tls
+	return auth, d.decodeTLS(b, path)
 }
 
 // prometheus checks the prometheus block: its address, scrape targets

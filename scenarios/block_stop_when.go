@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/trigger-test/trigger/internal/queryshape"
+	"github.com/trigger-test/trigger/internal/tlsfiles"
 )
 
 // StopCondition is one brake of a run (block `stop_when "NAME"`): a PromQL
@@ -32,7 +33,7 @@ type StopCondition struct {
 	// Auth and TLS are for Address (nil: none); with Address "" the run's
 	// Prometheus block's own are used.
 	Auth *PrometheusAuth
-	TLS  *PrometheusTLS
+	TLS  *tlsfiles.Files
 }
 
 // DefaultStopTimeout is stop_when.timeout, per evaluation.

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trigger-test/trigger/internal/tlsfiles"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Target is the service under test (block "target").
@@ -20,6 +23,11 @@ type Target struct {
 	// means 200–299 (a 3xx is then not a success: a redirect is not the
 	// service answering).
 	OKStatus []int
+	// Protocol is the HTTP version spoken to the target; default HTTP/1.1.
+	Protocol vocab.Protocol
+	// TLS is the target's TLS setup for an https:// URL (a CA to trust, a
+	// client certificate for mutual TLS); nil when the block is absent.
+	TLS *tlsfiles.Files
 }
 
 // DefaultMethod is target.method.
@@ -27,7 +35,10 @@ const DefaultMethod = "GET"
 
 // targetSchema is the target block's: attribute names are the snake_case
 // of Target's fields.
-var targetSchema = &hcl.BodySchema{Attributes: attrs("url", "method", "headers", "body", "allow_hosts", "ok_status")}
+var targetSchema = &hcl.BodySchema{
+	Attributes: attrs("url", "method", "headers", "body", "allow_hosts", "ok_status", "protocol"),
+	Blocks:     blocks("tls"),
+}
 
 // decodeTarget decodes the target block, allow_hosts normalised.
 func (d *decoder) decodeTarget(blk *hcl.Block) Target {
@@ -39,6 +50,8 @@ func (d *decoder) decodeTarget(blk *hcl.Block) Target {
 		Body:       b.str("body", ""),
 		AllowHosts: b.strList("allow_hosts", nil),
 		OKStatus:   b.statusList("ok_status"),
+		Protocol:   enum(b, "protocol", "protocol", vocab.DefaultProtocol, vocab.ProtocolNames(), vocab.ParseProtocol),
+		TLS:        d.decodeTLS(b, "target"),
 	}
 	for i, h := range t.AllowHosts {
 		t.AllowHosts[i] = NormalizeHost(h)
@@ -77,6 +90,14 @@ func (v *validator) target() {
 		}
 		v.errorf(!isToken(name), p, "Invalid header name", "%q is not a valid HTTP header name.", name)
 		v.errorf(strings.ContainsAny(val, "\r\n"), p, "Invalid header value", "The value of header %q contains a line break.", name)
+	}
+	if t.TLS != nil && v.d.src.ok("target.url") && strings.HasPrefix(t.URL, "http://") {
+		v.warnf(true, "target.tls", "Setting ignored",
+			"tls applies to an https:// target; %q is http://, so no TLS is spoken. Use https:// or drop the block.", t.URL)
+	}
+	if t.TLS != nil {
+		v.errorf((t.TLS.CertFile == "") != (t.TLS.KeyFile == ""), "target.tls", "Incomplete client certificate",
+			"cert_file and key_file go together: mutual TLS needs the certificate and its key. Set both or neither.")
 	}
 	for _, c := range t.OKStatus {
 		if c >= 500 {

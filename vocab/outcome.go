@@ -19,18 +19,23 @@ const (
 	Outcome429
 	// Outcome503 is a 503 Service Unavailable response.
 	Outcome503
-	// Outcome4xx is a 4xx response other than 429.
+	// Outcome4xx is a 4xx response other than 429, 401 and 403.
 	Outcome4xx
 	// OutcomeOther is anything else: a broken exchange, or a status that is
 	// neither a success nor an error status.
 	OutcomeOther
+	// OutcomeAuth is a 401 Unauthorized or 403 Forbidden response: the
+	// request's credentials refused, not the service failing under load
+	// (appended after OutcomeOther so the others keep their numbers).
+	OutcomeAuth
 	// NumOutcomes is the number of outcome classes (array sizes).
 	NumOutcomes
 )
 
-var outcomeNames = []string{"ok", "timeout", "connect", "5xx", "429", "503", "4xx", "other"}
+var outcomeNames = []string{"ok", "timeout", "connect", "5xx", "429", "503", "4xx", "other", "auth"}
 
-// String returns "ok", "timeout", "connect", "5xx", "429", "503", "4xx" or "other".
+// String returns "ok", "timeout", "connect", "5xx", "429", "503", "4xx",
+// "other" or "auth".
 func (o Outcome) String() string { return name("outcome", outcomeNames, int(o)) }
 
 // ParseOutcome parses an outcome class name as String prints it; empty is

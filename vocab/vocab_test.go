@@ -25,6 +25,7 @@ func enums() []enum {
 		{"queue", QueueNames(), func(s string) (fmt.Stringer, error) { return ParseQueue(s) }, "per_pod"},
 		{"discipline", DisciplineNames(), func(s string) (fmt.Stringer, error) { return ParseDiscipline(s) }, "fifo"},
 		{"signal", ScalerSignalNames(), func(s string) (fmt.Stringer, error) { return ParseScalerSignal(s) }, ""},
+		{"protocol", ProtocolNames(), func(s string) (fmt.Stringer, error) { return ParseProtocol(s) }, "http1"},
 		{"on_trap action", TrapActionNames(), func(s string) (fmt.Stringer, error) { return ParseTrapAction(s) }, ""},
 	}
 }
@@ -88,7 +89,7 @@ func TestStringOutOfRange(t *testing.T) {
 		{Arrivals(7), "arrivals(7)"},
 		{BackoffKind(9), "backoff(9)"},
 		{Jitter(9), "jitter(9)"},
-		{NumOutcomes, "outcome(8)"},
+		{NumOutcomes, "outcome(9)"},
 		{ServiceTime(3), "service_time(3)"},
 		{Queue(2), "queue(2)"},
 		{Discipline(3), "discipline(3)"},
@@ -109,7 +110,7 @@ func TestDefaultsAreZero(t *testing.T) {
 }
 
 func TestOutcomeLists(t *testing.T) {
-	if got := strings.Join(RetryOnNames(), ","); got != "timeout,connect,5xx,429,503,4xx,other" {
+	if got := strings.Join(RetryOnNames(), ","); got != "timeout,connect,5xx,429,503,4xx,other,auth" {
 		t.Errorf("RetryOnNames = %s", got)
 	}
 	if got := strings.Join(Names(DefaultRetryOn()), ","); got != "timeout,connect,5xx" {

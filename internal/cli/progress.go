@@ -78,7 +78,7 @@ func formatStatus(st runner.Status) string {
 			for _, c := range []struct {
 				n    float64
 				name string
-			}{{st.Timeouts, "timeout"}, {st.Errors, "error"}, {st.Refused, "refused"}} {
+			}{{st.Timeouts, "timeout"}, {st.Errors - st.Auth, "error"}, {st.Auth, "auth"}, {st.Refused, "refused"}} {
 				if c.n > 0 {
 					classes = append(classes, fmt.Sprintf("%s %.0f", c.name, c.n))
 				}

@@ -187,8 +187,12 @@ func observationText(doc analysis.Document) string {
 		parts = append(parts, fmt.Sprintf("%s attempts refused", num(*o.Refused)))
 	}
 	if o.FirstFailed != nil && *o.FirstFailed > 0 {
-		parts = append(parts, fmt.Sprintf("first attempts failed: %s (timed out %s, error status %s, refused %s)",
-			num(*o.FirstFailed), num(analysis.Value(o.FirstTimedOut)), num(analysis.Value(o.FirstErrors)), num(analysis.Value(o.FirstConnect))))
+		auth := ""
+		if o.FirstAuth != nil {
+			auth = fmt.Sprintf(", of the errors credentials refused %s", num(*o.FirstAuth))
+		}
+		parts = append(parts, fmt.Sprintf("first attempts failed: %s (timed out %s, error status %s, refused %s%s)",
+			num(*o.FirstFailed), num(analysis.Value(o.FirstTimedOut)), num(analysis.Value(o.FirstErrors)), num(analysis.Value(o.FirstConnect)), auth))
 	}
 	if o.WaitSlope != nil && doc.RecoveryS == nil {
 		slope := fmt.Sprintf("wait slope %+.3f s/s", *o.WaitSlope)

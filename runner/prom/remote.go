@@ -14,6 +14,7 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
 	"github.com/prometheus/common/model"
+	"github.com/trigger-test/trigger/internal/tlsfiles"
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -47,7 +48,7 @@ type RemoteConfig struct {
 	// an error (ErrServer), never followed.
 	Username, Password string
 	// TLS configures https; nil = Go's defaults with the system roots.
-	TLS *TLSConfig
+	TLS *tlsfiles.Files
 	// Timeout bounds one attempt of a query; 0 = DefaultTimeout. A timed
 	// out attempt is not retried: more load does not help a slow server.
 	Timeout time.Duration
@@ -92,8 +93,8 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 	}
 	var tc *tls.Config
 	if cfg.TLS != nil {
-		if tc, err = cfg.TLS.build(); err != nil {
-			return nil, err
+		if tc, err = cfg.TLS.Load(); err != nil {
+			return nil, fmt.Errorf("prom: %w", err)
 		}
 	}
 	tr := newTransport(tc)

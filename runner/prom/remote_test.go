@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/trigger-test/trigger/internal/tlsfiles"
 )
 
 // oneSample is a Prometheus answer to an instant query: one series, 5.
@@ -260,19 +262,19 @@ func TestRemoteTLS(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		name    string
-		tls     *TLSConfig
+		tls     *tlsfiles.Files
 		wantErr error
 	}{
 		// The server's certificate is trusted through the CA file.
-		{"ca file", &TLSConfig{CAFile: ca}, nil},
+		{"ca file", &tlsfiles.Files{CAFile: ca}, nil},
 		// The CA file and a server name the certificate carries.
-		{"server name", &TLSConfig{CAFile: ca, ServerName: "example.com"}, nil},
+		{"server name", &tlsfiles.Files{CAFile: ca, ServerName: "example.com"}, nil},
 		// Without the CA the handshake fails: unreachable, not retried forever.
 		{"system roots", nil, ErrUnreachable},
 		// A name the certificate does not carry.
-		{"wrong name", &TLSConfig{CAFile: ca, ServerName: "prometheus.invalid"}, ErrUnreachable},
+		{"wrong name", &tlsfiles.Files{CAFile: ca, ServerName: "prometheus.invalid"}, ErrUnreachable},
 		// Verification off.
-		{"insecure", &TLSConfig{InsecureSkipVerify: true}, nil},
+		{"insecure", &tlsfiles.Files{InsecureSkipVerify: true}, nil},
 	}
 	for _, c := range cases {
 		r := mustRemote(t, RemoteConfig{Address: srv.URL, TLS: c.tls, Retries: -1})
@@ -309,10 +311,10 @@ func TestNewRemoteErrors(t *testing.T) {
 		// One kind of auth.
 		{"two auths", RemoteConfig{Address: "http://x", BearerToken: "t", Username: "u"}, "exclusive"},
 		// The CA file must exist and hold a certificate.
-		{"missing ca", RemoteConfig{Address: "https://x", TLS: &TLSConfig{CAFile: filepath.Join(dir, "nope.pem")}}, "ca_file"},
-		{"not pem", RemoteConfig{Address: "https://x", TLS: &TLSConfig{CAFile: notPEM}}, "no PEM certificate"},
+		{"missing ca", RemoteConfig{Address: "https://x", TLS: &tlsfiles.Files{CAFile: filepath.Join(dir, "nope.pem")}}, "ca_file"},
+		{"not pem", RemoteConfig{Address: "https://x", TLS: &tlsfiles.Files{CAFile: notPEM}}, "no PEM certificate"},
 		// Certificate and key go together.
-		{"cert without key", RemoteConfig{Address: "https://x", TLS: &TLSConfig{CertFile: notPEM}}, "set both or neither"},
+		{"cert without key", RemoteConfig{Address: "https://x", TLS: &tlsfiles.Files{CertFile: notPEM}}, "set both or neither"},
 	}
 	for _, c := range cases {
 		_, err := NewRemote(c.cfg)

@@ -3,66 +3,16 @@ package prom
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
 )
-
-// TLSConfig is the TLS setup for a Remote on https: files in PEM format.
-type TLSConfig struct {
-	// CAFile is a bundle of CA certificates to trust instead of the
-	// system's; "" = the system pool.
-	CAFile string
-	// CertFile and KeyFile are the client certificate and its key for
-	// mutual TLS; both or neither.
-	CertFile, KeyFile string
-	// ServerName overrides the name checked against the server's
-	// certificate; "" = the host of the address.
-	ServerName string
-	// InsecureSkipVerify disables verification of the server's
-	// certificate (staging setups with self-signed certificates only).
-	InsecureSkipVerify bool
-}
-
-// build loads the files into a *tls.Config.
-func (c *TLSConfig) build() (*tls.Config, error) {
-	tc := &tls.Config{
-		MinVersion:         tls.VersionTLS12,
-		ServerName:         c.ServerName,
-		InsecureSkipVerify: c.InsecureSkipVerify, //nolint:gosec // explicit user choice, documented
-	}
-	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("prom: tls ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("prom: tls ca_file %s: no PEM certificate in it", c.CAFile)
-		}
-		tc.RootCAs = pool
-	}
-	switch {
-	case c.CertFile != "" && c.KeyFile != "":
-		cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("prom: tls client certificate: %w", err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	case c.CertFile != "" || c.KeyFile != "":
-		return nil, errors.New("prom: tls cert_file and key_file go together: set both or neither")
-	}
-	return tc, nil
-}
 
 // newTransport returns the HTTP transport of one Remote: its own, so that
 // closing the Remote closes its idle connections.

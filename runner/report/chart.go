@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	xfnt "golang.org/x/image/font"
@@ -35,7 +36,8 @@ const (
 	SeriesAttempts = "attempts" // all attempts (first + retries) per second
 	SeriesOK       = "ok"       // attempts answered ok per second
 	SeriesTimeouts = "timeouts" // first attempts that timed out at the client, per second
-	SeriesErrors   = "errors"   // first attempts answered with an error status (5xx, 503, 429, 4xx), per second
+	SeriesErrors   = "errors"   // first attempts answered with an error status (5xx, 503, 429, 4xx) but 401 and 403, per second
+	SeriesAuth     = "auth"     // first attempts answered 401 or 403 (credentials refused), per second; drawn only when there were any
 	SeriesConnect  = "connect"  // first attempts whose connection was refused or reset, per second
 	// SeriesFirstFailed is first attempts that failed per second, drawn
 	// only for a timeline that does not split them by class (one written
@@ -65,6 +67,7 @@ var (
 	colTimeouts    = rgb(0xD5, 0x5E, 0x00) // Okabe–Ito vermillion
 	colErrors      = rgb(0xCC, 0x79, 0xA7) // Okabe–Ito reddish purple
 	colConnect     = rgb(0xF0, 0xE4, 0x42) // Okabe–Ito yellow, drawn wider: it is pale on white
+	colAuth        = rgb(0x11, 0x77, 0x33) // Tol green
 	colIngress     = rgb(0x56, 0xB4, 0xE9) // Okabe–Ito sky blue
 	colFirstFailed = rgb(0xCC, 0x66, 0x77) // Tol rose
 	colWait        = rgb(0x33, 0x22, 0x88) // Tol indigo
@@ -204,8 +207,10 @@ func TimelineChart(doc analysis.Document, rows []analysis.TimelineRow) (*Chart, 
 // addFirstFailures draws the first attempts that failed, one series per
 // class: timed out at the client, answered with an error status (a
 // proxy's 504 before the client's timeout, a 503 or 429), connection
-// refused or reset. A timeline without the classes (written before they
-// were recorded) draws the failed first attempts as one series.
+// refused or reset, and, when there were any, answered 401 or 403
+// (credentials refused, kept apart from the service's errors). A timeline
+// without the classes (written before they were recorded) draws the
+// failed first attempts as one series.
 func (ch *Chart) addFirstFailures(pn *chartPanel, v timelineView, rows []analysis.TimelineRow) {
 	classes := []struct {
 		class, name string
@@ -213,8 +218,15 @@ func (ch *Chart) addFirstFailures(pn *chartPanel, v timelineView, rows []analysi
 		of          func(analysis.TimelineRow) float64
 	}{
 		{SeriesTimeouts, "first attempts timed out", solid(colTimeouts), func(m analysis.TimelineRow) float64 { return m.FirstTimeouts }},
-		{SeriesErrors, "first attempts answered with an error (5xx/429)", solid(colErrors), func(m analysis.TimelineRow) float64 { return m.FirstErrors }},
+		{SeriesErrors, "first attempts answered with an error (5xx/429)", solid(colErrors), func(m analysis.TimelineRow) float64 { return m.FirstErrors - knownZero(m.FirstAuth) }},
 		{SeriesConnect, "first attempts refused (connection)", wide(colConnect), func(m analysis.TimelineRow) float64 { return m.FirstConnect }},
+	}
+	if slices.ContainsFunc(rows, func(m analysis.TimelineRow) bool { return m.FirstAuth > 0 }) {
+		classes = append(classes, struct {
+			class, name string
+			style       draw.LineStyle
+			of          func(analysis.TimelineRow) float64
+		}{SeriesAuth, "first attempts refused credentials (401/403)", solid(colAuth), func(m analysis.TimelineRow) float64 { return m.FirstAuth }})
 	}
 	drawn := false
 	for _, c := range classes {
@@ -224,6 +236,14 @@ func (ch *Chart) addFirstFailures(pn *chartPanel, v timelineView, rows []analysi
 		ch.addSeries(pn, v, rows, SeriesFirstFailed, "first attempts failed (class not recorded)", solid(colFirstFailed),
 			func(m analysis.TimelineRow) float64 { return m.FirstFailed() })
 	}
+}
+
+// knownZero is v, or 0 when unknown (a timeline written before its column).
+func knownZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
 }
 
 // newPanel adds a panel with the phases shaded and a light grid.

@@ -116,6 +116,9 @@ func firstFailedText(obs *analysis.Observation) string {
 	} {
 		if c.n != nil {
 			parts = append(parts, num(*c.n)+" "+c.what)
+			if c.n == obs.FirstErrors && obs.FirstAuth != nil {
+				parts[len(parts)-1] += " (" + num(*obs.FirstAuth) + " of them 401 or 403: credentials refused)"
+			}
 		}
 	}
 	s := num(*obs.FirstFailed)

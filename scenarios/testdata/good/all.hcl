@@ -26,6 +26,14 @@ target {
   body        = "{\"k\": 1}"
   allow_hosts = var.hosts
   ok_status   = [204, "2xx", 304]
+  protocol    = "h2"
+  tls {
+    ca_file              = "target-ca.pem"
+    cert_file            = "client.pem"
+    key_file             = "client-key.pem"
+    server_name          = "api.staging"
+    insecure_skip_verify = false
+  }
 }
 
 client {
