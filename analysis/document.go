@@ -63,6 +63,17 @@ type ScenarioSection struct {
 	// AdmissionBoundS is b; omitted when there is none.
 	AdmissionBoundS float64           `json:"admission_bound_s,omitempty"`
 	Variables       map[string]string `json:"variables,omitempty"`
+	// Requests is the target's request mix, each with its share of first
+	// attempts from the weights; omitted for a single request.
+	Requests []RequestShare `json:"requests,omitempty"`
+}
+
+// RequestShare is one request of a target's mix as the scenario gives it.
+type RequestShare struct {
+	Name   string  `json:"name"`
+	Weight float64 `json:"weight"`
+	// Share is Weight over the mix's total weight.
+	Share float64 `json:"share"`
 }
 
 // LayerFactor is one retry layer's share of the amplification.
@@ -276,6 +287,11 @@ type Observation struct {
 	// FirstAuth is the part of FirstErrors answered 401 or 403 (the
 	// credentials refused); left out when there was none.
 	FirstAuth *float64 `json:"first_auth_total,omitempty"`
+	// Requests is, for a target with a request mix, what each request got:
+	// its share of first attempts (expected from the weights, and as sent)
+	// and how its first attempts ended; left out for a single request
+	// and for a run spread over agents.
+	Requests []RequestResult `json:"requests,omitempty"`
 	// JudgedS is when the run judged the service trapped or metastable,
 	// seconds after the spike's end (null when it did not).
 	JudgedS *float64 `json:"judged_s,omitempty"`
@@ -397,4 +413,17 @@ type RunSpread struct {
 	// PeakWaitMinS and PeakWaitMaxS bound the runs' peak waits, seconds.
 	PeakWaitMinS float64 `json:"peak_wait_min_s"`
 	PeakWaitMaxS float64 `json:"peak_wait_max_s"`
+}
+
+// RequestResult is one request of a target's mix over a run.
+type RequestResult struct {
+	Name   string  `json:"name"`
+	Weight float64 `json:"weight"`
+	// ExpectedShare is Weight over the mix's total; Share is the request's
+	// part of the first attempts sent.
+	ExpectedShare float64 `json:"expected_share"`
+	Share         float64 `json:"share"`
+	FirstSent     float64 `json:"first_sent"`
+	FirstOK       float64 `json:"first_ok"`
+	FirstFailed   float64 `json:"first_failed"`
 }

@@ -85,6 +85,13 @@ func driverConfig(s *scenarios.Scenario, maxDuration time.Duration, policy retry
 		TLS:         s.Target.TLS,
 		HTTP2:       s.Target.Protocol == vocab.ProtocolH2,
 	}
+	for _, r := range s.Target.Requests {
+		cfg.Mix = append(cfg.Mix, loadgen.Request{Name: r.Name, Weight: r.Weight, Method: r.Method, URL: r.URL,
+			Header: headers(r.Headers), Body: []byte(r.Body)})
+	}
+	if len(cfg.Mix) > 0 {
+		cfg.Request = cfg.Mix[0]
+	}
 	if t := s.Client.Tracers; t != nil {
 		tracers := *t // the driver's own copy, not the scenario's
 		cfg.Tracers = &tracers

@@ -71,6 +71,15 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 	if len(s.Variables) > 0 {
 		in.Scenario.Variables = maps.Clone(s.Variables)
 	}
+	if len(s.Target.Requests) > 1 {
+		total := 0.0
+		for _, r := range s.Target.Requests {
+			total += r.Weight
+		}
+		for _, r := range s.Target.Requests {
+			in.Scenario.Requests = append(in.Scenario.Requests, analysis.RequestShare{Name: r.Name, Weight: r.Weight, Share: r.Weight / total})
+		}
+	}
 	judgeAfter(&in, s, sigs, settleS)
 	return in
 }

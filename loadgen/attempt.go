@@ -23,6 +23,7 @@ const maxFastBody = 1 << 20
 // logical is the state of one logical request between its attempts.
 type logical struct {
 	id        uint64
+	req       uint8         // its request in the driver's mix
 	attempt   int           // number of the attempt to send (1 = first)
 	started   time.Duration // when the first attempt was sent
 	cohort    int           // the second its first attempt was sent in (its Cohort's index)
@@ -39,6 +40,7 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 		now := d.now()
 		if lr.attempt == 1 {
 			lr.started = now
+			d.mix.reqs[lr.req].sent.Add(1)
 			d.met.planned.Inc()
 			d.met.lag.Observe(max(now-lr.planned, 0).Seconds())
 		}
@@ -54,6 +56,13 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 		d.release()
 		d.met.attempts[k][o].Inc()
 		d.met.duration[k].Observe(took.Seconds())
+		if lr.attempt == 1 {
+			if o == vocab.OutcomeOK {
+				d.mix.reqs[lr.req].firstOK.Add(1)
+			} else {
+				d.mix.reqs[lr.req].firstFailed.Add(1)
+			}
+		}
 
 		if o == vocab.OutcomeOK {
 			d.retrier.Succeeded(end)
@@ -171,18 +180,19 @@ func (d *Driver) appendRequestID(dst []byte, lr logical) []byte {
 
 // newRequest builds one attempt's request with the tracking headers.
 func (d *Driver) newRequest(ctx context.Context, lr logical, timeout time.Duration, attemptHdr string) (*http.Request, error) {
+	r := d.mix.reqs[lr.req]
 	var body io.Reader
-	if d.cfg.Request.Body != nil {
-		body = bytes.NewReader(d.cfg.Request.Body)
+	if r.cfg.Body != nil {
+		body = bytes.NewReader(r.cfg.Body)
 	}
 	// The URL was parsed once by NewDriver: pass none here and share it.
-	req, err := http.NewRequestWithContext(ctx, d.cfg.Request.Method, "", body)
+	req, err := http.NewRequestWithContext(ctx, r.cfg.Method, "", body)
 	if err != nil {
 		return nil, err
 	}
-	req.URL, req.Host = d.url, d.url.Host
-	h := make(http.Header, len(d.cfg.Request.Header)+3)
-	for k, v := range d.cfg.Request.Header {
+	req.URL, req.Host = r.url, r.url.Host
+	h := make(http.Header, len(r.cfg.Header)+3)
+	for k, v := range r.cfg.Header {
 		if !isTrackingHeader(k) { // in any case: the attempt sets its own
 			h[k] = v
 		}

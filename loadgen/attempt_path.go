@@ -26,15 +26,19 @@ var (
 )
 
 // chooseAttemptPath picks the lean path when the transport is a
-// LeanTransport that serves the target's scheme on it (HTTP/1.1 over
-// http://), else the RoundTripper's.
-func chooseAttemptPath(d *Driver, req *http.Request) (attemptPath, error) {
-	if lt, ok := d.rt.(*LeanTransport); ok && lt.h1 && d.url.Scheme == "http" {
-		lr, err := newLeanRequest(req)
-		if err != nil {
-			return nil, err
+// LeanTransport that serves every request's scheme on it (HTTP/1.1 over
+// http://), else the RoundTripper's. reqs are the mix's requests, built.
+func chooseAttemptPath(d *Driver, reqs []*http.Request) (attemptPath, error) {
+	if lt, ok := d.rt.(*LeanTransport); ok && lt.h1 && d.mix.allHTTP() {
+		p := leanPath{d: d, t: lt}
+		for _, req := range reqs {
+			lr, err := newLeanRequest(req)
+			if err != nil {
+				return nil, err
+			}
+			p.reqs = append(p.reqs, lr)
 		}
-		return leanPath{d: d, t: lt, req: lr}, nil
+		return p, nil
 	}
 	return roundTripPath{d}, nil
 }
@@ -69,9 +73,9 @@ func (p roundTripPath) exchange(ctx context.Context, lr logical, timeout time.Du
 // request's bytes built once (leanRequest) and this attempt's tracking
 // headers, no http.Request, header map or context of its own.
 type leanPath struct {
-	d   *Driver
-	t   *LeanTransport
-	req *leanRequest
+	d    *Driver
+	t    *LeanTransport
+	reqs []*leanRequest // the mix's requests in wire form, by index
 }
 
 func (p leanPath) exchange(ctx context.Context, lr logical, timeout time.Duration, attemptHdr string) (vocab.Outcome, time.Duration, int) {
@@ -85,7 +89,7 @@ func (p leanPath) exchange(ctx context.Context, lr logical, timeout time.Duratio
 	track = append(track, "\r\nX-Deadline-Ms: "...)
 	track = strconv.AppendInt(track, int64(timeout/time.Millisecond), 10)
 	track = append(track, "\r\n"...)
-	code, retryAfter, err := p.t.attempt(ctx, p.req, track, deadline)
+	code, retryAfter, err := p.t.attempt(ctx, p.reqs[lr.req], track, deadline)
 	if err != nil {
 		if !time.Now().Before(deadline) {
 			return vocab.OutcomeTimeout, 0, 0

@@ -173,7 +173,7 @@ func (d *Driver) first(ctx context.Context, planned time.Duration, sched *Schedu
 	d.pending.Add(1)
 	d.retrier.FirstAttempt(now)
 	d.attempts.Add(1)
-	go d.run(ctx, logical{id: d.seq.Add(1), attempt: 1, planned: planned})
+	go d.run(ctx, logical{id: d.seq.Add(1), req: d.mix.draw(), attempt: 1, planned: planned})
 	return false
 }
 

@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,6 +21,11 @@ import (
 
 // Request is what every attempt sends.
 type Request struct {
+	// Name names the request in a mix (RequestTotals); Weight is its
+	// share of first attempts relative to the mix's others (a single
+	// request's 0 means 1).
+	Name   string
+	Weight float64
 	Method string      // default GET
 	URL    string      // http or https
 	Header http.Header // sent with every attempt, plus X-Request-Id, X-Attempt, X-Deadline-Ms; "Host" sets the Host header
@@ -39,7 +43,12 @@ const (
 
 // Config configures a Driver.
 type Config struct {
+	// Request is the one request every logical request sends, unless Mix
+	// is set: then each logical request draws one of Mix by weight, from
+	// a source of Seed, and its retries resend it. Tracers send Mix's
+	// first (or Request).
 	Request  Request
+	Mix      []Request
 	Stages   []Stage        // first-attempt rate schedule
 	Arrivals vocab.Arrivals // Poisson or Uniform
 	Seed     uint64         // seeds the schedule and the jitter
@@ -95,7 +104,7 @@ type Config struct {
 // runs once.
 type Driver struct {
 	cfg Config
-	url *url.URL // parsed once; shared read-only by every attempt's request
+	mix *mix // the requests logical requests draw from
 	rt  http.RoundTripper
 	// path sends the attempts: through rt as http.Requests, or, when rt
 	// is a LeanTransport serving url on its lean path, as the request's
@@ -134,15 +143,13 @@ type replanReq struct {
 
 // NewDriver validates cfg, fills its defaults and returns a driver.
 func NewDriver(cfg Config) (*Driver, error) {
-	if cfg.Request.Method == "" {
-		cfg.Request.Method = http.MethodGet
+	reqs := cfg.Mix
+	if len(reqs) == 0 {
+		reqs = []Request{cfg.Request}
 	}
-	u, err := url.Parse(cfg.Request.URL)
+	m, err := newMix(reqs, cfg.Seed)
 	if err != nil {
-		return nil, fmt.Errorf("loadgen: request url: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("loadgen: request url %q: want http(s)://host/...", cfg.Request.URL)
+		return nil, err
 	}
 	if cfg.Timeout <= 0 {
 		return nil, errors.New("loadgen: timeout must be positive")
@@ -189,7 +196,7 @@ func NewDriver(cfg Config) (*Driver, error) {
 	d := &Driver{
 		cfg:      cfg,
 		bounds:   bounds,
-		url:      u,
+		mix:      m,
 		rt:       cfg.Transport,
 		idle:     make(chan struct{}, 1),
 		replanC:  make(chan struct{}, 1),
@@ -211,11 +218,15 @@ func NewDriver(cfg Config) (*Driver, error) {
 	}
 	// A request that cannot be built fails here, whatever the transport,
 	// not as every attempt's "other".
-	req, err := d.newRequest(context.Background(), logical{}, 0, "")
-	if err != nil {
-		return nil, fmt.Errorf("loadgen: request: %w", err)
+	var built []*http.Request
+	for i := range m.reqs {
+		req, err := d.newRequest(context.Background(), logical{req: uint8(i)}, 0, "")
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: request: %w", err)
+		}
+		built = append(built, req)
 	}
-	if d.path, err = chooseAttemptPath(d, req); err != nil {
+	if d.path, err = chooseAttemptPath(d, built); err != nil {
 		return nil, err
 	}
 	d.retrier = retry.NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))

@@ -24,10 +24,27 @@ const tlsCheckTimeout = 5 * time.Second
 // A target that cannot be reached at all is not: the warmup finds it, as
 // for an http:// target. Nothing is sent over the connection.
 func CheckTLS(ctx context.Context, cfg Config) error {
-	u, err := url.Parse(cfg.Request.URL)
-	if err != nil || u.Scheme != "https" {
-		return nil
+	reqs := cfg.Mix
+	if len(reqs) == 0 {
+		reqs = []Request{cfg.Request}
 	}
+	seen := map[string]bool{}
+	for _, r := range reqs {
+		u, err := url.Parse(r.URL)
+		if err != nil || u.Scheme != "https" || seen[u.Host] {
+			continue
+		}
+		seen[u.Host] = true
+		if err := checkTLS(ctx, cfg, u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTLS shakes hands with the https:// host of u.
+func checkTLS(ctx context.Context, cfg Config, u *url.URL) error {
+	var err error
 	tc := &tls.Config{MinVersion: tls.VersionTLS12}
 	if cfg.TLS != nil {
 		if tc, err = cfg.TLS.Load(); err != nil {

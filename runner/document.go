@@ -68,6 +68,7 @@ func (r *run) document() analysis.Document {
 	if totals.FirstAuth > 0 {
 		obs.FirstAuth = analysis.Num(totals.FirstAuth)
 	}
+	obs.Requests = r.requestResults()
 	if r.mets.has("abandoned") {
 		obs.Abandoned = analysis.Num(totals.AbandonedPerS)
 	}
@@ -169,4 +170,29 @@ func (r *run) layerNote(in infer.Inference) string {
 		return g.describe(in.Hidden.Value)
 	}
 	return ""
+}
+
+// requestResults is what each request of the target's mix got, for a run
+// with a mix driven in this process (nil otherwise: agents count their
+// own).
+func (r *run) requestResults() []analysis.RequestResult {
+	ip, ok := r.drv.(inProcess)
+	if !ok || len(r.test.Driver.Mix) < 2 {
+		return nil
+	}
+	totals := ip.RequestTotals()
+	var weights, sent float64
+	for _, t := range totals {
+		weights += t.Weight
+		sent += float64(t.Sent)
+	}
+	out := make([]analysis.RequestResult, len(totals))
+	for i, t := range totals {
+		out[i] = analysis.RequestResult{Name: t.Name, Weight: t.Weight, ExpectedShare: t.Weight / weights,
+			FirstSent: float64(t.Sent), FirstOK: float64(t.FirstOK), FirstFailed: float64(t.FirstFailed)}
+		if sent > 0 {
+			out[i].Share = float64(t.Sent) / sent
+		}
+	}
+	return out
 }

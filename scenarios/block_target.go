@@ -23,6 +23,10 @@ type Target struct {
 	// means 200–299 (a 3xx is then not a success: a redirect is not the
 	// service answering).
 	OKStatus []int
+	// Requests are the target's request blocks, each with its weight in
+	// the mix; empty in the single-request form (URL, Method, Headers,
+	// Body). Mix returns either as a list.
+	Requests []Request
 	// Protocol is the HTTP version spoken to the target; default HTTP/1.1.
 	Protocol vocab.Protocol
 	// TLS is the target's TLS setup for an https:// URL (a CA to trust, a
@@ -37,7 +41,8 @@ const DefaultMethod = "GET"
 // of Target's fields.
 var targetSchema = &hcl.BodySchema{
 	Attributes: attrs("url", "method", "headers", "body", "allow_hosts", "ok_status", "protocol"),
-	Blocks:     blocks("tls"),
+	Blocks: append(blocks("tls"),
+		hcl.BlockHeaderSchema{Type: "request", LabelNames: []string{"name"}}),
 }
 
 // decodeTarget decodes the target block, allow_hosts normalised.
@@ -53,10 +58,13 @@ func (d *decoder) decodeTarget(blk *hcl.Block) Target {
 		Protocol:   enum(b, "protocol", "protocol", vocab.DefaultProtocol, vocab.ProtocolNames(), vocab.ParseProtocol),
 		TLS:        d.decodeTLS(b, "target"),
 	}
+	t.Requests = d.decodeRequests(b, t.Headers)
 	for i, h := range t.AllowHosts {
 		t.AllowHosts[i] = NormalizeHost(h)
 	}
-	b.require("url", `the URL every attempt is sent to, e.g. url = "http://127.0.0.1:8080/work".`)
+	if len(t.Requests) == 0 {
+		b.require("url", `the URL every attempt is sent to, e.g. url = "http://127.0.0.1:8080/work".`)
+	}
 	b.require("allow_hosts", `the hosts a run may send load to, a guard against pointing a destructive test at the wrong place, e.g. allow_hosts = ["127.0.0.1", "localhost"].`)
 	return t
 }
@@ -91,6 +99,7 @@ func (v *validator) target() {
 		v.errorf(!isToken(name), p, "Invalid header name", "%q is not a valid HTTP header name.", name)
 		v.errorf(strings.ContainsAny(val, "\r\n"), p, "Invalid header value", "The value of header %q contains a line break.", name)
 	}
+	v.requests(t)
 	if t.TLS != nil && v.d.src.ok("target.url") && strings.HasPrefix(t.URL, "http://") {
 		v.warnf(true, "target.tls", "Setting ignored",
 			"tls applies to an https:// target; %q is http://, so no TLS is spoken. Use https:// or drop the block.", t.URL)
@@ -140,29 +149,32 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // targetURL checks the target URL and that its host is allowed.
-func (v *validator) targetURL(t *Target) {
-	const path = "target.url"
-	if v.credentials(path, t.URL, `send them in a header whose value comes from a sensitive variable, such as headers = { Authorization = "Bearer ${var.token}" }`) {
+func (v *validator) targetURL(t *Target) { v.requestURL(t, "target.url", t.URL) }
+
+// requestURL checks a URL load is sent to (the target's, or a request
+// block's at path) and that its host is in t's allow_hosts.
+func (v *validator) requestURL(t *Target, path, raw string) {
+	if v.credentials(path, raw, `send them in a header whose value comes from a sensitive variable, such as headers = { Authorization = "Bearer ${var.token}" }`) {
 		return
 	}
-	if !strings.Contains(t.URL, "://") {
+	if !strings.Contains(raw, "://") {
 		v.errorf(true, path, "Invalid target URL",
-			"%q has no scheme: the target URL must be http:// or https://, such as \"http://%s\".", t.URL, strings.TrimLeft(t.URL, "/"))
+			"%q has no scheme: the target URL must be http:// or https://, such as \"http://%s\".", raw, strings.TrimLeft(raw, "/"))
 		return
 	}
-	u, err := url.Parse(t.URL)
+	u, err := url.Parse(raw)
 	if err != nil {
-		v.errorf(true, path, "Invalid target URL", "%q is not a URL: %v.", t.URL, unwrapURLError(err))
+		v.errorf(true, path, "Invalid target URL", "%q is not a URL: %v.", raw, unwrapURLError(err))
 		return
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		v.errorf(true, path, "Invalid target URL",
-			"The target URL must be http:// or https://, such as \"http://127.0.0.1:8080/work\"; %q has %s.", t.URL, schemeDesc(u.Scheme))
+			"The target URL must be http:// or https://, such as \"http://127.0.0.1:8080/work\"; %q has %s.", raw, schemeDesc(u.Scheme))
 		return
 	}
 	host := u.Hostname()
 	if host == "" {
-		v.errorf(true, path, "Invalid target URL", "%q has no host.", t.URL)
+		v.errorf(true, path, "Invalid target URL", "%q has no host.", raw)
 		return
 	}
 	if !v.d.src.ok("target.allow_hosts") || len(t.AllowHosts) == 0 || HostAllowed(t.AllowHosts, host) {

@@ -493,3 +493,29 @@ func TestHugeNumbers(t *testing.T) {
 		})
 	}
 }
+
+// A request mix decodes with each request's headers over the target's
+// common ones, its weight, method, URL and body; Mix lists the blocks, and
+// a single-request target's Mix is its one request.
+func TestDecodeRequestMix(t *testing.T) {
+	s, err := Load("testdata/good/mix.hcl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "requests", s.Target.Requests, []Request{
+		{Name: "quote", Weight: 8, Method: "POST", URL: "http://127.0.0.1:8080/v1/quote",
+			Headers: map[string]string{"Authorization": "Bearer s3cr3t", "X-Test": "quote", "Content-Type": "application/json"}, Body: `{"n":1}`},
+		{Name: "search", Weight: 2, Method: "GET", URL: "http://127.0.0.1:8080/v1/search?q=shoes",
+			Headers: map[string]string{"Authorization": "Bearer s3cr3t", "X-Test": "mix"}},
+	})
+	eq(t, "mix", len(s.Target.Mix()), 2)
+	single := Target{URL: "http://h/x", Method: "GET", Headers: map[string]string{"A": "b"}, Body: "y"}
+	eq(t, "single", single.Mix(), []Request{{Weight: 1, Method: "GET", URL: "http://h/x", Headers: map[string]string{"A": "b"}, Body: "y"}})
+	if err := CheckSends(s); err != nil {
+		t.Errorf("CheckSends: %v", err)
+	}
+	s.Target.Requests[1].URL = "http://prod.example.com/v1/search"
+	if err := CheckSends(s); err == nil {
+		t.Error("CheckSends allowed a request to a host outside allow_hosts")
+	}
+}

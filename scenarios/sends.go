@@ -27,17 +27,19 @@ func (e *NotAllowedError) Error() string {
 func CheckSends(s *Scenario) error {
 	allow := s.Target.AllowHosts
 	refuse := func(what, host string) error { return &NotAllowedError{What: what, Host: host, Allow: allow} }
-	u, err := url.Parse(s.Target.URL)
-	if err != nil {
-		return fmt.Errorf("target url: %w", err)
-	}
-	if !HostAllowed(allow, u.Hostname()) {
-		return refuse("the target's host", u.Hostname())
-	}
-	for k, v := range s.Target.Headers {
-		if k := strings.ToLower(k); k == "host" || k == ":authority" {
-			if h := HeaderHost(v); !HostAllowed(allow, h) {
-				return refuse("the "+k+" header's host", h)
+	for _, r := range s.Target.Mix() {
+		u, err := url.Parse(r.URL)
+		if err != nil {
+			return fmt.Errorf("target url: %w", err)
+		}
+		if !HostAllowed(allow, u.Hostname()) {
+			return refuse("the target's host", u.Hostname())
+		}
+		for k, v := range r.Headers {
+			if k := strings.ToLower(k); k == "host" || k == ":authority" {
+				if h := HeaderHost(v); !HostAllowed(allow, h) {
+					return refuse("the "+k+" header's host", h)
+				}
 			}
 		}
 	}

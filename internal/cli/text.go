@@ -53,6 +53,13 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	}
 	t.line("Spike", "k = %s for Δ = %s (%s/s), after %s of warmup, watched for %s", num(sc.Multiplier), analysis.FormatSeconds(sc.SpikeS),
 		num(sc.Multiplier*sc.DemandPerS), analysis.FormatSeconds(sc.WarmupS), analysis.FormatSeconds(sc.ObserveS))
+	if len(sc.Requests) > 0 {
+		var parts []string
+		for _, r := range sc.Requests {
+			parts = append(parts, fmt.Sprintf("%s %.0f %%", r.Name, 100*r.Share))
+		}
+		t.line("Requests", "%s of first attempts, drawn by weight", strings.Join(parts, ", "))
+	}
 
 	tr := doc.Trigger
 	if tr.Valid {

@@ -1,0 +1,124 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Request is one request of the target's mix (block `request "NAME"`
+// inside target): each first attempt draws one by weight, and its
+// retries resend it.
+type Request struct {
+	// Name is the block's label, unique within the target.
+	Name string
+	// Weight is the request's share of first attempts, relative to the
+	// others' (8 and 2: 80 % and 20 %); default 1.
+	Weight float64
+	Method string // default "GET"
+	URL    string // required; http or https, its host in allow_hosts
+	// Headers are the target's common headers with the request's own over
+	// them.
+	Headers map[string]string
+	Body    string
+}
+
+// MaxRequests is the most request blocks a target may have.
+const MaxRequests = 32
+
+// DefaultRequestWeight is request.weight.
+const DefaultRequestWeight = 1
+
+// requestSchema is a request block's: attribute names are the snake_case
+// of Request's fields.
+var requestSchema = &hcl.BodySchema{Attributes: attrs("weight", "method", "url", "headers", "body")}
+
+// decodeRequests decodes the target's request blocks, their headers over
+// the target's common ones.
+func (d *decoder) decodeRequests(b *body, common map[string]string) []Request {
+	var out []Request
+	for i, blk := range b.blocks("request", MaxRequests) {
+		path := fmt.Sprintf("target.request[%d]", i)
+		r := d.open("request", path, blk.Body, blk.DefRange, requestSchema)
+		d.src.elems[path+".name"] = blk.LabelRanges[0]
+		if !d.checkName(blk, "request", "Invalid request name", "names the request in the timeline and the reports") {
+			d.src.failed[path+".name"] = true
+		}
+		headers := map[string]string{}
+		for k, v := range common {
+			headers[k] = v
+		}
+		for k, v := range r.strMap("headers") {
+			headers[k] = v
+		}
+		out = append(out, Request{
+			Name:    blk.Labels[0],
+			Weight:  r.num("weight", DefaultRequestWeight),
+			Method:  r.str("method", DefaultMethod),
+			URL:     r.str("url", ""),
+			Headers: headers,
+			Body:    r.str("body", ""),
+		})
+		r.require("url", `the URL this request is sent to, e.g. url = "http://127.0.0.1:8080/v1/quote".`)
+	}
+	return out
+}
+
+// Mix is the target's requests: its request blocks, or, in the
+// single-request form, the one request its url, method, headers and body
+// make (named "" with weight 1).
+func (t Target) Mix() []Request {
+	if len(t.Requests) > 0 {
+		return t.Requests
+	}
+	return []Request{{Weight: 1, Method: t.Method, URL: t.URL, Headers: t.Headers, Body: t.Body}}
+}
+
+// requests checks the target's request blocks: names unique, weights
+// positive, each URL, method and header as the single form's.
+func (v *validator) requests(t *Target) {
+	src := v.d.src
+	if len(t.Requests) > 0 && src.has("target.url") {
+		v.errorf(true, "target.url", "Both url and request blocks",
+			"A target gives either one request (url, method, body) or request blocks, each with its own url; this one has both. Move url into a request block or drop the blocks.")
+	}
+	if len(t.Requests) > 0 {
+		for _, name := range []string{"method", "body"} {
+			v.errorf(src.has("target."+name), "target."+name, "Setting ignored with request blocks",
+				"%s belongs in each request block when the target has them; only headers are common to all.", name)
+		}
+	}
+	seen := map[string]int{}
+	for i := range t.Requests {
+		r := &t.Requests[i]
+		p := fmt.Sprintf("target.request[%d]", i)
+		if !v.present(p) {
+			continue
+		}
+		if j, dup := seen[r.Name]; dup && src.ok(p+".name") {
+			v.errorf(true, p+".name", "Duplicate request",
+				"A request named %q is already declared at %s; give each request its own name.", r.Name, rangeLine(src.blocks[fmt.Sprintf("target.request[%d]", j)]))
+		}
+		seen[r.Name] = i
+		v.errorf(!(r.Weight > 0) || math.IsInf(r.Weight, 0) || r.Weight > 1e6, p+".weight", "Value out of range",
+			"weight is this request's share of first attempts relative to the others' and must be greater than zero and at most 1e6. Got %g.", r.Weight)
+		v.errorf(!isToken(r.Method), p+".method", "Invalid HTTP method", "%q is not an HTTP method, such as \"GET\" or \"POST\".", r.Method)
+		if src.has(p + ".url") {
+			v.requestURL(t, p+".url", r.URL)
+		}
+		for _, name := range sortedKeys(r.Headers) {
+			val := r.Headers[name]
+			if common, ok := t.Headers[name]; ok && common == val {
+				continue // the target's own, checked there
+			}
+			hp := fmt.Sprintf("%s.headers[%s]", p, name)
+			if v.hostHeader(t, hp, name, val) {
+				continue
+			}
+			v.errorf(!isToken(name), hp, "Invalid header name", "%q is not a valid HTTP header name.", name)
+			v.errorf(strings.ContainsAny(val, "\r\n"), hp, "Invalid header value", "The value of header %q contains a line break.", name)
+		}
+	}
+}
