@@ -185,3 +185,30 @@ func TestRunNeedsConfirmation(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q; want exit 2 asking for --yes", code, stdout, stderr)
 	}
 }
+
+// import writes a skeleton that plan reads (its credentials given as
+// variables), never overwrites --out, and refuses an unknown format or an
+// unreadable recording with exit 2.
+func TestImportWritesAPlannableSkeleton(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "checkout.hcl")
+	har, err := filepath.Abs("../../importer/testdata/checkout.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "import", "har", har, "--out", out); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := run(t, "plan", "--var", "authorization=Bearer x", "--var", "cookie=c", out)
+	if code == ExitUsage || !strings.Contains(stdout, "post-quote 60 %") {
+		t.Errorf("plan of the skeleton: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := run(t, "import", "har", har, "--out", out); code != ExitUsage || !strings.Contains(stderr, "never overwritten") {
+		t.Errorf("a second import over --out: exit %d: %s", code, stderr)
+	}
+	if code, _, _ := run(t, "import", "curl", "x"); code != ExitUsage {
+		t.Errorf("unknown format: exit %d", code)
+	}
+	if code, _, _ := run(t, "import", "vegeta", filepath.Join(t.TempDir(), "missing")); code != ExitUsage {
+		t.Errorf("missing file: exit %d", code)
+	}
+}

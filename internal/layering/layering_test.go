@@ -57,6 +57,8 @@ func TestWhatEachPackageLinks(t *testing.T) {
 		{"./loadgen", []string{"scenarios", "analysis", "convert", "runner/prom", "internal/queryshape"}},
 		{"./retry", []string{"loadgen", "scenarios", "analysis"}},
 		{"./scenarios", []string{"loadgen", "analysis", "convert", "runner", "runner/prom"}},
+		// The importers read recordings and write HCL, nothing else.
+		{"./importer", []string{"scenarios", "loadgen", "analysis", "convert", "runner", "vocab"}},
 	} {
 		deps := ours(golist(t, "-deps", tc.pkg))
 		for _, n := range tc.never {
