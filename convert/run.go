@@ -2,6 +2,7 @@ package convert
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/trigger-test/trigger/internal/tlsfiles"
@@ -121,7 +122,7 @@ func (r Run) CheckSends() (refused string, err error) {
 // RunOf is the run's part of a scenario; New fills Test.Run with it.
 func RunOf(s *scenarios.Scenario) Run {
 	r := Run{
-		Name: s.Name, TargetURL: s.Target.URL,
+		Name: s.Name, TargetURL: targetURLText(s.Target),
 		Warmup: s.Load.Warmup, Observe: s.Load.Observe, SpikeDuration: s.Load.Spike.Duration,
 		Recovery:          Recovery{SuccessRatio: s.Recovery.SuccessRatio, Hold: s.Recovery.Hold},
 		Secrets:           s.Secrets,
@@ -157,3 +158,15 @@ func authOf(a *scenarios.PrometheusAuth) *Auth {
 // SensitiveValue is what a sensitive variable's value reads wherever a
 // run writes or logs text.
 const SensitiveValue = scenarios.SensitiveValue
+
+// targetURLText names the target's URL in messages: the single request's,
+// or the mix's first and how many there are; per-request values written
+// as the scenario spells them.
+func targetURLText(t scenarios.Target) string {
+	mix := t.Mix()
+	u := vocab.Readable(mix[0].URL)
+	if len(mix) > 1 {
+		u += fmt.Sprintf(" (and %d more requests)", len(mix)-1)
+	}
+	return u
+}

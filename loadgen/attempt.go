@@ -24,6 +24,7 @@ const maxFastBody = 1 << 20
 type logical struct {
 	id        uint64
 	req       uint8         // its request in the driver's mix
+	own       *rendered     // its request with per-request values filled in; nil when its request has none
 	attempt   int           // number of the attempt to send (1 = first)
 	started   time.Duration // when the first attempt was sent
 	cohort    int           // the second its first attempt was sent in (its Cohort's index)
@@ -41,6 +42,9 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 		if lr.attempt == 1 {
 			lr.started = now
 			d.mix.reqs[lr.req].sent.Add(1)
+			if d.mix.reqs[lr.req].templated && lr.own == nil {
+				lr.own, _ = d.render(lr) // an error leaves the unrendered request: its attempts fail as "other"
+			}
 			d.met.planned.Inc()
 			d.met.lag.Observe(max(now-lr.planned, 0).Seconds())
 		}
@@ -154,6 +158,9 @@ func (d *Driver) do(ctx context.Context, lr logical, now, timeout time.Duration,
 	if timeout <= 0 {
 		return vocab.OutcomeTimeout, 0, 0
 	}
+	if lr.own == nil && d.mix.reqs[lr.req].templated {
+		lr.own, _ = d.render(lr) // a tracer of a request with per-request values
+	}
 	return d.path.exchange(ctx, lr, timeout, attemptHdr)
 }
 
@@ -181,18 +188,22 @@ func (d *Driver) appendRequestID(dst []byte, lr logical) []byte {
 // newRequest builds one attempt's request with the tracking headers.
 func (d *Driver) newRequest(ctx context.Context, lr logical, timeout time.Duration, attemptHdr string) (*http.Request, error) {
 	r := d.mix.reqs[lr.req]
+	u, header, rawBody := r.url, r.cfg.Header, r.cfg.Body
+	if lr.own != nil && lr.own.url != nil {
+		u, header, rawBody = lr.own.url, lr.own.header, lr.own.body
+	}
 	var body io.Reader
-	if r.cfg.Body != nil {
-		body = bytes.NewReader(r.cfg.Body)
+	if rawBody != nil {
+		body = bytes.NewReader(rawBody)
 	}
 	// The URL was parsed once by NewDriver: pass none here and share it.
 	req, err := http.NewRequestWithContext(ctx, r.cfg.Method, "", body)
 	if err != nil {
 		return nil, err
 	}
-	req.URL, req.Host = r.url, r.url.Host
-	h := make(http.Header, len(r.cfg.Header)+3)
-	for k, v := range r.cfg.Header {
+	req.URL, req.Host = u, u.Host
+	h := make(http.Header, len(header)+3)
+	for k, v := range header {
 		if !isTrackingHeader(k) { // in any case: the attempt sets its own
 			h[k] = v
 		}

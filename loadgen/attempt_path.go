@@ -89,7 +89,11 @@ func (p leanPath) exchange(ctx context.Context, lr logical, timeout time.Duratio
 	track = append(track, "\r\nX-Deadline-Ms: "...)
 	track = strconv.AppendInt(track, int64(timeout/time.Millisecond), 10)
 	track = append(track, "\r\n"...)
-	code, retryAfter, err := p.t.attempt(ctx, p.reqs[lr.req], track, deadline)
+	req := p.reqs[lr.req]
+	if lr.own != nil && lr.own.lean != nil {
+		req = lr.own.lean
+	}
+	code, retryAfter, err := p.t.attempt(ctx, req, track, deadline)
 	if err != nil {
 		if !time.Now().Before(deadline) {
 			return vocab.OutcomeTimeout, 0, 0

@@ -15,6 +15,9 @@ const MaxMix = 64
 type mixRequest struct {
 	cfg Request
 	url *url.URL // shared read-only by every attempt's request
+	// templated: its url, headers or body hold per-request values, filled
+	// in for each logical request (perrequest.go).
+	templated bool
 
 	// totals of the request's logical requests over the run.
 	sent, firstOK, firstFailed atomic.Int64
@@ -54,7 +57,7 @@ func newMix(reqs []Request, seed uint64) (*mix, error) {
 			return nil, fmt.Errorf("loadgen: request url %q: want http(s)://host/...", r.URL)
 		}
 		total += r.Weight
-		m.reqs = append(m.reqs, &mixRequest{cfg: r, url: u})
+		m.reqs = append(m.reqs, &mixRequest{cfg: r, url: u, templated: templated(r)})
 		m.cum = append(m.cum, total)
 	}
 	return m, nil

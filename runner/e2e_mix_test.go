@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +24,10 @@ type mixTarget struct {
 	log []mixAttempt
 }
 
-type mixAttempt struct{ path, id, attempt, body string }
+type mixAttempt struct{ path, id, attempt, body, key string }
+
+// uuidBody is quote's body with request.seq and random.uuid filled in.
+var uuidBody = regexp.MustCompile(`^\{"n":[0-9]+,"u":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"\}$`)
 
 func startMixTarget(t *testing.T) *mixTarget {
 	t.Helper()
@@ -41,7 +45,8 @@ func startMixTarget(t *testing.T) *mixTarget {
 
 func (m *mixTarget) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<10))
-	a := mixAttempt{path: r.URL.Path, id: r.Header.Get("X-Request-Id"), attempt: r.Header.Get("X-Attempt"), body: string(body)}
+	a := mixAttempt{path: r.URL.Path, id: r.Header.Get("X-Request-Id"), attempt: r.Header.Get("X-Attempt"), body: string(body),
+		key: r.Header.Get("Idempotency-Key")}
 	m.mu.Lock()
 	m.log = append(m.log, a)
 	m.mu.Unlock()
@@ -54,8 +59,9 @@ func (m *mixTarget) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // A three-request mix with weights 6:3:1 arrives in those shares (within
 // 3 points over some 10,000 first attempts), every attempt of a logical
-// request resends its request (path, body, id), and result.json says what
-// each request got.
+// request resends its request (path, body, id) with its per-request values
+// (request.id, request.seq, random.uuid) evaluated once for it and never
+// for another, and result.json says what each request got.
 func TestRequestMixArrivesInItsShares(t *testing.T) {
 	skipShort(t)
 	m := startMixTarget(t)
@@ -65,10 +71,11 @@ target {
   allow_hosts = ["127.0.0.1"]
   headers     = { "X-Common" = "yes" }
   request "quote" {
-    weight = 6
-    method = "POST"
-    url    = "` + m.url + `/v1/quote"
-    body   = "{\"q\":1}"
+    weight  = 6
+    method  = "POST"
+    url     = "` + m.url + `/v1/quote"
+    headers = { "Idempotency-Key" = request.id }
+    body    = "{\"n\":${request.seq},\"u\":\"${random.uuid}\"}"
   }
   request "search" {
     weight = 3
@@ -128,6 +135,22 @@ recovery { hold = "1s" }
 			}
 		}
 		byID[a.id] = a
+	}
+	bodies := map[string]string{} // quote's body → the logical request that sent it
+	for _, a := range m.log {
+		if a.path != "/v1/quote" {
+			continue
+		}
+		if !uuidBody.MatchString(a.body) {
+			t.Fatalf("quote body %q: want {\"n\":SEQ,\"u\":\"UUID\"} with the values filled in", a.body)
+		}
+		if a.key != a.id {
+			t.Fatalf("quote attempt of %s carried Idempotency-Key %q; want its request id", a.id, a.key)
+		}
+		if other, ok := bodies[a.body]; ok && other != a.id {
+			t.Fatalf("logical requests %s and %s sent the same body %q: per-request values evaluated once for two", other, a.id, a.body)
+		}
+		bodies[a.body] = a.id
 	}
 	if total < 10000 || retried == 0 {
 		t.Fatalf("%g first attempts, %d retries logged; want at least 10,000 and some retries", total, retried)

@@ -48,6 +48,16 @@ var targetSchema = &hcl.BodySchema{
 // decodeTarget decodes the target block, allow_hosts normalised.
 func (d *decoder) decodeTarget(blk *hcl.Block) Target {
 	b := d.open("target", "target", blk.Body, blk.DefRange, targetSchema)
+	// Only the target's url, headers and body see the per-request values.
+	d.perRequest = true
+	for k, v := range perRequestValues() {
+		d.ctx.Variables[k] = v
+	}
+	defer func() {
+		d.perRequest = false
+		delete(d.ctx.Variables, "request")
+		delete(d.ctx.Variables, "random")
+	}()
 	t := Target{
 		URL:        b.str("url", ""),
 		Method:     b.str("method", DefaultMethod),

@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // decoder is the state of one Parse: the evaluation context (var.NAME),
@@ -23,6 +25,10 @@ type decoder struct {
 
 	varSizes map[string]float64 // size of each variable's value (see valueSize)
 	work     float64            // evaluation work estimated so far (see boundEval)
+
+	// perRequest is set while the target block is decoded: its url,
+	// headers and body may use request.id, request.seq and random.uuid.
+	perRequest bool
 
 	secrets  []string        // Scenario.Secrets
 	redacted []string        // texts to redact from diagnostics (see redact)
@@ -437,6 +443,10 @@ func (d *decoder) checkRefs(expr hcl.Expression) bool {
 	ok := true
 	for _, t := range expr.Variables() {
 		root := t.RootName()
+		if root == "request" || root == "random" {
+			ok = d.checkPerRequestRef(t) && ok
+			continue
+		}
 		if root != "var" {
 			d.errorf(t.SourceRange().Ptr(), "Unknown reference",
 				"There is no variable named %q. A scenario can refer only to its declared variables, as var.NAME.", root)
@@ -525,4 +535,43 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// checkPerRequestRef checks a reference to a per-request value
+// (request.id, request.seq, random.uuid): known, and in the target's url,
+// headers or body, where each logical request gets its own.
+func (d *decoder) checkPerRequestRef(t hcl.Traversal) bool {
+	name := t.RootName()
+	if len(t) == 2 {
+		if a, ok := t[1].(hcl.TraverseAttr); ok {
+			name += "." + a.Name
+		}
+	}
+	names := vocab.PerRequestNames()
+	switch {
+	case !contains(names, name):
+		detail := fmt.Sprintf("%s is not a per-request value. Use %s.", name, quoteList(names))
+		if s := closest(name, names); s != "" {
+			detail = fmt.Sprintf("%s is not a per-request value. Did you mean %s?", name, s)
+		}
+		d.errorf(t.SourceRange().Ptr(), "Unknown reference", "%s", detail)
+		return false
+	case !d.perRequest:
+		d.errorf(t.SourceRange().Ptr(), "Per-request value out of place",
+			"%s is evaluated once per logical request: only a target's (or its requests') url, headers and body may use it.", name)
+		return false
+	}
+	return true
+}
+
+// perRequestValues are the per-request values' markers as the target's
+// expressions see them (vocab.PerRequest.Marker).
+func perRequestValues() map[string]cty.Value {
+	return map[string]cty.Value{
+		"request": cty.ObjectVal(map[string]cty.Value{
+			"id":  cty.StringVal(vocab.PerRequestID.Marker()),
+			"seq": cty.StringVal(vocab.PerRequestSeq.Marker()),
+		}),
+		"random": cty.ObjectVal(map[string]cty.Value{"uuid": cty.StringVal(vocab.PerRandomUUID.Marker())}),
+	}
 }

@@ -137,3 +137,25 @@ func TestScalerSignalValid(t *testing.T) {
 		t.Error("an unknown signal is valid")
 	}
 }
+
+// A text with per-request markers splits back into its pieces and values.
+func TestSplitMarkers(t *testing.T) {
+	s := "/v1/" + PerRequestSeq.Marker() + "?id=" + PerRequestID.Marker() + PerRandomUUID.Marker() + "&x"
+	got := SplitMarkers(s)
+	want := []Part{{Text: "/v1/"}, {Value: PerRequestSeq, IsValue: true}, {Text: "?id="}, {Value: PerRequestID, IsValue: true},
+		{Value: PerRandomUUID, IsValue: true}, {Text: "&x"}}
+	if len(got) != len(want) {
+		t.Fatalf("SplitMarkers = %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("part %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if !HasMarker(s) || HasMarker("plain") {
+		t.Error("HasMarker")
+	}
+	if p := SplitMarkers("plain"); len(p) != 1 || p[0].Text != "plain" {
+		t.Errorf("plain text: %+v", p)
+	}
+}

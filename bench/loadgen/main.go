@@ -168,7 +168,7 @@ func drive(ctx context.Context, args []string) error {
 	perSecond := fs.Bool("timeline", false, "print the per-second timeline on stderr")
 	maxLag := fs.Duration("max-lag", 0, "catch-up bound (0: the driver's default, 1 s)")
 	netHTTP := fs.Bool("nethttp", false, "use net/http's Transport (loadgen.NewTransport) instead of the default LeanTransport")
-	mix := fs.Bool("mix", false, "a three-request mix (weights 6:3:1: a POST with a body, a GET, a PUT with a body, each with its own path and headers) instead of one GET")
+	mix := fs.Bool("mix", false, "a three-request mix (weights 6:3:1: a POST whose Idempotency-Key and body hold per-request values (request.id, request.seq, random.uuid), a GET, a PUT with a body, each with its own path and headers) instead of one GET")
 	fs.Parse(args)
 	var driveRT http.RoundTripper // nil: the driver's default
 	if *netHTTP {
@@ -196,8 +196,10 @@ func drive(ctx context.Context, args []string) error {
 	if *mix {
 		base := strings.TrimSuffix(*u, "/")
 		requests = []loadgen.Request{
-			{Name: "quote", Weight: 6, Method: "POST", URL: base + "/v1/quote", Body: []byte(`{"sku":42,"n":1}`),
-				Header: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer bench"}}},
+			{Name: "quote", Weight: 6, Method: "POST", URL: base + "/v1/quote",
+				Body: []byte(`{"sku":42,"n":` + vocab.PerRequestSeq.Marker() + `,"u":"` + vocab.PerRandomUUID.Marker() + `"}`),
+				Header: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer bench"},
+					"Idempotency-Key": {vocab.PerRequestID.Marker()}}},
 			{Name: "search", Weight: 3, URL: base + "/v1/search?q=shoes", Header: http.Header{"Authorization": {"Bearer bench"}}},
 			{Name: "order", Weight: 1, Method: "PUT", URL: base + "/v1/order", Body: []byte("order"),
 				Header: http.Header{"Authorization": {"Bearer bench"}}},

@@ -153,7 +153,11 @@ func runError(err error) error {
 func confirmation(s *scenarios.Scenario) string {
 	var b strings.Builder
 	peak := s.Load.Spike.Multiplier * s.Load.Baseline
-	fmt.Fprintf(&b, "This overloads %s on purpose: %.0f first attempts/s for %s, with retries on top.\n", s.Target.URL, peak, s.Load.Spike.Duration)
+	target := vocab.Readable(s.Target.Mix()[0].URL)
+	if n := len(s.Target.Mix()); n > 1 {
+		target = fmt.Sprintf("%s and %d more requests", target, n-1)
+	}
+	fmt.Fprintf(&b, "This overloads %s on purpose: %.0f first attempts/s for %s, with retries on top.\n", target, peak, s.Load.Spike.Duration)
 	if p := s.Prometheus; p != nil {
 		for _, u := range p.Scrape {
 			fmt.Fprintf(&b, "  scrapes   %s every %s\n", u, orDefault(p.ScrapeInterval, time.Second))
