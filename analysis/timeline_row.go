@@ -148,6 +148,15 @@ func (m TimelineRow) Attempts() float64 { return m.Sent + m.Retries }
 // Failures is every attempt that completed without success this second.
 func (m TimelineRow) Failures() float64 { return m.Timeouts + m.Rejected + m.Errors }
 
+// ZeroIfUnknown is a row's count v, or 0 when it is unknown (NaN: a
+// column the timeline was written without), for sums over rows.
+func ZeroIfUnknown(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
 // FirstFailed is every first attempt that completed without success this
 // second, whatever the class.
 func (m TimelineRow) FirstFailed() float64 { return m.FirstDone - m.FirstOK }

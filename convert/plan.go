@@ -93,7 +93,7 @@ func judgeAfter(in *analysis.PlanInputs, s *scenarios.Scenario, sigs []Signal, s
 	if math.IsNaN(need) {
 		return
 	}
-	if s.Prometheus != nil && !Embedded(s.Prometheus) {
+	if s.Prometheus != nil && !embedded(s.Prometheus) {
 		note += ", plus the remote server's scrape interval, read at run time"
 	}
 	in.JudgeAfterS, in.JudgeAfterNote = need, note

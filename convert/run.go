@@ -141,8 +141,8 @@ func RunOf(s *scenarios.Scenario) Run {
 			Auth: authOf(c.Auth), TLS: c.TLS})
 	}
 	if p := s.Prometheus; p != nil {
-		r.Metrics = &Metrics{Embedded: Embedded(p), Address: p.Address, Scrape: p.Scrape,
-			ScrapeInterval: EmbeddedInterval(p), Timeout: p.Timeout, Queries: Queries(p),
+		r.Metrics = &Metrics{Embedded: embedded(p), Address: p.Address, Scrape: p.Scrape,
+			ScrapeInterval: embeddedInterval(p), Timeout: p.Timeout, Queries: queriesOf(p),
 			Auth: authOf(p.Auth), TLS: p.TLS}
 	}
 	return r

@@ -18,8 +18,8 @@ import (
 // pods) and its PromQL text.
 type Query struct{ Name, Text string }
 
-// Queries lists the queries the scenario configured, in a fixed order.
-func Queries(p *scenarios.Prometheus) []Query {
+// queriesOf lists the queries the scenario configured, in a fixed order.
+func queriesOf(p *scenarios.Prometheus) []Query {
 	if p == nil {
 		return nil
 	}
@@ -125,25 +125,25 @@ func retrySettleS(s *scenarios.Scenario, p retry.Policy) float64 {
 // that does not parse.
 func staticSignals(p *scenarios.Prometheus) ([]Signal, error) {
 	var out []Signal
-	for _, q := range Queries(p) {
+	for _, q := range queriesOf(p) {
 		sig, err := shapeOf(q)
 		if err != nil {
 			return nil, err
 		}
-		if Embedded(p) {
-			sig.ScrapeS, sig.ScrapeFrom = EmbeddedInterval(p).Seconds(), "the embedded server's scrape_interval"
+		if embedded(p) {
+			sig.ScrapeS, sig.ScrapeFrom = embeddedInterval(p).Seconds(), "the embedded server's scrape_interval"
 		}
 		out = append(out, sig)
 	}
 	return out, nil
 }
 
-// Embedded reports whether the scenario reads the embedded Prometheus.
-func Embedded(p *scenarios.Prometheus) bool { return p.Address == "embedded" || p.Address == "" }
+// embedded reports whether the scenario reads the embedded Prometheus.
+func embedded(p *scenarios.Prometheus) bool { return p.Address == "embedded" || p.Address == "" }
 
-// EmbeddedInterval is the embedded server's scrape interval (the
+// embeddedInterval is the embedded server's scrape interval (the
 // scenario's default when a hand-built block leaves it zero).
-func EmbeddedInterval(p *scenarios.Prometheus) time.Duration {
+func embeddedInterval(p *scenarios.Prometheus) time.Duration {
 	if p.ScrapeInterval > 0 {
 		return p.ScrapeInterval
 	}

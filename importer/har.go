@@ -28,8 +28,11 @@ func HAR(r io.Reader) ([]Recorded, error) {
 			} `json:"entries"`
 		} `json:"log"`
 	}
-	dec := json.NewDecoder(io.LimitReader(r, MaxInput+1))
-	if err := dec.Decode(&h); err != nil {
+	in := newCapped(r)
+	if err := json.NewDecoder(in).Decode(&h); err != nil {
+		if in.over {
+			return nil, errTooLarge
+		}
 		return nil, fmt.Errorf("importer: har: %w", err)
 	}
 	var out []Recorded

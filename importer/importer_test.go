@@ -99,6 +99,8 @@ func TestBadRecordings(t *testing.T) {
 		{"vegeta header first", "X-A: b\n", "METHOD URL", true},
 		{"vegeta missing body", "POST http://127.0.0.1/x\n@nope.json\n", "nope.json", true},
 		{"vegeta empty", "# nothing\n\n", "no request", true},
+		{"har too large", `{"log": {"entries": [` + strings.Repeat(" ", MaxInput) + `]}}`, "larger than", false},
+		{"vegeta too large", "GET http://127.0.0.1/x\n" + strings.Repeat("# padding\n", MaxInput/10+1), "larger than", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

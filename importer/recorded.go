@@ -3,6 +3,7 @@ package importer
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"sort"
 	"strings"
@@ -31,6 +32,29 @@ type Recorded struct {
 	Header [][2]string
 	Body   string
 }
+
+// capped reads r up to MaxInput bytes; over reports whether r held more,
+// so that a recording is refused rather than cut short unseen.
+type capped struct {
+	r    io.Reader
+	n    int64
+	over bool
+}
+
+func newCapped(r io.Reader) *capped { return &capped{r: io.LimitReader(r, MaxInput+1)} }
+
+func (c *capped) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.n > MaxInput {
+		c.over = true
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+// errTooLarge is a recording larger than MaxInput.
+var errTooLarge = fmt.Errorf("importer: the recording is larger than %d MiB", MaxInput>>20)
 
 // distinct is one distinct request of a recording and how often it came.
 type distinct struct {

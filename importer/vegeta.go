@@ -15,7 +15,8 @@ import (
 // starting with # is a comment. At most MaxInput bytes are read, and a
 // body file is read up to maxBody bytes.
 func Vegeta(r io.Reader, dir string) ([]Recorded, error) {
-	sc := bufio.NewScanner(io.LimitReader(r, MaxInput+1))
+	in := newCapped(r)
+	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var out []Recorded
 	var cur *Recorded
@@ -63,6 +64,9 @@ func Vegeta(r io.Reader, dir string) ([]Recorded, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if in.over {
+			return nil, errTooLarge
+		}
 		return nil, fmt.Errorf("importer: vegeta targets: %w", err)
 	}
 	if err := flush(); err != nil {

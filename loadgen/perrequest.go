@@ -104,19 +104,25 @@ func (v *perRequestValues) value(p vocab.PerRequest) []byte {
 	return v.uuid
 }
 
+// markerForms are each per-request value's marker as bytes: raw (in
+// header values, a body and a URL's query) and percent-encoded (in the
+// path of a request line), computed once.
+var markerForms = func() (out [vocab.PerRandomUUID + 1][2][]byte) {
+	for p := range out {
+		m := vocab.PerRequest(p).Marker()
+		out[p] = [2][]byte{[]byte(m), []byte(url.PathEscape(m))}
+	}
+	return out
+}()
+
 // fill replaces every marker in b (and, with encoded, its percent-encoded
-// form, as a URL's request line holds it) by its value; b is not changed.
+// form) by its value; b is not changed.
 func (v *perRequestValues) fill(b []byte, encoded bool) []byte {
 	out := b
-	for p := vocab.PerRequestID; p <= vocab.PerRandomUUID; p++ {
-		m := []byte(p.Marker())
-		forms := [][]byte{m}
-		if encoded {
-			forms = append(forms, []byte(url.PathEscape(p.Marker())))
-		}
-		for _, f := range forms {
-			if bytes.Contains(out, f) {
-				out = bytes.ReplaceAll(out, f, v.value(p))
+	for p, forms := range markerForms {
+		for i, f := range forms {
+			if (i == 0 || encoded) && bytes.Contains(out, f) {
+				out = bytes.ReplaceAll(out, f, v.value(vocab.PerRequest(p)))
 			}
 		}
 	}

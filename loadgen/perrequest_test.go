@@ -100,3 +100,28 @@ func TestPerRequestValuesAreFilledOncePerLogicalRequest(t *testing.T) {
 		})
 	}
 }
+
+// A target that accepts the connection and never finishes the handshake is
+// no configuration error: the preflight leaves it to the warmup, after at
+// most its own deadline.
+func TestCheckTLSLeavesAHangingTargetToTheWarmup(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, silent
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := CheckTLS(ctx, Config{Request: Request{URL: "https://" + ln.Addr().String() + "/"}}); err != nil {
+		t.Errorf("CheckTLS = %v; want nil for a target that never answers", err)
+	}
+}

@@ -73,6 +73,9 @@ func checkTLS(ctx context.Context, cfg Config, u *url.URL) error {
 	conn := tls.Client(raw, tc)
 	defer conn.Close()
 	if err := conn.HandshakeContext(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // a target that does not finish the handshake in time: the warmup finds it, as for one that does not answer
+		}
 		return tlsRefusal(err, tc.ServerName)
 	}
 	// With TLS 1.3 a server that requires or refuses the client's

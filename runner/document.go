@@ -51,7 +51,7 @@ func (r *run) document() analysis.Document {
 		totals.FirstTimeouts += row.FirstTimeouts
 		totals.FirstErrors += row.FirstErrors
 		totals.FirstConnect += row.FirstConnect
-		totals.FirstAuth += known(row.FirstAuth)
+		totals.FirstAuth += analysis.ZeroIfUnknown(row.FirstAuth)
 		totals.FirstDone += row.FirstDone
 		totals.FirstOK += row.FirstOK
 		if !math.IsNaN(row.AbandonedPerS) {

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -34,14 +33,7 @@ func startAuthTarget(t *testing.T, refuseFromStart bool, spikeAt int64) *authTar
 	t.Helper()
 	a := &authTarget{refuseFromStart: refuseFromStart, spikeAt: spikeAt}
 	a.refusing.Store(refuseFromStart)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: a, ReadHeaderTimeout: time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	a.url = "http://" + ln.Addr().String()
+	a.url = serveLoopback(t, a)
 	return a
 }
 

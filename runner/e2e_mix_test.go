@@ -5,12 +5,10 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"regexp"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/trigger-test/trigger/scenarios"
 )
@@ -32,14 +30,7 @@ var uuidBody = regexp.MustCompile(`^\{"n":[0-9]+,"u":"[0-9a-f]{8}-[0-9a-f]{4}-4[
 func startMixTarget(t *testing.T) *mixTarget {
 	t.Helper()
 	m := &mixTarget{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: m, ReadHeaderTimeout: time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	m.url = "http://" + ln.Addr().String()
+	m.url = serveLoopback(t, m)
 	return m
 }
 

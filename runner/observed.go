@@ -26,12 +26,7 @@ func serviceFailing(m analysis.TimelineRow, threshold float64) bool {
 
 // clientErrors is the first attempts of m answered 4xx other than 429
 // (zero when unknown, as in timelines written before the column).
-func clientErrors(m analysis.TimelineRow) float64 {
-	if math.IsNaN(m.FirstClientErrors) {
-		return 0
-	}
-	return m.FirstClientErrors
-}
+func clientErrors(m analysis.TimelineRow) float64 { return analysis.ZeroIfUnknown(m.FirstClientErrors) }
 
 // observedOutage says, in words, that the clients saw the service fail
 // past its recovery budget, at baseline demand; "" while they have not.
@@ -93,7 +88,7 @@ func (r *run) clientFault() (string, error) {
 		}
 		failed += row.FirstFailed()
 		client += clientErrors(row)
-		auth += known(row.FirstAuth)
+		auth += analysis.ZeroIfUnknown(row.FirstAuth)
 	}
 	switch {
 	case failed == 0 || client <= 0.5*failed:
@@ -113,7 +108,7 @@ func (r *run) clientFault() (string, error) {
 func (r *run) credentialsRefused() string {
 	var auth, done float64
 	for _, row := range r.rows {
-		auth += known(row.FirstAuth)
+		auth += analysis.ZeroIfUnknown(row.FirstAuth)
 		done += row.FirstDone
 	}
 	if auth == 0 {
@@ -121,12 +116,4 @@ func (r *run) credentialsRefused() string {
 	}
 	return fmt.Sprintf("%.0f of the %.0f first attempts completed during the warmup were answered 401 or 403; nothing was spiked: check the target's credentials (its Authorization header, a token variable)",
 		auth, done)
-}
-
-// known is v, or 0 when unknown (a timeline written before its column).
-func known(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return v
 }

@@ -313,7 +313,7 @@ func (r *run) status(phase analysis.Phase) Status {
 		last := r.rows[n-1]
 		st.RatePerS, st.Attempts, st.SuccessRatio = last.Sent, last.Attempts(), last.FirstSuccessRatio()
 		st.Failed, st.Timeouts, st.Errors, st.Refused = last.FirstFailed(), last.FirstTimeouts, last.FirstErrors, last.FirstConnect
-		st.Auth = known(last.FirstAuth)
+		st.Auth = analysis.ZeroIfUnknown(last.FirstAuth)
 	}
 	return st
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 
@@ -46,21 +47,15 @@ func (d *decoder) decodeRequests(b *body, common map[string]string) []Request {
 		if !d.checkName(blk, "request", "Invalid request name", "names the request in the timeline and the reports") {
 			d.src.failed[path+".name"] = true
 		}
-		headers := map[string]string{}
-		for k, v := range common {
-			headers[k] = v
+		req := Request{Name: blk.Labels[0], Weight: r.num("weight", DefaultRequestWeight), Method: r.str("method", DefaultMethod)}
+		var own map[string]string
+		d.withPerRequest(func() { req.URL, own, req.Body = r.str("url", ""), r.strMap("headers"), r.str("body", "") })
+		req.Headers = maps.Clone(common)
+		if req.Headers == nil {
+			req.Headers = map[string]string{}
 		}
-		for k, v := range r.strMap("headers") {
-			headers[k] = v
-		}
-		out = append(out, Request{
-			Name:    blk.Labels[0],
-			Weight:  r.num("weight", DefaultRequestWeight),
-			Method:  r.str("method", DefaultMethod),
-			URL:     r.str("url", ""),
-			Headers: headers,
-			Body:    r.str("body", ""),
-		})
+		maps.Copy(req.Headers, own)
+		out = append(out, req)
 		r.require("url", `the URL this request is sent to, e.g. url = "http://127.0.0.1:8080/v1/quote".`)
 	}
 	return out

@@ -48,26 +48,14 @@ var targetSchema = &hcl.BodySchema{
 // decodeTarget decodes the target block, allow_hosts normalised.
 func (d *decoder) decodeTarget(blk *hcl.Block) Target {
 	b := d.open("target", "target", blk.Body, blk.DefRange, targetSchema)
-	// Only the target's url, headers and body see the per-request values.
-	d.perRequest = true
-	for k, v := range perRequestValues() {
-		d.ctx.Variables[k] = v
-	}
-	defer func() {
-		d.perRequest = false
-		delete(d.ctx.Variables, "request")
-		delete(d.ctx.Variables, "random")
-	}()
-	t := Target{
-		URL:        b.str("url", ""),
-		Method:     b.str("method", DefaultMethod),
-		Headers:    b.strMap("headers"),
-		Body:       b.str("body", ""),
-		AllowHosts: b.strList("allow_hosts", nil),
-		OKStatus:   b.statusList("ok_status"),
-		Protocol:   enum(b, "protocol", "protocol", vocab.DefaultProtocol, vocab.ProtocolNames(), vocab.ParseProtocol),
-		TLS:        d.decodeTLS(b, "target"),
-	}
+	var t Target
+	d.withPerRequest(func() { t.URL = b.str("url", "") })
+	t.Method = b.str("method", DefaultMethod)
+	d.withPerRequest(func() { t.Headers, t.Body = b.strMap("headers"), b.str("body", "") })
+	t.AllowHosts = b.strList("allow_hosts", nil)
+	t.OKStatus = b.statusList("ok_status")
+	t.Protocol = enum(b, "protocol", "protocol", vocab.DefaultProtocol, vocab.ProtocolNames(), vocab.ParseProtocol)
+	t.TLS = d.decodeTLS(b, "target")
 	t.Requests = d.decodeRequests(b, t.Headers)
 	for i, h := range t.AllowHosts {
 		t.AllowHosts[i] = NormalizeHost(h)

@@ -26,8 +26,9 @@ type decoder struct {
 	varSizes map[string]float64 // size of each variable's value (see valueSize)
 	work     float64            // evaluation work estimated so far (see boundEval)
 
-	// perRequest is set while the target block is decoded: its url,
-	// headers and body may use request.id, request.seq and random.uuid.
+	// perRequest is set while a target's or request's url, headers and
+	// body are evaluated (withPerRequest): they may use request.id,
+	// request.seq and random.uuid.
 	perRequest bool
 
 	secrets  []string        // Scenario.Secrets
@@ -562,6 +563,21 @@ func (d *decoder) checkPerRequestRef(t hcl.Traversal) bool {
 		return false
 	}
 	return true
+}
+
+// withPerRequest evaluates f with the per-request values in scope: only
+// a target's (or its requests') url, headers and body are evaluated so.
+func (d *decoder) withPerRequest(f func()) {
+	for k, v := range perRequestValues() {
+		d.ctx.Variables[k] = v
+	}
+	d.perRequest = true
+	defer func() {
+		d.perRequest = false
+		delete(d.ctx.Variables, "request")
+		delete(d.ctx.Variables, "random")
+	}()
+	f()
 }
 
 // perRequestValues are the per-request values' markers as the target's

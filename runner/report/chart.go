@@ -218,7 +218,7 @@ func (ch *Chart) addFirstFailures(pn *chartPanel, v timelineView, rows []analysi
 		of          func(analysis.TimelineRow) float64
 	}{
 		{SeriesTimeouts, "first attempts timed out", solid(colTimeouts), func(m analysis.TimelineRow) float64 { return m.FirstTimeouts }},
-		{SeriesErrors, "first attempts answered with an error (5xx/429)", solid(colErrors), func(m analysis.TimelineRow) float64 { return m.FirstErrors - knownZero(m.FirstAuth) }},
+		{SeriesErrors, "first attempts answered with an error (5xx/429)", solid(colErrors), func(m analysis.TimelineRow) float64 { return m.FirstErrors - analysis.ZeroIfUnknown(m.FirstAuth) }},
 		{SeriesConnect, "first attempts refused (connection)", wide(colConnect), func(m analysis.TimelineRow) float64 { return m.FirstConnect }},
 	}
 	if slices.ContainsFunc(rows, func(m analysis.TimelineRow) bool { return m.FirstAuth > 0 }) {
@@ -236,14 +236,6 @@ func (ch *Chart) addFirstFailures(pn *chartPanel, v timelineView, rows []analysi
 		ch.addSeries(pn, v, rows, SeriesFirstFailed, "first attempts failed (class not recorded)", solid(colFirstFailed),
 			func(m analysis.TimelineRow) float64 { return m.FirstFailed() })
 	}
-}
-
-// knownZero is v, or 0 when unknown (a timeline written before its column).
-func knownZero(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return v
 }
 
 // newPanel adds a panel with the phases shaded and a light grid.
