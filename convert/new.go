@@ -82,6 +82,8 @@ func driverConfig(s *scenarios.Scenario, maxDuration time.Duration, policy retry
 		Retry:       policy,
 		MaxInFlight: s.Client.MaxInFlight,
 		OKStatus:    s.Target.OKStatus,
+		Slots:       s.Target.Slots,
+		Data:        s.Data,
 		TLS:         s.Target.TLS,
 		HTTP2:       s.Target.Protocol == vocab.ProtocolH2,
 	}

@@ -164,7 +164,7 @@ const SensitiveValue = scenarios.SensitiveValue
 // as the scenario spells them.
 func targetURLText(t scenarios.Target) string {
 	mix := t.Mix()
-	u := vocab.Readable(mix[0].URL)
+	u := vocab.Readable(mix[0].URL, t.Slots)
 	if len(mix) > 1 {
 		u += fmt.Sprintf(" (and %d more requests)", len(mix)-1)
 	}

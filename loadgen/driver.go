@@ -47,8 +47,14 @@ type Config struct {
 	// is set: then each logical request draws one of Mix by weight, from
 	// a source of Seed, and its retries resend it. Tracers send Mix's
 	// first (or Request).
-	Request  Request
-	Mix      []Request
+	Request Request
+	Mix     []Request
+	// Slots is the table of per-request values the markers in the
+	// requests' url, headers and body stand for (vocab.Slot); nil means
+	// vocab.FixedSlots (request.id, request.seq, random.uuid). Data is the
+	// data sets its data columns draw rows from.
+	Slots    []vocab.Slot
+	Data     []vocab.DataSet
 	Stages   []Stage        // first-attempt rate schedule
 	Arrivals vocab.Arrivals // Poisson or Uniform
 	Seed     uint64         // seeds the schedule and the jitter
@@ -105,7 +111,11 @@ type Config struct {
 type Driver struct {
 	cfg Config
 	mix *mix // the requests logical requests draw from
-	rt  http.RoundTripper
+	// valueSlots is Config.Slots; templates[i] is request i's texts split
+	// at their markers, nil when it has none (perrequest.go).
+	valueSlots []vocab.Slot
+	templates  []*templates
+	rt         http.RoundTripper
 	// path sends the attempts: through rt as http.Requests, or, when rt
 	// is a LeanTransport serving url on its lean path, as the request's
 	// bytes plus their tracking headers (chooseAttemptPath).
@@ -227,6 +237,9 @@ func NewDriver(cfg Config) (*Driver, error) {
 		built = append(built, req)
 	}
 	if d.path, err = chooseAttemptPath(d, built); err != nil {
+		return nil, err
+	}
+	if err := d.splitTemplates(); err != nil {
 		return nil, err
 	}
 	d.retrier = retry.NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -12,10 +13,13 @@ import (
 )
 
 // A request of the mix whose url, header values or body hold per-request
-// values (vocab.PerRequest markers: request.id, request.seq, random.uuid)
-// is rendered once per logical request, when its first attempt is sent;
-// its retries resend the rendered request, as real clients retry. A
-// request without them is built once, as before.
+// values (vocab markers, each standing for a slot of Config.Slots:
+// request.id, request.seq, random.uuid, random::int, a data column) is
+// rendered once per logical request, when its first attempt is sent; its
+// retries resend the rendered request, as real clients retry. A request
+// without them is built once, as before. Each value is written as the
+// place it stands in asks: percent-encoded in a URL's path or query, with
+// control characters made spaces in a header, as it is in a body.
 
 // rendered is one logical request's own request: its markers filled in.
 type rendered struct {
@@ -40,44 +44,219 @@ func templated(r Request) bool {
 	return false
 }
 
-// render fills in lr's per-request values of its request: on the lean
-// path straight into a copy of the request's wire form (renderLean), else
-// into its URL, headers and body.
-func (d *Driver) render(lr logical) (*rendered, error) {
-	if p, ok := d.path.(leanPath); ok {
-		return &rendered{lean: d.renderLean(p.reqs[lr.req], lr)}, nil
+// place is where a value stands in a request, which decides how it is
+// written.
+type place uint8
+
+const (
+	inBody   place = iota // as it is
+	inPath                // percent-encoded as a path segment
+	inQuery               // percent-encoded as a query component
+	inHeader              // control characters made spaces
+)
+
+// piece is a literal run of a template's bytes or, when slot ≥ 0, the
+// value of that slot where it stands.
+type piece struct {
+	lit  []byte
+	slot int
+	at   place
+}
+
+// template is a text split at its markers, found once.
+type template []piece
+
+// The markers' bytes, raw and as url.URL escapes them in a path.
+var (
+	rawOpen, rawClose = []byte(vocab.MarkerOpen), []byte(vocab.MarkerClose)
+	escOpen, escClose = []byte(url.PathEscape(vocab.MarkerOpen)), []byte(url.PathEscape(vocab.MarkerClose))
+)
+
+// splitTemplate splits b at its markers (raw, or percent-encoded when
+// escaped is set); where tells the place of the byte at an offset.
+func splitTemplate(b []byte, escaped bool, where func(off int) place) template {
+	var out template
+	lit := 0
+	for i := 0; i < len(b); {
+		open, close := rawOpen, rawClose
+		j := bytes.Index(b[i:], rawOpen)
+		if escaped {
+			if k := bytes.Index(b[i:], escOpen); k >= 0 && (j < 0 || k < j) {
+				j, open, close = k, escOpen, escClose
+			}
+		}
+		if j < 0 {
+			break
+		}
+		i += j
+		digits := b[i+len(open):]
+		end := bytes.Index(digits, close)
+		slot, err := strconv.Atoi(string(digits[:max(end, 0)]))
+		if end < 1 || end > 6 || err != nil || slot < 0 {
+			i += len(open)
+			continue
+		}
+		if i > lit {
+			out = append(out, piece{lit: b[lit:i], slot: -1})
+		}
+		out = append(out, piece{slot: slot, at: where(i)})
+		i += len(open) + end + len(close)
+		lit = i
 	}
-	r := d.mix.reqs[lr.req]
+	if lit < len(b) {
+		out = append(out, piece{lit: b[lit:], slot: -1})
+	}
+	return out
+}
+
+// slots returns the template's slots.
+func (t template) slots() []int {
+	var out []int
+	for _, p := range t {
+		if p.slot >= 0 {
+			out = append(out, p.slot)
+		}
+	}
+	return out
+}
+
+// inURL places a marker in a URL or request line: in its query after the
+// first '?', else in its path.
+func inURL(b []byte) func(int) place {
+	q := bytes.IndexByte(b, '?')
+	return func(off int) place {
+		if q >= 0 && off > q {
+			return inQuery
+		}
+		return inPath
+	}
+}
+
+// inHead places a marker in a request head: in the request line's path
+// or query, or in a header.
+func inHead(head []byte) func(int) place {
+	line := bytes.Index(head, []byte("\r\n"))
+	if line < 0 {
+		line = len(head)
+	}
+	url := inURL(head[:line])
+	return func(off int) place {
+		if off < line {
+			return url(off)
+		}
+		return inHeader
+	}
+}
+
+func always(p place) func(int) place { return func(int) place { return p } }
+
+// templates are a templated request's texts split at their markers, for
+// the attempt path the driver takes.
+type templates struct {
+	head, body template // the lean path's wire form
+	url        template // net/http's
+	header     map[string][]template
+	netBody    template
+}
+
+// newTemplates splits r's texts, and lean's when it has a wire form.
+func newTemplates(r Request, lean *leanRequest) *templates {
+	t := &templates{header: map[string][]template{}}
+	if lean != nil {
+		t.head = splitTemplate(lean.head, true, inHead(lean.head))
+		t.body = splitTemplate(lean.body, false, always(inBody))
+		return t
+	}
+	t.url = splitTemplate([]byte(r.URL), false, inURL([]byte(r.URL)))
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			t.header[k] = append(t.header[k], splitTemplate([]byte(v), false, always(inHeader)))
+		}
+	}
+	t.netBody = splitTemplate(r.Body, false, always(inBody))
+	return t
+}
+
+// splitTemplates splits each templated request's texts for the driver's
+// attempt path and checks their markers against the slot table.
+func (d *Driver) splitTemplates() error {
+	d.valueSlots = d.cfg.Slots
+	if d.valueSlots == nil {
+		d.valueSlots = vocab.FixedSlots()
+	}
+	d.templates = make([]*templates, len(d.mix.reqs))
+	lean, _ := d.path.(leanPath)
+	for i, r := range d.mix.reqs {
+		if !r.templated {
+			continue
+		}
+		var wire *leanRequest
+		if lean.reqs != nil {
+			wire = lean.reqs[i]
+		}
+		d.templates[i] = newTemplates(r.cfg, wire)
+	}
+	return checkSlots(d.templates, d.valueSlots, d.cfg.Data)
+}
+
+// checkSlots reports a marker of any request that stands for no slot, or
+// a data column that is not in Config.Data.
+func checkSlots(ts []*templates, slots []vocab.Slot, data []vocab.DataSet) error {
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		all := append(append(append(t.head.slots(), t.body.slots()...), t.url.slots()...), t.netBody.slots()...)
+		for _, hs := range t.header {
+			for _, h := range hs {
+				all = append(all, h.slots()...)
+			}
+		}
+		for _, i := range all {
+			if i >= len(slots) {
+				return fmt.Errorf("loadgen: a request holds per-request value %d of %d", i, len(slots))
+			}
+			s := slots[i]
+			if s.Value == vocab.PerDataColumn && (s.Data >= len(data) || s.Column >= len(data[s.Data].Columns) || len(data[s.Data].Rows) == 0) {
+				return fmt.Errorf("loadgen: %s: no such data column, or no rows", s.Name)
+			}
+			if s.Value == vocab.PerRandomInt && s.Lo > s.Hi {
+				return fmt.Errorf("loadgen: %s: low bound above high", s.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// render fills in lr's per-request values of its request: on the lean
+// path into a copy of the request's wire form with its Content-Length
+// set, else into its URL, headers and body.
+func (d *Driver) render(lr logical) (*rendered, error) {
+	t := d.templates[lr.req]
 	vals := d.values(lr)
-	u, err := url.Parse(string(vals.fill([]byte(r.cfg.URL), false)))
+	if p, ok := d.path.(leanPath); ok {
+		out := *p.reqs[lr.req]
+		out.head = vals.fill(t.head)
+		out.body = vals.fill(t.body)
+		if len(out.body) != len(p.reqs[lr.req].body) {
+			out.head = setContentLength(out.head, len(out.body))
+		}
+		return &rendered{lean: &out}, nil
+	}
+	u, err := url.Parse(string(vals.fill(t.url)))
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: rendered url: %w", err)
 	}
-	out := &rendered{url: u, header: make(http.Header, len(r.cfg.Header))}
-	for k, vs := range r.cfg.Header {
-		for _, v := range vs {
-			out.header.Add(k, string(vals.fill([]byte(v), false)))
+	out := &rendered{url: u, header: make(http.Header, len(t.header))}
+	for k, hs := range t.header {
+		for _, h := range hs {
+			out.header.Add(k, string(vals.fill(h)))
 		}
 	}
-	if r.cfg.Body != nil {
-		out.body = vals.fill(r.cfg.Body, false)
+	if d.mix.reqs[lr.req].cfg.Body != nil {
+		out.body = vals.fill(t.netBody)
 	}
 	return out, nil
-}
-
-// renderLean is tmpl, a templated request's wire form, with lr's values:
-// the markers in its head (raw in header values, percent-encoded in the
-// request line) and body replaced, and its Content-Length set to the
-// rendered body's.
-func (d *Driver) renderLean(tmpl *leanRequest, lr logical) *leanRequest {
-	vals := d.values(lr)
-	out := *tmpl
-	out.head = vals.fill(tmpl.head, true)
-	out.body = vals.fill(tmpl.body, false)
-	if len(out.body) != len(tmpl.body) {
-		out.head = setContentLength(out.head, len(out.body))
-	}
-	return &out
 }
 
 // perRequestValues are one logical request's values, the UUID drawn only
@@ -90,43 +269,94 @@ type perRequestValues struct {
 
 func (d *Driver) values(lr logical) *perRequestValues { return &perRequestValues{d: d, lr: lr} }
 
-// value is the bytes of p for this logical request.
-func (v *perRequestValues) value(p vocab.PerRequest) []byte {
-	switch p {
+// fill is t with lr's values written in.
+func (v *perRequestValues) fill(t template) []byte {
+	n := 0
+	for _, p := range t {
+		n += len(p.lit) + 16
+	}
+	out := make([]byte, 0, n)
+	for _, p := range t {
+		if p.slot < 0 {
+			out = append(out, p.lit...)
+			continue
+		}
+		s := v.d.valueSlots[p.slot]
+		val := v.value(p.slot, s)
+		if s.JSON {
+			val = jsonEscape(val)
+		}
+		out = appendPlaced(out, val, p.at)
+	}
+	return out
+}
+
+// value is the bytes of slot i (s) for this logical request.
+func (v *perRequestValues) value(i int, s vocab.Slot) []byte {
+	switch s.Value {
 	case vocab.PerRequestID:
 		return v.d.appendRequestID(nil, v.lr)
 	case vocab.PerRequestSeq:
 		return strconv.AppendUint(nil, v.lr.id, 10)
+	case vocab.PerRandomUUID:
+		if v.uuid == nil {
+			v.uuid = []byte(v.d.uuid(v.lr))
+		}
+		return v.uuid
+	case vocab.PerRandomInt:
+		var rng rand.PCG
+		rng.Seed(v.d.cfg.Seed^0x72616e64696e74, v.lr.id*0x9e3779b97f4a7c15+uint64(s.Draw))
+		span := uint64(s.Hi - s.Lo)
+		x := rand.New(&rng).Uint64N(span + 1)
+		return strconv.AppendInt(nil, s.Lo+int64(x), 10)
+	case vocab.PerDataColumn:
+		ds := &v.d.cfg.Data[s.Data]
+		return []byte(ds.Rows[v.d.row(v.lr, s.Data)][s.Column])
 	}
-	if v.uuid == nil {
-		v.uuid = []byte(v.d.uuid(v.lr))
-	}
-	return v.uuid
+	return nil
 }
 
-// markerForms are each per-request value's marker as bytes: raw (in
-// header values, a body and a URL's query) and percent-encoded (in the
-// path of a request line), computed once.
-var markerForms = func() (out [vocab.PerRandomUUID + 1][2][]byte) {
-	for p := range out {
-		m := vocab.PerRequest(p).Marker()
-		out[p] = [2][]byte{[]byte(m), []byte(url.PathEscape(m))}
+// row is the row of data set k that lr drew: the logical request's
+// sequence number wrapped around the rows, or, for a data set in random
+// order, a row drawn from the run's seed and that number.
+func (d *Driver) row(lr logical, k int) int {
+	ds := &d.cfg.Data[k]
+	n := uint64(len(ds.Rows))
+	if !ds.Random {
+		return int((max(lr.id, 1) - 1) % n)
 	}
-	return out
-}()
+	var rng rand.PCG
+	rng.Seed(d.cfg.Seed^0x64617461726f77, lr.id*0x9e3779b97f4a7c15+uint64(k))
+	return int(rand.New(&rng).Uint64N(n))
+}
 
-// fill replaces every marker in b (and, with encoded, its percent-encoded
-// form) by its value; b is not changed.
-func (v *perRequestValues) fill(b []byte, encoded bool) []byte {
-	out := b
-	for p, forms := range markerForms {
-		for i, f := range forms {
-			if (i == 0 || encoded) && bytes.Contains(out, f) {
-				out = bytes.ReplaceAll(out, f, v.value(vocab.PerRequest(p)))
+// jsonEscape is b as the inside of a JSON string, without its quotes.
+func jsonEscape(b []byte) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(string(b)) // a string always encodes
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return out[1 : len(out)-1]
+}
+
+// appendPlaced appends val to out as place at asks.
+func appendPlaced(out, val []byte, at place) []byte {
+	switch at {
+	case inPath:
+		return append(out, url.PathEscape(string(val))...)
+	case inQuery:
+		return append(out, url.QueryEscape(string(val))...)
+	case inHeader:
+		for _, c := range val {
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				c = ' '
 			}
+			out = append(out, c)
 		}
+		return out
 	}
-	return out
+	return append(out, val...)
 }
 
 // setContentLength rewrites the Content-Length line of a request head.

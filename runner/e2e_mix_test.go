@@ -2,11 +2,17 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -22,10 +28,19 @@ type mixTarget struct {
 	log []mixAttempt
 }
 
-type mixAttempt struct{ path, id, attempt, body, key string }
+type mixAttempt struct{ path, id, attempt, body, key, query string }
 
-// uuidBody is quote's body with request.seq and random.uuid filled in.
-var uuidBody = regexp.MustCompile(`^\{"n":[0-9]+,"u":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"\}$`)
+// uuidForm is random.uuid's form.
+var uuidForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// quoteBody is the quote request's body: jsonencode of its per-request
+// values.
+type quoteBody struct {
+	N    *int64  `json:"n"`
+	Q    *int64  `json:"q"`
+	U    *string `json:"u"`
+	User *string `json:"user"`
+}
 
 func startMixTarget(t *testing.T) *mixTarget {
 	t.Helper()
@@ -37,7 +52,7 @@ func startMixTarget(t *testing.T) *mixTarget {
 func (m *mixTarget) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<10))
 	a := mixAttempt{path: r.URL.Path, id: r.Header.Get("X-Request-Id"), attempt: r.Header.Get("X-Attempt"), body: string(body),
-		key: r.Header.Get("Idempotency-Key")}
+		key: r.Header.Get("Idempotency-Key"), query: r.URL.Query().Get("q")}
 	m.mu.Lock()
 	m.log = append(m.log, a)
 	m.mu.Unlock()
@@ -52,12 +67,27 @@ func (m *mixTarget) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // 3 points over some 10,000 first attempts), every attempt of a logical
 // request resends its request (path, body, id) with its per-request values
 // (request.id, request.seq, random.uuid) evaluated once for it and never
-// for another, and result.json says what each request got.
+// for another, data rows are drawn in order (the n-th logical request
+// gets row n, wrapping around) and written as JSON in a jsonencode'd body
+// and percent-encoded in a URL, and result.json says what each request
+// got.
 func TestRequestMixArrivesInItsShares(t *testing.T) {
 	skipShort(t)
 	m := startMixTarget(t)
+	var users [][2]string
+	csvText := "email,name\n"
+	for i := range 37 {
+		u := [2]string{fmt.Sprintf("u%d@example.com", i), fmt.Sprintf("User \"%d\" & co", i)}
+		users = append(users, u)
+		csvText += u[0] + `,"` + strings.ReplaceAll(u[1], `"`, `""`) + "\"\n"
+	}
+	file := filepath.Join(t.TempDir(), "users.csv")
+	if err := os.WriteFile(file, []byte(csvText), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	src := `
 scenario "mix" { max_duration = "1m" }
+data "users" { file = "` + file + `" }
 target {
   allow_hosts = ["127.0.0.1"]
   headers     = { "X-Common" = "yes" }
@@ -66,11 +96,11 @@ target {
     method  = "POST"
     url     = "` + m.url + `/v1/quote"
     headers = { "Idempotency-Key" = request.id }
-    body    = "{\"n\":${request.seq},\"u\":\"${random.uuid}\"}"
+    body    = jsonencode({ n = request.seq, u = random.uuid, user = data.users.email, q = random::int(1, 6) })
   }
   request "search" {
     weight = 3
-    url    = "` + m.url + `/v1/search"
+    url    = "` + m.url + `/v1/search?q=${data.users.name}"
   }
   request "order" {
     method = "PUT"
@@ -128,13 +158,25 @@ recovery { hold = "1s" }
 		byID[a.id] = a
 	}
 	bodies := map[string]string{} // quote's body → the logical request that sent it
+	qs := map[int64]bool{}
 	for _, a := range m.log {
+		seq, err := strconv.ParseInt(a.id[strings.LastIndex(a.id, "-")+1:], 10, 64)
+		if err != nil {
+			t.Fatalf("X-Request-Id %q", a.id)
+		}
+		row := users[(seq-1)%int64(len(users))]
+		if a.path == "/v1/search" && a.query != row[1] {
+			t.Fatalf("search of logical request %d asked for %q; want row %d's name %q", seq, a.query, (seq-1)%int64(len(users)), row[1])
+		}
 		if a.path != "/v1/quote" {
 			continue
 		}
-		if !uuidBody.MatchString(a.body) {
-			t.Fatalf("quote body %q: want {\"n\":SEQ,\"u\":\"UUID\"} with the values filled in", a.body)
+		var b quoteBody
+		if err := json.Unmarshal([]byte(a.body), &b); err != nil || b.N == nil || b.Q == nil || b.U == nil || b.User == nil ||
+			*b.N != seq || *b.Q < 1 || *b.Q > 6 || !uuidForm.MatchString(*b.U) || *b.User != row[0] {
+			t.Fatalf("quote body %q of logical request %d: want {\"n\":%d,\"q\":1-6,\"u\":UUID,\"user\":%q} (%v)", a.body, seq, seq, row[0], err)
 		}
+		qs[*b.Q] = true
 		if a.key != a.id {
 			t.Fatalf("quote attempt of %s carried Idempotency-Key %q; want its request id", a.id, a.key)
 		}
@@ -142,6 +184,9 @@ recovery { hold = "1s" }
 			t.Fatalf("logical requests %s and %s sent the same body %q: per-request values evaluated once for two", other, a.id, a.body)
 		}
 		bodies[a.body] = a.id
+	}
+	if len(qs) != 6 {
+		t.Errorf("random::int(1, 6) drew %v; want each of 1 to 6", qs)
 	}
 	if total < 10000 || retried == 0 {
 		t.Fatalf("%g first attempts, %d retries logged; want at least 10,000 and some retries", total, retried)

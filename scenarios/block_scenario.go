@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Scenario is one decoded and validated trigger test.
@@ -22,6 +24,8 @@ type Scenario struct {
 	// default: warmup + spike + observe (+ on_trap observe) + 1 minute.
 	MaxDuration time.Duration
 
+	// Data are the data sets of the data blocks, their files read.
+	Data       []vocab.DataSet
 	Target     Target
 	Client     Client
 	Layers     []Layer // retry layers believed to sit between client and service, in order

@@ -27,6 +27,10 @@ type Target struct {
 	// the mix; empty in the single-request form (URL, Method, Headers,
 	// Body). Mix returns either as a list.
 	Requests []Request
+	// Slots is the table of per-request values the markers in the
+	// requests' url, headers and body stand for (vocab.Slot): FixedSlots,
+	// then the data columns', random::int calls' and their JSON forms.
+	Slots []vocab.Slot
 	// Protocol is the HTTP version spoken to the target; default HTTP/1.1.
 	Protocol vocab.Protocol
 	// TLS is the target's TLS setup for an https:// URL (a CA to trust, a

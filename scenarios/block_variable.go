@@ -160,7 +160,7 @@ func (d *decoder) variables(blks []*hcl.Block, overrides map[string]string, file
 		values[name] = v.value
 		rendered[name] = literal(v.value)
 	}
-	d.ctx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(values)}}
+	d.ctx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(values)}, Functions: d.functions()}
 	return rendered
 }
 

@@ -1,16 +1,19 @@
 package scenarios
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 
 	"github.com/trigger-test/trigger/internal/filekind"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Load reads, decodes and validates the scenario file at path. vars holds
@@ -18,7 +21,7 @@ import (
 // scenario itself is invalid (syntax or semantics); other errors (file not
 // readable) are wrapped os errors.
 func Load(path string, vars map[string]string) (*Scenario, error) {
-	src, size, err := readLimited(path)
+	src, size, err := readBounded(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load scenario: %w", err)
 	}
@@ -34,15 +37,15 @@ func Load(path string, vars map[string]string) (*Scenario, error) {
 	return s, nil
 }
 
-// readLimited reads at most MaxFileBytes+1 bytes of the file at path (a
-// larger file is refused unread) and returns them with the file's size.
+// readBounded reads at most limit+1 bytes of the file at path (a larger
+// file is refused unread) and returns them with the file's size.
 //
 // A path that is not a regular file (a FIFO, a process substitution's
 // pipe, a device) is opened without waiting for a writer (openNoWait) and
 // read within pipeReadTimeout, waiting that long at most for a writer to
 // come: a FIFO nobody writes to used to hang `trigger plan` for ever. One
 // that gives nothing within it is an error.
-func readLimited(path string) ([]byte, int64, error) {
+func readBounded(path string, limit int64) ([]byte, int64, error) {
 	f, err := openNoWait(path)
 	if err != nil {
 		return nil, 0, err
@@ -53,7 +56,7 @@ func readLimited(path string) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	if fi.Mode().IsRegular() {
-		src, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+		src, err := io.ReadAll(io.LimitReader(f, limit+1))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -65,7 +68,7 @@ func readLimited(path string) ([]byte, int64, error) {
 	}
 	var src []byte
 	for {
-		b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1-int64(len(src))))
+		b, err := io.ReadAll(io.LimitReader(f, limit+1-int64(len(src))))
 		src = append(src, b...)
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
@@ -101,10 +104,11 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 	if diags.HasErrors() || f == nil {
 		// A syntax error leaves a partial body; decoding it would add
 		// misleading "missing" errors, so report the syntax alone.
-		return nil, newError(diags, files)
+		return nil, newError(hintSyntax(diags, src), files)
 	}
 
 	d := newDecoder(f.Body.MissingItemRange())
+	d.dir = filepath.Dir(filename)
 	d.diags = diags
 	top := d.open("scenario file", "", f.Body, f.Body.MissingItemRange(), fileSchema)
 
@@ -123,6 +127,25 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 	s.Secrets = d.secrets
 	s.Source = src
 	return s, nil
+}
+
+// hintSyntax adds to a syntax error what was probably meant: random.int(…)
+// is a method call HCL does not have; the function is random::int(…).
+func hintSyntax(diags hcl.Diagnostics, src []byte) hcl.Diagnostics {
+	for _, d := range diags {
+		if d.Subject == nil || d.Severity != hcl.DiagError {
+			continue
+		}
+		start := bytes.LastIndexByte(src[:min(d.Subject.Start.Byte, len(src))], '\n') + 1
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src) - start
+		}
+		if bytes.Contains(src[start:start+end], []byte("random.int(")) {
+			d.Detail += " A random whole number is a function call: write random::int(LO, HI), not random.int(LO, HI)."
+		}
+	}
+	return diags
 }
 
 // snippetFile is the file a diagnostic found before parsing renders its
@@ -150,8 +173,13 @@ func (d *decoder) decodeScenario(top *body, s *Scenario) {
 	if blk := top.one("scenario", true, `name the test, e.g. scenario "checkout-spike" { description = "..." }.`); blk != nil {
 		d.decodeScenarioBlock(blk, s)
 	}
+	s.Data = d.decodeData(top)
+	d.data = s.Data
 	if blk := top.one("target", true, `the service under test, e.g. target { url = "http://127.0.0.1:8080/work"  allow_hosts = ["127.0.0.1"] }.`); blk != nil {
 		s.Target = d.decodeTarget(blk)
+		if len(d.slots) > len(vocab.FixedSlots()) {
+			s.Target.Slots = d.slots
+		}
 	}
 	if blk := top.one("client", true, `how the clients behave, at least client { timeout = "1s" }.`); blk != nil {
 		s.Client = d.decodeClient(blk)

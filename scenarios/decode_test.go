@@ -519,3 +519,30 @@ func TestDecodeRequestMix(t *testing.T) {
 		t.Error("CheckSends allowed a request to a host outside allow_hosts")
 	}
 }
+
+// The checkout example decodes its data file (header row, quoted fields)
+// and writes each per-request value as a marker of its slot: jsonencode
+// turns request.seq and random::int into JSON numbers and a data column
+// into its JSON form; a URL keeps the plain one.
+func TestDecodeDataAndPerRequestFunctions(t *testing.T) {
+	s, err := Load("testdata/good/checkout.hcl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "data", s.Data, []vocab.DataSet{{Name: "users", File: "users.csv", Columns: []string{"email", "name", "tier"},
+		Rows: [][]string{{"ann@example.com", "Ann Lee", "gold"}, {"bob@example.com", `Bob "B" Ray`, "silver"}, {"cy@example.com", "Cy", "bronze"}}}})
+	fixed := len(vocab.FixedSlots())
+	email, name, qty, emailJSON := fixed, fixed+1, fixed+3, fixed+4
+	eq(t, "slots", s.Target.Slots[email:], []vocab.Slot{
+		{Value: vocab.PerDataColumn, Name: "data.users.email", Column: 0},
+		{Value: vocab.PerDataColumn, Name: "data.users.name", Column: 1},
+		{Value: vocab.PerDataColumn, Name: "data.users.tier", Column: 2},
+		{Value: vocab.PerRandomInt, Name: "random::int(1, 6)", Lo: 1, Hi: 6},
+		{Value: vocab.PerDataColumn, Name: "data.users.email", Column: 0, JSON: true},
+	})
+	quote, search := s.Target.Requests[0], s.Target.Requests[1]
+	eq(t, "quote body", quote.Body, `{"n":`+vocab.PerRequestSeq.Marker()+`,"qty":`+vocab.Marker(qty)+`,"user":"`+vocab.Marker(emailJSON)+`"}`)
+	eq(t, "search url", search.URL, "http://127.0.0.1:8080/v1/search?q="+vocab.Marker(name))
+	eq(t, "readable", vocab.Readable(quote.Body, s.Target.Slots), `{"n":${request.seq},"qty":${random::int(1, 6)},"user":"${data.users.email}"}`)
+	_ = email
+}

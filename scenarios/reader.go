@@ -30,6 +30,18 @@ type decoder struct {
 	// body are evaluated (withPerRequest): they may use request.id,
 	// request.seq and random.uuid.
 	perRequest bool
+	// slots is the target's slot table (vocab.Slot), FixedSlots first,
+	// then each data column's and each random::int call's, and the JSON
+	// forms jsonencode asks for (jsonSlot); draws counts the random::int
+	// calls. data are the data sets read, dataSlots[k] each of data set
+	// k's columns' slot, badData the names of those that failed.
+	slots     []vocab.Slot
+	draws     int
+	jsonSlots map[int]int
+	data      []vocab.DataSet
+	dataSlots []map[string]int
+	badData   []string
+	dir       string // the scenario's folder, data files' base
 
 	secrets  []string        // Scenario.Secrets
 	redacted []string        // texts to redact from diagnostics (see redact)
@@ -40,9 +52,11 @@ type decoder struct {
 // newDecoder starts decoding a file whose body starts at file.
 func newDecoder(file hcl.Range) *decoder {
 	return &decoder{
-		src:      newSources(file),
-		varSizes: map[string]float64{},
-		hidden:   map[string]bool{},
+		src:       newSources(file),
+		varSizes:  map[string]float64{},
+		hidden:    map[string]bool{},
+		slots:     vocab.FixedSlots(),
+		jsonSlots: map[int]int{},
 	}
 }
 
@@ -448,6 +462,10 @@ func (d *decoder) checkRefs(expr hcl.Expression) bool {
 			ok = d.checkPerRequestRef(t) && ok
 			continue
 		}
+		if root == "data" {
+			ok = d.checkDataRef(t) && ok
+			continue
+		}
 		if root != "var" {
 			d.errorf(t.SourceRange().Ptr(), "Unknown reference",
 				"There is no variable named %q. A scenario can refer only to its declared variables, as var.NAME.", root)
@@ -538,6 +556,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// perRequestNames are the per-request values a traversal may name.
+var perRequestNames = []string{"request.id", "request.seq", "random.uuid"}
+
 // checkPerRequestRef checks a reference to a per-request value
 // (request.id, request.seq, random.uuid): known, and in the target's url,
 // headers or body, where each logical request gets its own.
@@ -548,10 +569,13 @@ func (d *decoder) checkPerRequestRef(t hcl.Traversal) bool {
 			name += "." + a.Name
 		}
 	}
-	names := vocab.PerRequestNames()
+	names := perRequestNames
 	switch {
+	case name == "random.int":
+		d.errorf(t.SourceRange().Ptr(), "Unknown reference", "A random whole number is a function call: random::int(LO, HI).")
+		return false
 	case !contains(names, name):
-		detail := fmt.Sprintf("%s is not a per-request value. Use %s.", name, quoteList(names))
+		detail := fmt.Sprintf("%s is not a per-request value. Use %s, or random::int(LO, HI).", name, quoteList(names))
 		if s := closest(name, names); s != "" {
 			detail = fmt.Sprintf("%s is not a per-request value. Did you mean %s?", name, s)
 		}
@@ -571,11 +595,13 @@ func (d *decoder) withPerRequest(f func()) {
 	for k, v := range perRequestValues() {
 		d.ctx.Variables[k] = v
 	}
+	d.ctx.Variables["data"] = d.dataValues()
 	d.perRequest = true
 	defer func() {
 		d.perRequest = false
 		delete(d.ctx.Variables, "request")
 		delete(d.ctx.Variables, "random")
+		delete(d.ctx.Variables, "data")
 	}()
 	f()
 }

@@ -39,5 +39,6 @@ var fileSchema = &hcl.BodySchema{
 		{Type: "scenario", LabelNames: []string{"name"}},
 		{Type: "layer", LabelNames: []string{"name"}},
 		{Type: "stop_when", LabelNames: []string{"name"}},
+		{Type: "data", LabelNames: []string{"name"}},
 	}, blocks("target", "client", "service", "load", "prometheus", "recovery", "on_trap", "gate")...),
 }

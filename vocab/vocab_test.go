@@ -138,12 +138,13 @@ func TestScalerSignalValid(t *testing.T) {
 	}
 }
 
-// A text with per-request markers splits back into its pieces and values.
+// A text with per-request markers splits back into its pieces and slots;
+// a malformed marker stays text; Readable spells each slot by its name.
 func TestSplitMarkers(t *testing.T) {
-	s := "/v1/" + PerRequestSeq.Marker() + "?id=" + PerRequestID.Marker() + PerRandomUUID.Marker() + "&x"
+	s := "/v1/" + PerRequestSeq.Marker() + "?id=" + PerRequestID.Marker() + Marker(12) + "&x" + MarkerOpen + "zz" + MarkerClose
 	got := SplitMarkers(s)
-	want := []Part{{Text: "/v1/"}, {Value: PerRequestSeq, IsValue: true}, {Text: "?id="}, {Value: PerRequestID, IsValue: true},
-		{Value: PerRandomUUID, IsValue: true}, {Text: "&x"}}
+	want := []Part{{Text: "/v1/"}, {Slot: int(PerRequestSeq), IsValue: true}, {Text: "?id="}, {Slot: int(PerRequestID), IsValue: true},
+		{Slot: 12, IsValue: true}, {Text: "&x" + MarkerOpen + "zz" + MarkerClose}}
 	if len(got) != len(want) {
 		t.Fatalf("SplitMarkers = %+v", got)
 	}
@@ -157,5 +158,9 @@ func TestSplitMarkers(t *testing.T) {
 	}
 	if p := SplitMarkers("plain"); len(p) != 1 || p[0].Text != "plain" {
 		t.Errorf("plain text: %+v", p)
+	}
+	slots := append(FixedSlots(), Slot{Value: PerDataColumn, Name: "data.users.email"})
+	if got := Readable("/u/"+Marker(3)+"?s="+PerRequestSeq.Marker(), slots); got != "/u/${data.users.email}?s=${request.seq}" {
+		t.Errorf("Readable = %q", got)
 	}
 }

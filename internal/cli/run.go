@@ -153,7 +153,7 @@ func runError(err error) error {
 func confirmation(s *scenarios.Scenario) string {
 	var b strings.Builder
 	peak := s.Load.Spike.Multiplier * s.Load.Baseline
-	target := vocab.Readable(s.Target.Mix()[0].URL)
+	target := vocab.Readable(s.Target.Mix()[0].URL, s.Target.Slots)
 	if n := len(s.Target.Mix()); n > 1 {
 		target = fmt.Sprintf("%s and %d more requests", target, n-1)
 	}
