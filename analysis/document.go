@@ -426,4 +426,13 @@ type RequestResult struct {
 	FirstSent     float64 `json:"first_sent"`
 	FirstOK       float64 `json:"first_ok"`
 	FirstFailed   float64 `json:"first_failed"`
+	// SuccessRatio is FirstOK over the request's first attempts completed;
+	// null when none completed.
+	SuccessRatio float64 `json:"success_ratio"`
+	// The failed first attempts by class, as the timeline's First* columns.
+	FirstTimeouts     float64 `json:"first_timeouts"`
+	FirstErrors       float64 `json:"first_errors"`
+	FirstConnect      float64 `json:"first_connect"`
+	FirstClientErrors float64 `json:"first_client_errors"`
+	FirstOther        float64 `json:"first_other"`
 }

@@ -115,6 +115,12 @@ type TimelineRow struct {
 	// request's credentials refused (vocab.OutcomeAuth).
 	FirstAuth float64 `csv:"first_auth" json:"first_auth"`
 
+	// Requests are each request of a run's mix's first attempts this
+	// second, in the mix's order; nil for one request and in a model's
+	// rows. timeline.csv gives them columns of their own, named by the
+	// request (request.NAME.first, …).
+	Requests []RequestRow `csv:"-" json:"requests,omitempty"`
+
 	// Model only: no columns of timeline.csv, NaN (nil) in a run's rows.
 
 	// MaxWaitS is the largest wait w = backlog/C within the row, seconds.
@@ -127,6 +133,41 @@ type TimelineRow struct {
 	// Retries); the request-level model counts retries past the 15th in
 	// the last element.
 	AttemptsPerS []float64 `csv:"-" json:"attempts_per_s,omitempty"`
+}
+
+// RequestRow is what one request of the mix got in a timeline row: its
+// first attempts sent, and completed ok or failed by class (the classes
+// of TimelineRow's First* fields).
+type RequestRow struct {
+	First             float64 `json:"first"`
+	FirstOK           float64 `json:"first_ok"`
+	FirstTimeouts     float64 `json:"first_timeouts"`
+	FirstErrors       float64 `json:"first_errors"`
+	FirstConnect      float64 `json:"first_connect"`
+	FirstClientErrors float64 `json:"first_client_errors"`
+	FirstOther        float64 `json:"first_other"`
+}
+
+// FirstDone is the request's first attempts completed, any outcome.
+func (q RequestRow) FirstDone() float64 {
+	return q.FirstOK + q.FirstTimeouts + q.FirstErrors + q.FirstConnect + q.FirstOther
+}
+
+// RequestColumns are the timeline.csv columns of a request named name,
+// in RequestRow's order.
+func RequestColumns(name string) []string {
+	out := make([]string, 0, len(requestColumnSuffixes))
+	for _, c := range requestColumnSuffixes {
+		out = append(out, "request."+name+"."+c)
+	}
+	return out
+}
+
+var requestColumnSuffixes = []string{"first", "first_ok", "first_timeouts", "first_errors", "first_connect", "first_client_errors", "first_other"}
+
+// Values are the row's numbers in RequestColumns' order.
+func (q RequestRow) Values() []float64 {
+	return []float64{q.First, q.FirstOK, q.FirstTimeouts, q.FirstErrors, q.FirstConnect, q.FirstClientErrors, q.FirstOther}
 }
 
 // FirstSuccessRatio is the share of first attempts completed this second

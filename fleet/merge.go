@@ -42,6 +42,15 @@ func mergeSeconds(index int, secs []loadgen.Second) loadgen.Second {
 		sums(&out.Lag, s.Lag)
 		sums(&out.Latency, s.Latency)
 		sums(&out.ErrorLatency, s.ErrorLatency)
+		for i, rq := range s.Requests {
+			if i == len(out.Requests) {
+				out.Requests = append(out.Requests, loadgen.RequestSecond{})
+			}
+			out.Requests[i].Sent += rq.Sent
+			for o, n := range rq.FirstOutcomes {
+				out.Requests[i].FirstOutcomes[o] += n
+			}
+		}
 		// One agent that stalled makes the second's outcomes suspect.
 		out.Stalled = max(out.Stalled, s.Stalled)
 	}

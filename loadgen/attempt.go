@@ -41,7 +41,6 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 		now := d.now()
 		if lr.attempt == 1 {
 			lr.started = now
-			d.mix.reqs[lr.req].sent.Add(1)
 			if d.mix.reqs[lr.req].templated && lr.own == nil {
 				lr.own, _ = d.render(lr) // an error leaves the unrendered request: its attempts fail as "other"
 			}
@@ -53,24 +52,17 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 			k = kindFirst
 		}
 		d.met.sent[k].Inc()
-		lr.cohort = d.rec.sent(now, lr.planned, lr.attempt, lr.cohort)
+		lr.cohort = d.rec.sent(now, lr.planned, lr.attempt, lr.cohort, int(lr.req))
 		o, retryAfter, _ := d.do(ctx, lr, now, d.cfg.Timeout, strconv.Itoa(lr.attempt))
 		end := d.now()
 		took := end - now
 		d.release()
 		d.met.attempts[k][o].Inc()
 		d.met.duration[k].Observe(took.Seconds())
-		if lr.attempt == 1 {
-			if o == vocab.OutcomeOK {
-				d.mix.reqs[lr.req].firstOK.Add(1)
-			} else {
-				d.mix.reqs[lr.req].firstFailed.Add(1)
-			}
-		}
 
 		if o == vocab.OutcomeOK {
 			d.retrier.Succeeded(end)
-			d.rec.done(end, lr.cohort, lr.attempt, o, took, true, true)
+			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, true, true)
 			d.met.requests[0].Inc()
 			d.end()
 			return
@@ -80,12 +72,12 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 			dec = d.retrier.Failed(end, retry.Failure{Attempt: lr.attempt, Outcome: o, RetryAfter: retryAfter, Started: lr.started, PrevDelay: lr.prevDelay})
 		}
 		if !dec.Retry {
-			d.rec.done(end, lr.cohort, lr.attempt, o, took, true, false)
+			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, true, false)
 			d.met.requests[1].Inc()
 			d.end()
 			return
 		}
-		d.rec.done(end, lr.cohort, lr.attempt, o, took, false, false)
+		d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, false, false)
 		lr.attempt++
 		lr.prevDelay = dec.Delay
 		lr.planned = end + dec.Delay

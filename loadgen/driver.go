@@ -21,7 +21,7 @@ import (
 
 // Request is what every attempt sends.
 type Request struct {
-	// Name names the request in a mix (RequestTotals); Weight is its
+	// Name names the request in a mix (Second.Requests); Weight is its
 	// share of first attempts relative to the mix's others (a single
 	// request's 0 means 1).
 	Name   string
@@ -243,7 +243,7 @@ func NewDriver(cfg Config) (*Driver, error) {
 		return nil, err
 	}
 	d.retrier = retry.NewRetrier(cfg.Retry, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1)))
-	d.rec = newRecorder(func() (int64, int64) { return d.pending.Load(), d.inFlight.Load() })
+	d.rec = newRecorder(func() (int64, int64) { return d.pending.Load(), d.inFlight.Load() }, len(m.reqs))
 	d.rq = newRetryQueue(cfg.MaxInFlight)
 	d.met, err = newMetrics(
 		func() float64 { return float64(d.inFlight.Load()) },

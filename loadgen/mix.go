@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/url"
-	"sync/atomic"
 )
 
 // MaxMix is the most requests a driver's mix may hold.
@@ -18,9 +17,6 @@ type mixRequest struct {
 	// templated: its url, headers or body hold per-request values, filled
 	// in for each logical request (perrequest.go).
 	templated bool
-
-	// totals of the request's logical requests over the run.
-	sent, firstOK, firstFailed atomic.Int64
 }
 
 // mix is the requests first attempts draw from, by weight, from a source
@@ -86,24 +82,4 @@ func (m *mix) allHTTP() bool {
 		}
 	}
 	return true
-}
-
-// RequestTotal is what one request of the mix got over the run: its
-// logical requests started (first attempts sent), and how their first
-// attempts ended.
-type RequestTotal struct {
-	Name        string
-	Weight      float64
-	Sent        int64
-	FirstOK     int64
-	FirstFailed int64
-}
-
-// RequestTotals returns each request's totals so far, in the mix's order.
-func (d *Driver) RequestTotals() []RequestTotal {
-	out := make([]RequestTotal, len(d.mix.reqs))
-	for i, r := range d.mix.reqs {
-		out[i] = RequestTotal{Name: r.cfg.Name, Weight: r.cfg.Weight, Sent: r.sent.Load(), FirstOK: r.firstOK.Load(), FirstFailed: r.firstFailed.Load()}
-	}
-	return out
 }

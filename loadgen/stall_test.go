@@ -10,7 +10,7 @@ import (
 // 3.4 s) shows in the seconds it spans as Stalled, to the millisecond,
 // and only there; gaps of a few beats missed are no stall.
 func TestStallsShowInTheirSeconds(t *testing.T) {
-	r := newRecorder(func() (int64, int64) { return 0, 0 })
+	r := newRecorder(func() (int64, int64) { return 0, 0 }, 1)
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	for now := 0; now <= 900; now += 20 {
 		r.beat(ms(now))

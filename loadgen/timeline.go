@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -74,10 +75,20 @@ type Second struct {
 	// answered with a status ≥ 500 (Outcome5xx, Outcome503), seconds; a
 	// subset of Latency.
 	ErrorLatency Summary
+	// Requests counts each request of a mix's first attempts, by the
+	// request's index in Config.Mix; nil when the driver sends one request.
+	Requests []RequestSecond `json:"requests,omitempty"`
 	// Stalled is how long, in seconds, the driver's process did not run in
 	// this second (stopped, or starved of CPU: see stall.go). Its outcomes
 	// then are the driver's, not the service's.
 	Stalled float64
+}
+
+// RequestSecond is what one request of the mix got in a second: its
+// first attempts sent, and completed by outcome.
+type RequestSecond struct {
+	Sent          int64                    `json:"sent"`
+	FirstOutcomes [vocab.NumOutcomes]int64 `json:"first_outcomes"`
 }
 
 // Attempts returns the attempts sent in the second (first attempts and retries).
@@ -207,6 +218,7 @@ type recorder struct {
 	sec, run            hists
 	firstSent, lastSent time.Duration
 	gauges              func() (pending, inFlight int64)
+	requests            int  // requests of the mix counted apart (Second.Requests); 0 for one
 	frozen              bool // set by flush: the run is over, no more seconds
 	// The driver's heartbeat and the stalls it showed (stall.go).
 	beating  bool
@@ -214,8 +226,25 @@ type recorder struct {
 	stalls   []stall
 }
 
-func newRecorder(gauges func() (pending, inFlight int64)) *recorder {
-	return &recorder{sec: newHists(), run: newHists(), gauges: gauges}
+// newRecorder returns a recorder; with requests > 1 it counts each
+// request of the mix apart.
+func newRecorder(gauges func() (pending, inFlight int64), requests int) *recorder {
+	r := &recorder{sec: newHists(), run: newHists(), gauges: gauges}
+	if requests > 1 {
+		r.requests = requests
+		r.cur.Requests = make([]RequestSecond, requests)
+		r.total.Requests = make([]RequestSecond, requests)
+	}
+	return r
+}
+
+// newSecond is an empty second of index i.
+func (r *recorder) newSecond(i int) Second {
+	s := Second{Index: i}
+	if r.requests > 0 {
+		s.Requests = make([]RequestSecond, r.requests)
+	}
+	return s
 }
 
 // recordLocked records d in distribution k for the second and the run.
@@ -237,7 +266,7 @@ func (r *recorder) rollLocked(now time.Duration) {
 		r.sec.summarize(&r.cur)
 		r.sealed = append(r.sealed, r.cur)
 		r.sec.reset()
-		r.cur = Second{Index: r.cur.Index + 1}
+		r.cur = r.newSecond(r.cur.Index + 1)
 	}
 }
 
@@ -268,16 +297,19 @@ func (r *recorder) add(now time.Duration, f func(s *Second)) {
 }
 
 // sent records an attempt sent at now (number n ≥ 1) of a logical request
-// of cohort c; for a first attempt planned is its planned time, the lag is
+// of cohort c and request req of the mix; for a first attempt planned is its planned time, the lag is
 // recorded, c is ignored and the cohort of the current second is returned
 // (the request's cohort); a retry returns c.
-func (r *recorder) sent(now, planned time.Duration, n, c int) int {
+func (r *recorder) sent(now, planned time.Duration, n, c, req int) int {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
 		if n == 1 {
 			s.Planned++
 			s.Sent++
+			if s.Requests != nil {
+				s.Requests[req].Sent++
+			}
 		} else {
 			s.Retries++
 		}
@@ -300,13 +332,17 @@ func (r *recorder) sent(now, planned time.Duration, n, c int) int {
 }
 
 // done records a completed attempt (number n ≥ 1) of a logical request of
-// cohort c and, when ended, the end of the request.
-func (r *recorder) done(now time.Duration, c, n int, o vocab.Outcome, took time.Duration, ended, ok bool) {
+// cohort c and request req of the mix and, when ended, the end of the
+// request.
+func (r *recorder) done(now time.Duration, c, req, n int, o vocab.Outcome, took time.Duration, ended, ok bool) {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
 		if n == 1 {
 			s.FirstOutcomes[o]++
+			if s.Requests != nil {
+				s.Requests[req].FirstOutcomes[o]++
+			}
 		} else {
 			s.RetryOutcomes[o]++
 		}
@@ -381,6 +417,7 @@ func (r *recorder) live(now time.Duration) Second {
 	defer r.mu.Unlock()
 	r.rollLocked(now)
 	s := r.cur
+	s.Requests = slices.Clone(s.Requests)
 	s.Stalled = r.stalledLocked(s.Index)
 	s.Pending, s.InFlight = r.gauges()
 	r.sec.summarize(&s)
@@ -392,6 +429,7 @@ func (r *recorder) totals() Totals {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.total
+	t.Requests = slices.Clone(t.Requests)
 	t.Index = r.cur.Index
 	t.Pending, t.InFlight = r.gauges()
 	r.run.summarize(&t)

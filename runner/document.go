@@ -7,6 +7,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/infer"
+	"github.com/trigger-test/trigger/loadgen"
 )
 
 // document assembles the run's result document: the plan's sections, what
@@ -172,26 +173,60 @@ func (r *run) layerNote(in infer.Inference) string {
 	return ""
 }
 
-// requestResults is what each request of the target's mix got, for a run
-// with a mix driven in this process (nil otherwise: agents count their
-// own).
-func (r *run) requestResults() []analysis.RequestResult {
-	ip, ok := r.drv.(inProcess)
-	if !ok || len(r.test.Driver.Mix) < 2 {
+// requestNames are the names of a mix's requests, in its order; nil for
+// fewer than two.
+func requestNames(mix []loadgen.Request) []string {
+	if len(mix) < 2 {
 		return nil
 	}
-	totals := ip.RequestTotals()
-	var weights, sent float64
-	for _, t := range totals {
-		weights += t.Weight
-		sent += float64(t.Sent)
+	out := make([]string, len(mix))
+	for i, q := range mix {
+		out[i] = q.Name
 	}
-	out := make([]analysis.RequestResult, len(totals))
-	for i, t := range totals {
-		out[i] = analysis.RequestResult{Name: t.Name, Weight: t.Weight, ExpectedShare: t.Weight / weights,
-			FirstSent: float64(t.Sent), FirstOK: float64(t.FirstOK), FirstFailed: float64(t.FirstFailed)}
+	return out
+}
+
+// requestResults is what each request of the target's mix got over the
+// run, summed from the timeline's rows (so a fleet's agents' seconds
+// count too); nil for a single request.
+func (r *run) requestResults() []analysis.RequestResult {
+	mix := r.test.Driver.Mix
+	if len(mix) < 2 {
+		return nil
+	}
+	var weights, sent float64
+	out := make([]analysis.RequestResult, len(mix))
+	for i, q := range mix {
+		weights += q.Weight
+		out[i] = analysis.RequestResult{Name: q.Name, Weight: q.Weight}
+	}
+	for _, row := range r.rows {
+		for i, q := range row.Requests {
+			if i >= len(out) {
+				break
+			}
+			o := &out[i]
+			o.FirstSent += q.First
+			o.FirstOK += q.FirstOK
+			o.FirstTimeouts += q.FirstTimeouts
+			o.FirstErrors += q.FirstErrors
+			o.FirstConnect += q.FirstConnect
+			o.FirstClientErrors += q.FirstClientErrors
+			o.FirstOther += q.FirstOther
+			sent += q.First
+		}
+	}
+	for i := range out {
+		o := &out[i]
+		o.ExpectedShare = o.Weight / weights
+		done := o.FirstOK + o.FirstTimeouts + o.FirstErrors + o.FirstConnect + o.FirstOther
+		o.FirstFailed = done - o.FirstOK
+		o.SuccessRatio = math.NaN()
+		if done > 0 {
+			o.SuccessRatio = o.FirstOK / done
+		}
 		if sent > 0 {
-			out[i].Share = float64(t.Sent) / sent
+			o.Share = o.FirstSent / sent
 		}
 	}
 	return out

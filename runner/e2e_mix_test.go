@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -197,9 +199,37 @@ recovery { hold = "1s" }
 		}
 	}
 	rr := res.Document.Observation.Requests
+	// result.json counts what the timeline's rows hold: the attempts of
+	// the run's last, cut second are in the target's log only.
 	if len(rr) != 3 || rr[0].Name != "quote" || rr[0].ExpectedShare != 0.6 || math.Abs(rr[0].Share-0.6) > 0.03 ||
-		rr[0].FirstSent != firsts["/v1/quote"] {
-		t.Errorf("result's requests %+v; want quote first, 0.6 expected, its %g first attempts sent", rr, firsts["/v1/quote"])
+		rr[0].FirstSent > firsts["/v1/quote"] || rr[0].FirstSent < firsts["/v1/quote"]-300 {
+		t.Errorf("result's requests %+v; want quote first, 0.6 expected, its %g first attempts sent but for the last second's", rr, firsts["/v1/quote"])
+	}
+	if q := rr[0]; !(q.SuccessRatio > 0.7 && q.SuccessRatio < 0.9) || q.FirstErrors == 0 || q.FirstErrors != q.FirstFailed {
+		t.Errorf("quote: success ratio %g, %g errors of %g failed; want about 0.8, every failure a 500", q.SuccessRatio, q.FirstErrors, q.FirstFailed)
+	}
+	// timeline.csv has each request's columns, which add up to its first
+	// attempts sent.
+	f, err := os.Open(filepath.Join(res.OutDir, "timeline.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(recs[0], "request.search.first")
+	if col < 0 || !slices.Contains(recs[0], "request.order.first_errors") {
+		t.Fatalf("timeline.csv header %v: no request.NAME columns", recs[0])
+	}
+	var searchSent float64
+	for _, rec := range recs[1:] {
+		v, _ := strconv.ParseFloat(rec[col], 64)
+		searchSent += v
+	}
+	if searchSent != rr[1].FirstSent || searchSent > firsts["/v1/search"] || searchSent < firsts["/v1/search"]-150 {
+		t.Errorf("timeline.csv: request.search.first adds up to %g; result.json says %g, the target logged %g", searchSent, rr[1].FirstSent, firsts["/v1/search"])
 	}
 	t.Logf("shares: quote %.3f, search %.3f, order %.3f of %g first attempts; %d retries",
 		firsts["/v1/quote"]/total, firsts["/v1/search"]/total, firsts["/v1/order"]/total, total, retried)

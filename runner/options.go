@@ -95,6 +95,17 @@ type Status struct {
 	// Verdict is the verdict so far ("" while undecided), Note a word on why.
 	Verdict analysis.Verdict
 	Note    string
+	// Requests are each request of a mix's first attempts in the last
+	// second, in the mix's order; nil for one request.
+	Requests []RequestStatus
+}
+
+// RequestStatus is one request of the mix in the last second: its name,
+// and the share of its first attempts completed that succeeded (NaN
+// when none completed).
+type RequestStatus struct {
+	Name         string
+	SuccessRatio float64
 }
 
 // Result is a finished run: its document and timeline, as also written to

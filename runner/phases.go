@@ -314,6 +314,16 @@ func (r *run) status(phase analysis.Phase) Status {
 		st.RatePerS, st.Attempts, st.SuccessRatio = last.Sent, last.Attempts(), last.FirstSuccessRatio()
 		st.Failed, st.Timeouts, st.Errors, st.Refused = last.FirstFailed(), last.FirstTimeouts, last.FirstErrors, last.FirstConnect
 		st.Auth = analysis.ZeroIfUnknown(last.FirstAuth)
+		names := requestNames(r.test.Driver.Mix)
+		for i, q := range last.Requests {
+			if i < len(names) {
+				ratio := math.NaN()
+				if done := q.FirstDone(); done > 0 {
+					ratio = q.FirstOK / done
+				}
+				st.Requests = append(st.Requests, RequestStatus{Name: names[i], SuccessRatio: ratio})
+			}
+		}
 	}
 	return st
 }

@@ -115,7 +115,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		return nil, failf(KindHarness, "timeline: %w", err)
 	}
 	defer f.Close()
-	tw, err := report.NewTimelineWriter(f)
+	tw, err := report.NewTimelineWriter(f, requestNames(opts.Test.Driver.Mix)...)
 	if err != nil {
 		return nil, failf(KindHarness, "%w", err)
 	}

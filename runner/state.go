@@ -251,6 +251,28 @@ func (r *run) phaseAt(t float64) analysis.Phase {
 	return analysis.PhaseObserve
 }
 
+// requestRows are each request's first attempts of a second of the
+// driver's, by class as measuredSecond counts them.
+func requestRows(reqs []loadgen.RequestSecond) []analysis.RequestRow {
+	if len(reqs) == 0 {
+		return nil
+	}
+	out := make([]analysis.RequestRow, len(reqs))
+	for i, q := range reqs {
+		fo := q.FirstOutcomes
+		out[i] = analysis.RequestRow{
+			First:             float64(q.Sent),
+			FirstOK:           float64(fo[vocab.OutcomeOK]),
+			FirstTimeouts:     float64(fo[vocab.OutcomeTimeout]),
+			FirstErrors:       float64(fo[vocab.Outcome5xx] + fo[vocab.Outcome503] + fo[vocab.Outcome429] + fo[vocab.Outcome4xx] + fo[vocab.OutcomeAuth]),
+			FirstConnect:      float64(fo[vocab.OutcomeConnect]),
+			FirstClientErrors: float64(fo[vocab.Outcome4xx] + fo[vocab.OutcomeAuth]),
+			FirstOther:        float64(fo[vocab.OutcomeOther]),
+		}
+	}
+	return out
+}
+
 // measuredSecond converts one of the driver's seconds and the service's
 // sample for it into a timeline row.
 func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow {
@@ -267,6 +289,7 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow 
 		return v
 	}
 	return analysis.TimelineRow{
+		Requests:               requestRows(sec.Requests),
 		TS:                     float64(sec.Index),
 		Planned:                float64(sec.Planned),
 		Sent:                   float64(sec.Sent),

@@ -88,6 +88,20 @@ func formatStatus(st runner.Status) string {
 		if !math.IsNaN(st.SuccessRatio) {
 			fmt.Fprintf(&b, "  first ok %5.1f%%", 100*st.SuccessRatio)
 		}
+		if len(st.Requests) > 0 {
+			b.WriteString("  ok by request:")
+			for i, q := range st.Requests {
+				if i == maxRequestsShown {
+					fmt.Fprintf(&b, " +%d more", len(st.Requests)-i)
+					break
+				}
+				if math.IsNaN(q.SuccessRatio) {
+					fmt.Fprintf(&b, " %s –", q.Name)
+				} else {
+					fmt.Fprintf(&b, " %s %.0f%%", q.Name, 100*q.SuccessRatio)
+				}
+			}
+		}
 		if !math.IsNaN(st.WaitS) {
 			fmt.Fprintf(&b, "  wait %6.2f s (%s)", st.WaitS, st.WaitSource)
 		}
@@ -102,6 +116,9 @@ func formatStatus(st runner.Status) string {
 	}
 	return b.String()
 }
+
+// maxRequestsShown is the most requests of a mix the status line names.
+const maxRequestsShown = 4
 
 func clock(d time.Duration) string {
 	s := int(d.Round(time.Second).Seconds())

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -281,4 +282,29 @@ func verdictHeadline(doc analysis.Document) string {
 		return "no verdict"
 	}
 	return string(doc.Verdict)
+}
+
+// requestTableHeader and requestTable are the reports' table of a mix's
+// requests: each one's share of first attempts (expected, got), its first
+// attempts, their success ratio and their failures by class; nil for a
+// single request.
+var requestTableHeader = []string{"request", "share (expected)", "first attempts", "first ok", "failed: timeout", "error (4xx of them)", "connect", "other"}
+
+func requestTable(obs *analysis.Observation) [][]string {
+	if obs == nil || len(obs.Requests) < 2 {
+		return nil
+	}
+	var out [][]string
+	for _, q := range obs.Requests {
+		ok := "–"
+		if !math.IsNaN(q.SuccessRatio) {
+			ok = fmt.Sprintf("%.1f %%", 100*q.SuccessRatio)
+		}
+		out = append(out, []string{q.Name,
+			fmt.Sprintf("%.1f %% (%.1f %%)", 100*q.Share, 100*q.ExpectedShare),
+			num(q.FirstSent), ok, num(q.FirstTimeouts),
+			fmt.Sprintf("%s (%s)", num(q.FirstErrors), num(q.FirstClientErrors)),
+			num(q.FirstConnect), num(q.FirstOther)})
+	}
+	return out
 }

@@ -76,7 +76,11 @@ type htmlData struct {
 	Amplification                             []htmlRow
 	Trigger                                   []htmlRow
 	Totals                                    []htmlRow
-	Files                                     []htmlFile
+	// RequestHeader and Requests are the table of a mix's requests
+	// (requestTable); nil for one request.
+	RequestHeader []string
+	Requests      [][]string
+	Files         []htmlFile
 }
 
 // htmlRow is a label with a measured and a predicted value.
@@ -216,6 +220,10 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 		if obs.EndS > 0 {
 			d.Totals = append(d.Totals, htmlRow{"Length of the run", analysis.FormatSeconds(obs.EndS), ""})
 		}
+	}
+
+	if rows := requestTable(obs); rows != nil {
+		d.RequestHeader, d.Requests = requestTableHeader, rows
 	}
 
 	d.Files = []htmlFile{

@@ -226,3 +226,22 @@ func TestHTMLNoWaitSection(t *testing.T) {
 		t.Error("a wait section without anything in it")
 	}
 }
+
+// A mix's requests get their table in the page; a single request none.
+func TestHTMLRequestsTable(t *testing.T) {
+	for _, mix := range []bool{true, false} {
+		doc := mixDoc(t)
+		if !mix {
+			doc.Observation.Requests = nil
+		}
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, doc, nil); err != nil {
+			t.Fatal(err)
+		}
+		page := buf.String()
+		has := strings.Contains(page, `<section id="requests">`)
+		if has != mix || mix && !strings.Contains(page, `<td>quote</td><td class="num">79.7 % (80.0 %)</td><td class="num">7970</td><td class="num">95.4 %</td>`) {
+			t.Errorf("mix %v: requests section %v in\n%s", mix, has, page[strings.Index(page, "<body"):][:min(3000, len(page)-strings.Index(page, "<body"))])
+		}
+	}
+}

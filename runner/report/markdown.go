@@ -84,6 +84,17 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 		p("\n")
 	}
 
+	if rows := requestTable(obs); rows != nil {
+		p("### Requests\n\n| %s |\n|%s\n", strings.Join(requestTableHeader, " | "), strings.Repeat("---|", len(requestTableHeader)))
+		for _, r := range rows {
+			for i := range r {
+				r[i] = md(r[i])
+			}
+			p("| %s |\n", strings.Join(r, " | "))
+		}
+		p("\n")
+	}
+
 	writeMarkdownWait(p, doc)
 
 	if obs != nil && len(obs.Findings) > 0 {

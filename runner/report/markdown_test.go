@@ -13,12 +13,15 @@ import (
 // intervals, the wait's source, reason and delay, the patience, the
 // Prometheus signals, the failed first attempts by class.
 func TestMarkdownGolden(t *testing.T) {
-	for _, name := range append(append([]string(nil), fixtures...), "ingress-served") {
+	for _, name := range append(append([]string(nil), fixtures...), "ingress-served", "mix") {
 		t.Run(name, func(t *testing.T) {
 			var doc analysis.Document
-			if name == "ingress-served" {
+			switch name {
+			case "ingress-served":
 				doc, _ = ingressServedDoc(t)
-			} else {
+			case "mix":
+				doc = mixDoc(t)
+			default:
 				doc, _ = loadFixture(t, name)
 			}
 			var buf bytes.Buffer
@@ -28,6 +31,18 @@ func TestMarkdownGolden(t *testing.T) {
 			golden(t, name+".md", buf.Bytes())
 		})
 	}
+}
+
+// mixDoc is the recovered run as if its target had a mix of two requests:
+// what observation.requests adds to the reports.
+func mixDoc(t *testing.T) analysis.Document {
+	doc, _ := loadFixture(t, "recovered")
+	doc.Observation.Requests = []analysis.RequestResult{
+		{Name: "quote", Weight: 8, ExpectedShare: 0.8, Share: 0.797, FirstSent: 7970, FirstOK: 7600, FirstFailed: 370, SuccessRatio: 7600.0 / 7970,
+			FirstTimeouts: 300, FirstErrors: 70, FirstClientErrors: 12},
+		{Name: "search", Weight: 2, ExpectedShare: 0.2, Share: 0.203, FirstSent: 2030, FirstOK: 2030, SuccessRatio: 1},
+	}
+	return doc
 }
 
 // The headline carries the gate's mark, and each criterion its own.

@@ -31,15 +31,25 @@ var timelineFields = func() []reflect.StructField {
 // TimelineWriter appends rows to timeline.csv, flushing every row so that
 // a crash loses at most the second being measured.
 type TimelineWriter struct {
-	w   *csv.Writer
-	row []string
+	w        *csv.Writer
+	row      []string
+	requests int // requests of the mix with columns of their own, after TimelineRow's
 }
 
-// NewTimelineWriter writes the header and returns the writer.
-func NewTimelineWriter(w io.Writer) (*TimelineWriter, error) {
+// NewTimelineWriter writes the header and returns the writer. With the
+// names of a mix's requests (two or more), each request gets its columns
+// after the row's own (analysis.RequestColumns), filled from the row's
+// Requests.
+func NewTimelineWriter(w io.Writer, requests ...string) (*TimelineWriter, error) {
 	tw := &TimelineWriter{w: csv.NewWriter(w), row: make([]string, len(timelineFields))}
 	for i, f := range timelineFields {
 		tw.row[i] = f.Tag.Get("csv")
+	}
+	if len(requests) > 1 {
+		tw.requests = len(requests)
+		for _, name := range requests {
+			tw.row = append(tw.row, analysis.RequestColumns(name)...)
+		}
 	}
 	if err := tw.flush(); err != nil {
 		return nil, err
@@ -60,11 +70,36 @@ func (tw *TimelineWriter) Write(m analysis.TimelineRow) error {
 			if math.IsNaN(x) {
 				tw.row[i] = ""
 			} else {
-				tw.row[i] = strconv.FormatFloat(x, 'g', -1, 64)
+				tw.row[i] = formatCount(x)
 			}
 		}
 	}
+	at := len(timelineFields)
+	for i := range tw.requests {
+		var vals []float64
+		if i < len(m.Requests) {
+			vals = m.Requests[i].Values()
+		}
+		for j := range requestColumnCount {
+			tw.row[at] = ""
+			if j < len(vals) {
+				tw.row[at] = formatCount(vals[j])
+			}
+			at++
+		}
+	}
 	return tw.flush()
+}
+
+// requestColumnCount is how many columns each request of a mix gets.
+var requestColumnCount = len(analysis.RequestColumns(""))
+
+// formatCount is a number as timeline.csv writes it: NaN as "".
+func formatCount(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
 func (tw *TimelineWriter) flush() error {
