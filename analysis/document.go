@@ -74,6 +74,10 @@ type RequestShare struct {
 	Weight float64 `json:"weight"`
 	// Share is Weight over the mix's total weight.
 	Share float64 `json:"share"`
+	// CostS is the seconds of the service's capacity one such request
+	// takes, when the scenario gives it (then the mix's capacity is
+	// 1/Σ Share·CostS, docs/model.md, "A mix of requests").
+	CostS *float64 `json:"cost_s,omitempty"`
 }
 
 // LayerFactor is one retry layer's share of the amplification.

@@ -77,7 +77,11 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 			total += r.Weight
 		}
 		for _, r := range s.Target.Requests {
-			in.Scenario.Requests = append(in.Scenario.Requests, analysis.RequestShare{Name: r.Name, Weight: r.Weight, Share: r.Weight / total})
+			share := analysis.RequestShare{Name: r.Name, Weight: r.Weight, Share: r.Weight / total}
+			if r.Cost > 0 {
+				share.CostS = analysis.Num(r.Cost.Seconds())
+			}
+			in.Scenario.Requests = append(in.Scenario.Requests, share)
 		}
 	}
 	judgeAfter(&in, s, sigs, settleS)

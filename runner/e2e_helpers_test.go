@@ -47,6 +47,9 @@ type e2eScenario struct {
 	prometheusAddress string // "" = embedded
 	ingressQuery      string
 	noWaitQuery       bool // leave the service's wait gauge out, as most services must
+	// target replaces the target block (a mix of requests); with capacity
+	// 0 the service block gives pods = 2 alone (the requests' costs give C).
+	target string
 }
 
 func (e e2eScenario) hcl() string {
@@ -79,16 +82,21 @@ func (e e2eScenario) hcl() string {
 	if e.tracers {
 		tracers = `tracers { rate = 4 }`
 	}
+	target := fmt.Sprintf("target {\n  url         = %q\n  allow_hosts = [\"127.0.0.1\"]\n}", e.url+"/work")
+	if e.target != "" {
+		target = e.target
+	}
+	service := fmt.Sprintf("service { capacity = %g }", e.capacity)
+	if e.capacity == 0 {
+		service = "service { pods = 2 }"
+	}
 	gate := ""
 	if e.maxRecovery != "" {
 		gate = fmt.Sprintf("max_recovery = %q", e.maxRecovery)
 	}
 	return fmt.Sprintf(`
 scenario "e2e" { max_duration = "4m" }
-target {
-  url         = "%[1]s/work"
-  allow_hosts = ["127.0.0.1"]
-}
+%[17]s
 client {
   timeout  = %[14]q
   arrivals = "uniform"
@@ -98,7 +106,7 @@ client {
   }
   %[4]s
 }
-service { capacity = %[5]g }
+%[5]s
 load {
   baseline = %[6]g
   warmup   = "3s"
@@ -121,7 +129,7 @@ prometheus {
 recovery { hold = "3s" }
 gate { %[12]s }
 %[13]s
-`, e.url, e.retries, e.on, tracers, e.capacity, e.baseline, e.k, e.spike, e.observe, e.prometheusAddress, e.ingressQuery, gate, e.extra, e.timeout, e.scrapeInterval, wait)
+`, e.url, e.retries, e.on, tracers, service, e.baseline, e.k, e.spike, e.observe, e.prometheusAddress, e.ingressQuery, gate, e.extra, e.timeout, e.scrapeInterval, wait, target)
 }
 
 func (e e2eScenario) parse(t *testing.T) *scenarios.Scenario {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -24,6 +25,12 @@ type Request struct {
 	// them.
 	Headers map[string]string
 	Body    string
+	// Cost is the service's capacity one such request takes, in seconds
+	// of the whole service's work (a service busy with it alone finishes
+	// 1/Cost per second); 0 when not given. Given for every request, the
+	// mix's capacity is C = 1/Σ wᵢ·sᵢ, the weights as shares
+	// (docs/model.md, "A mix of requests").
+	Cost time.Duration
 }
 
 // MaxRequests is the most request blocks a target may have.
@@ -34,7 +41,7 @@ const DefaultRequestWeight = 1
 
 // requestSchema is a request block's: attribute names are the snake_case
 // of Request's fields.
-var requestSchema = &hcl.BodySchema{Attributes: attrs("weight", "method", "url", "headers", "body")}
+var requestSchema = &hcl.BodySchema{Attributes: attrs("weight", "method", "url", "headers", "body", "cost")}
 
 // decodeRequests decodes the target's request blocks, their headers over
 // the target's common ones.
@@ -47,7 +54,8 @@ func (d *decoder) decodeRequests(b *body, common map[string]string) []Request {
 		if !d.checkName(blk, "request", "Invalid request name", "names the request in the timeline and the reports") {
 			d.src.failed[path+".name"] = true
 		}
-		req := Request{Name: blk.Labels[0], Weight: r.num("weight", DefaultRequestWeight), Method: r.str("method", DefaultMethod)}
+		req := Request{Name: blk.Labels[0], Weight: r.num("weight", DefaultRequestWeight), Method: r.str("method", DefaultMethod),
+			Cost: r.duration("cost", 0)}
 		var own map[string]string
 		d.withPerRequest(func() { req.URL, own, req.Body = r.str("url", ""), r.strMap("headers"), r.str("body", "") })
 		req.Headers = maps.Clone(common)
@@ -71,6 +79,24 @@ func (t Target) Mix() []Request {
 	return []Request{{Weight: 1, Method: t.Method, URL: t.URL, Headers: t.Headers, Body: t.Body}}
 }
 
+// MixCapacity is the capacity C = 1/Σ wᵢ·sᵢ of a mix whose every request
+// has a cost (docs/model.md, "A mix of requests"), the weights taken as
+// shares, in requests per second; ok is false when any request has none.
+func MixCapacity(reqs []Request) (c float64, ok bool) {
+	var weights, work float64
+	for _, r := range reqs {
+		if r.Cost <= 0 {
+			return 0, false
+		}
+		weights += r.Weight
+		work += r.Weight * r.Cost.Seconds()
+	}
+	if len(reqs) == 0 || !(work > 0) {
+		return 0, false
+	}
+	return weights / work, true
+}
+
 // requests checks the target's request blocks: names unique, weights
 // positive, each URL, method and header as the single form's.
 func (v *validator) requests(t *Target) {
@@ -84,6 +110,22 @@ func (v *validator) requests(t *Target) {
 			v.errorf(src.has("target."+name), "target."+name, "Setting ignored with request blocks",
 				"%s belongs in each request block when the target has them; only headers are common to all.", name)
 		}
+	}
+	costed := -1
+	for i := range t.Requests {
+		if src.has(fmt.Sprintf("target.request[%d].cost", i)) {
+			costed = i
+			break
+		}
+	}
+	for i, r := range t.Requests {
+		p := fmt.Sprintf("target.request[%d]", i)
+		if costed < 0 {
+			break
+		}
+		v.errorf(!src.has(p+".cost") && v.present(p), p, "Request without a cost",
+			"Request %q has no cost but %q has one: the mix's capacity C = 1/Σ wᵢ·sᵢ needs every request's cost, or none (then service.capacity gives C).",
+			r.Name, t.Requests[costed].Name)
 	}
 	seen := map[string]int{}
 	for i := range t.Requests {
@@ -99,6 +141,8 @@ func (v *validator) requests(t *Target) {
 		seen[r.Name] = i
 		v.errorf(!(r.Weight > 0) || math.IsInf(r.Weight, 0) || r.Weight > 1e6, p+".weight", "Value out of range",
 			"weight is this request's share of first attempts relative to the others' and must be greater than zero and at most 1e6. Got %g.", r.Weight)
+		v.errorf(src.has(p+".cost") && (r.Cost <= 0 || r.Cost > time.Hour), p+".cost", "Value out of range",
+			"cost is the seconds of the service's capacity one such request takes, and must be greater than zero and at most 1h. Got %s.", r.Cost)
 		v.errorf(!isToken(r.Method), p+".method", "Invalid HTTP method", "%q is not an HTTP method, such as \"GET\" or \"POST\".", r.Method)
 		if src.has(p + ".url") {
 			v.requestURL(t, p+".url", r.URL)

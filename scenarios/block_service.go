@@ -145,11 +145,24 @@ func (v *validator) service() {
 	validC := hasC && okC && s.Capacity > 0 && s.Capacity <= MaxCapacity
 	validN := hasN && okN && s.Pods > 0 && s.Pods <= MaxReplicas
 	validc := hasc && okc && s.PodRate > 0 && s.PodRate <= MaxCapacity
+	cMix, costed := MixCapacity(v.s.Target.Requests)
 
 	switch {
+	case costed:
+		// The requests' costs give C (docs/model.md, "A mix of requests").
+		for _, name := range []string{"capacity", "pod_rate"} {
+			v.errorf(src.has("service."+name), "service."+name, "Capacity given twice",
+				"The requests' costs give the mix's capacity, C = 1/Σ wᵢ·sᵢ = %.4g/s; drop %s (pods may stay: pod_rate is then C/pods).", cMix, name)
+		}
+		v.errorf(cMix > MaxCapacity, "target", "Value out of range",
+			"The requests' costs give C = 1/Σ wᵢ·sᵢ = %g/s; it may be at most 1e7 (ten million requests per second).", cMix)
+		s.Capacity = cMix
+		if validN {
+			s.PodRate = cMix / float64(s.Pods)
+		}
 	case !hasC && !hasN && !hasc:
 		v.errorf(okC && okN && okc, "service", "Missing service capacity",
-			"Give the service's capacity: capacity = C in requests per second, or pods = N and pod_rate = c (C = N × c).")
+			"Give the service's capacity: capacity = C in requests per second, pods = N and pod_rate = c (C = N × c), or a cost in each request block (C = 1/Σ wᵢ·sᵢ).")
 	case !hasC && hasN != hasc:
 		missing, given := "pod_rate", "service.pods"
 		if hasc {

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -545,4 +546,47 @@ func TestDecodeDataAndPerRequestFunctions(t *testing.T) {
 	eq(t, "search url", search.URL, "http://127.0.0.1:8080/v1/search?q="+vocab.Marker(name))
 	eq(t, "readable", vocab.Readable(quote.Body, s.Target.Slots), `{"n":${request.seq},"qty":${random::int(1, 6)},"user":"${data.users.email}"}`)
 	_ = email
+}
+
+// Requests that each give a cost give the mix's capacity C = 1/Σ wᵢ·sᵢ
+// (weights as shares), pod_rate C/pods; a capacity beside them is refused.
+func TestRequestCostsGiveTheMixCapacity(t *testing.T) {
+	src := func(service string) string {
+		return `
+scenario "costs" {}
+target {
+  allow_hosts = ["127.0.0.1"]
+  request "heavy" {
+    url  = "http://127.0.0.1:8080/heavy"
+    cost = "15ms"
+  }
+  request "light" {
+    weight = 3
+    url    = "http://127.0.0.1:8080/light"
+    cost   = "5ms"
+  }
+}
+client { timeout = "1s" }
+service { ` + service + ` }
+load {
+  baseline = 50
+  spike {
+    multiplier = 5
+    duration   = "10s"
+  }
+}
+`
+	}
+	s, err := Parse("costs.hcl", []byte(src("pods = 4")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Σ wᵢ·sᵢ = 0.25 × 15 ms + 0.75 × 5 ms = 7.5 ms: C = 133.3/s.
+	if c := s.Service.Capacity; math.Abs(c-1/0.0075) > 1e-9 || math.Abs(s.Service.PodRate-c/4) > 1e-9 {
+		t.Errorf("capacity %g, pod_rate %g; want 133.33 and a quarter of it", c, s.Service.PodRate)
+	}
+	_, err = Parse("costs.hcl", []byte(src("capacity = 200")), nil)
+	if err == nil || !strings.Contains(err.Error(), "Capacity given twice") {
+		t.Errorf("capacity beside costs: %v", err)
+	}
 }

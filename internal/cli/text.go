@@ -55,10 +55,20 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 		num(sc.Multiplier*sc.DemandPerS), analysis.FormatSeconds(sc.WarmupS), analysis.FormatSeconds(sc.ObserveS))
 	if len(sc.Requests) > 0 {
 		var parts []string
+		costed := true
 		for _, r := range sc.Requests {
-			parts = append(parts, fmt.Sprintf("%s %.0f %%", r.Name, 100*r.Share))
+			part := fmt.Sprintf("%s %.0f %%", r.Name, 100*r.Share)
+			if r.CostS != nil {
+				part += fmt.Sprintf(" at %s ms", num(1000**r.CostS))
+			} else {
+				costed = false
+			}
+			parts = append(parts, part)
 		}
 		t.line("Requests", "%s of first attempts, drawn by weight", strings.Join(parts, ", "))
+		if costed {
+			t.line("", "their costs give the mix's capacity C = 1/Σ wᵢ·sᵢ = %s/s", num(sc.CapacityPerS))
+		}
 	}
 
 	tr := doc.Trigger

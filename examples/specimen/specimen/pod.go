@@ -31,9 +31,10 @@ func newPodRand(seed uint64, id int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(id)+0x9e3779b97f4a7c15))
 }
 
-// serviceTime draws one service time: 1/c, or exponential with mean 1/c.
-func (p *pod) serviceTime() time.Duration {
-	mean := 1 / p.svc.cfg.PodRate
+// serviceTime draws one service time of a request of the given cost (in
+// units of 1/c): cost/c, or exponential with mean cost/c.
+func (p *pod) serviceTime(cost float64) time.Duration {
+	mean := cost / p.svc.cfg.PodRate
 	if p.svc.cfg.ServiceTime == vocab.ServiceExponential {
 		return time.Duration(p.rng.ExpFloat64() * mean * float64(time.Second))
 	}
@@ -113,7 +114,7 @@ func (p *pod) serve(it *item, now time.Time) bool {
 		return true
 	}
 	start := serviceStart(p.busyUntil, it.enq)
-	st := p.serviceTime()
+	st := p.serviceTime(it.cost)
 	p.busyUntil = start.Add(st)
 	w := start.Sub(it.arrived)
 	s.wait.Observe(w.Seconds())

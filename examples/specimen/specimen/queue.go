@@ -33,6 +33,9 @@ type item struct {
 	deadline     time.Time     // zero: none (X-Deadline-Ms or the gateway's try)
 	codelTimeout time.Duration // CoDel: longest wait allowed, set at enqueue
 	slot         bool          // holds an active slot of the limit
+	// cost is the request's service time in units of 1/c (a "/work?cost="
+	// request's; 1 by default).
+	cost float64
 
 	state atomic.Int32
 	done  chan result   // buffered 1: the single result for the handler
@@ -40,7 +43,7 @@ type item struct {
 }
 
 func newItem(kind Kind, now time.Time, cancelable bool) *item {
-	it := &item{kind: kind, arrived: now, done: make(chan result, 1)}
+	it := &item{kind: kind, arrived: now, done: make(chan result, 1), cost: 1}
 	if cancelable {
 		it.gone = make(chan struct{})
 	}

@@ -15,9 +15,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -151,6 +154,34 @@ func (s *Server) serveHealth(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, "ok\n")
 }
 
+// Costs a "/work?cost=F" request may ask for, in units of 1/c.
+const (
+	minCost = 0.01
+	maxCost = 100
+)
+
+// costOf is the cost a request's query asks for (cost=F, F times the
+// service time 1/c of a plain request), within [minCost, maxCost]; 1 when
+// it asks for none or for no number. Two routes of different cost are
+// "/work?cost=3" and "/work": the tests' mix of requests of unequal cost.
+// The wait estimate (specimen_queue_wait_estimate_seconds) still counts
+// every queued request at cost 1, and the gateway serves every request
+// at cost 1.
+func costOf(rawQuery string) float64 {
+	if !strings.Contains(rawQuery, "cost=") {
+		return 1
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return 1
+	}
+	f, err := strconv.ParseFloat(q.Get("cost"), 64)
+	if err != nil || math.IsNaN(f) {
+		return 1
+	}
+	return min(max(f, minCost), maxCost)
+}
+
 // serveWork is "/work": through the gateway when it is on, else straight to
 // the pods. The response is 200 "ok" when served in time.
 func (s *Server) serveWork(w http.ResponseWriter, r *http.Request) {
@@ -165,6 +196,7 @@ func (s *Server) serveWork(w http.ResponseWriter, r *http.Request) {
 	} else {
 		it := newItem(ClassifyAttempt(r.Header.Get(HeaderAttempt), r.Header.Get(HeaderGatewayAttempt)), now, cancelable)
 		it.deadline = deadline
+		it.cost = costOf(r.URL.RawQuery)
 		if ref := s.svc.submit(it); ref != nil {
 			res = *ref
 		} else {

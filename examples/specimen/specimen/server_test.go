@@ -112,3 +112,14 @@ func TestHTTPAdmissionRefusal(t *testing.T) {
 		t.Fatalf("refusal %d %v %q", resp.StatusCode, resp.Header, body)
 	}
 }
+
+// A "/work?cost=F" request asks for F times the plain service time,
+// within bounds; anything else is a plain request.
+func TestCostOf(t *testing.T) {
+	for q, want := range map[string]float64{"": 1, "cost=3": 3, "a=1&cost=0.5": 0.5, "cost=1e9": maxCost, "cost=0": minCost,
+		"cost=NaN": 1, "cost=x": 1, "cost=%zz": 1, "costly=2": 1} {
+		if got := costOf(q); got != want {
+			t.Errorf("costOf(%q) = %g; want %g", q, got, want)
+		}
+	}
+}
