@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -260,11 +261,13 @@ func (d *Driver) render(lr logical) (*rendered, error) {
 }
 
 // perRequestValues are one logical request's values, the UUID drawn only
-// when its marker is met.
+// when its marker is met; scratch holds a value while it is escaped.
 type perRequestValues struct {
-	d    *Driver
-	lr   logical
-	uuid []byte
+	d       *Driver
+	lr      logical
+	uuid    []byte
+	uuidBuf [36]byte
+	scratch []byte
 }
 
 func (d *Driver) values(lr logical) *perRequestValues { return &perRequestValues{d: d, lr: lr} }
@@ -281,9 +284,10 @@ func (v *perRequestValues) fill(t template) []byte {
 			out = append(out, p.lit...)
 			continue
 		}
-		s := v.d.valueSlots[p.slot]
-		val := v.value(p.slot, s)
-		if s.JSON {
+		s := &v.d.valueSlots[p.slot]
+		v.scratch = v.appendValue(v.scratch[:0], s)
+		val := v.scratch
+		if s.JSON && needsJSONEscape(val) {
 			val = jsonEscape(val)
 		}
 		out = appendPlaced(out, val, p.at)
@@ -291,29 +295,32 @@ func (v *perRequestValues) fill(t template) []byte {
 	return out
 }
 
-// value is the bytes of slot i (s) for this logical request.
-func (v *perRequestValues) value(i int, s vocab.Slot) []byte {
+// appendValue appends the bytes of slot s for this logical request.
+func (v *perRequestValues) appendValue(dst []byte, s *vocab.Slot) []byte {
 	switch s.Value {
 	case vocab.PerRequestID:
-		return v.d.appendRequestID(nil, v.lr)
+		return v.d.appendRequestID(dst, v.lr)
 	case vocab.PerRequestSeq:
-		return strconv.AppendUint(nil, v.lr.id, 10)
+		return strconv.AppendUint(dst, v.lr.id, 10)
 	case vocab.PerRandomUUID:
 		if v.uuid == nil {
-			v.uuid = []byte(v.d.uuid(v.lr))
+			v.uuid = v.d.appendUUID(v.uuidBuf[:0], v.lr)
 		}
-		return v.uuid
+		return append(dst, v.uuid...)
 	case vocab.PerRandomInt:
 		var rng rand.PCG
 		rng.Seed(v.d.cfg.Seed^0x72616e64696e74, v.lr.id*0x9e3779b97f4a7c15+uint64(s.Draw))
 		span := uint64(s.Hi - s.Lo)
-		x := rand.New(&rng).Uint64N(span + 1)
-		return strconv.AppendInt(nil, s.Lo+int64(x), 10)
+		x := rng.Uint64()
+		if span < math.MaxUint64 {
+			x %= span + 1 // the bias is below 2^-10 for spans under 2^53
+		}
+		return strconv.AppendInt(dst, s.Lo+int64(x), 10)
 	case vocab.PerDataColumn:
 		ds := &v.d.cfg.Data[s.Data]
-		return []byte(ds.Rows[v.d.row(v.lr, s.Data)][s.Column])
+		return append(dst, ds.Rows[v.d.row(v.lr, s.Data)][s.Column]...)
 	}
-	return nil
+	return dst
 }
 
 // row is the row of data set k that lr drew: the logical request's
@@ -327,7 +334,19 @@ func (d *Driver) row(lr logical, k int) int {
 	}
 	var rng rand.PCG
 	rng.Seed(d.cfg.Seed^0x64617461726f77, lr.id*0x9e3779b97f4a7c15+uint64(k))
-	return int(rand.New(&rng).Uint64N(n))
+	return int(rng.Uint64() % n) // the bias is below 2^-43 for n ≤ MaxDataRows
+}
+
+// needsJSONEscape reports whether b holds a byte JSON escapes: a quote, a
+// backslash, a control character, or any non-ASCII byte (so that invalid
+// UTF-8 and U+2028/U+2029 take the slow path).
+func needsJSONEscape(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonEscape is b as the inside of a JSON string, without its quotes.
@@ -343,9 +362,13 @@ func jsonEscape(b []byte) []byte {
 // appendPlaced appends val to out as place at asks.
 func appendPlaced(out, val []byte, at place) []byte {
 	switch at {
-	case inPath:
-		return append(out, url.PathEscape(string(val))...)
-	case inQuery:
+	case inPath, inQuery:
+		if !needsURLEscape(val) {
+			return append(out, val...)
+		}
+		if at == inPath {
+			return append(out, url.PathEscape(string(val))...)
+		}
 		return append(out, url.QueryEscape(string(val))...)
 	case inHeader:
 		for _, c := range val {
@@ -357,6 +380,18 @@ func appendPlaced(out, val []byte, at place) []byte {
 		return out
 	}
 	return append(out, val...)
+}
+
+// needsURLEscape reports whether b holds a byte other than the unreserved
+// ones of RFC 3986 (letters, digits, - . _ ~), which neither a path nor a
+// query escapes.
+func needsURLEscape(b []byte) bool {
+	for _, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return true
+		}
+	}
+	return false
 }
 
 // setContentLength rewrites the Content-Length line of a request head.
@@ -377,9 +412,9 @@ func setContentLength(head []byte, n int) []byte {
 	return append(out, head[start+end:]...)
 }
 
-// uuid is lr's random.uuid: a version-4 UUID drawn from the run's seed and
-// the logical request's number, so a run is reproducible.
-func (d *Driver) uuid(lr logical) string {
+// appendUUID appends lr's random.uuid: a version-4 UUID drawn from the
+// run's seed and the logical request's number, so a run is reproducible.
+func (d *Driver) appendUUID(dst []byte, lr logical) []byte {
 	var rng rand.PCG
 	rng.Seed(d.cfg.Seed^0x75756964, lr.id)
 	var b [16]byte
@@ -390,12 +425,11 @@ func (d *Driver) uuid(lr logical) string {
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
 	const hex = "0123456789abcdef"
-	out := make([]byte, 0, 36)
 	for i, c := range b {
 		if i == 4 || i == 6 || i == 8 || i == 10 {
-			out = append(out, '-')
+			dst = append(dst, '-')
 		}
-		out = append(out, hex[c>>4], hex[c&0xf])
+		dst = append(dst, hex[c>>4], hex[c&0xf])
 	}
-	return string(out)
+	return dst
 }

@@ -546,6 +546,14 @@ func TestDecodeDataAndPerRequestFunctions(t *testing.T) {
 	eq(t, "search url", search.URL, "http://127.0.0.1:8080/v1/search?q="+vocab.Marker(name))
 	eq(t, "readable", vocab.Readable(quote.Body, s.Target.Slots), `{"n":${request.seq},"qty":${random::int(1, 6)},"user":"${data.users.email}"}`)
 	_ = email
+
+	// The issue's example, as written there.
+	s, err = Load("testdata/good/checkout-issue.hcl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "issue body", vocab.Readable(s.Target.Requests[0].Body, s.Target.Slots), `{"n":${request.seq},"user":"${data.users.email}"}`)
+	eq(t, "issue search", vocab.Readable(s.Target.Requests[1].URL, s.Target.Slots), "https://checkout.staging.example.internal/v1/search?q=${data.users.name}")
 }
 
 // Requests that each give a cost give the mix's capacity C = 1/Σ wᵢ·sᵢ

@@ -168,7 +168,7 @@ func drive(ctx context.Context, args []string) error {
 	perSecond := fs.Bool("timeline", false, "print the per-second timeline on stderr")
 	maxLag := fs.Duration("max-lag", 0, "catch-up bound (0: the driver's default, 1 s)")
 	netHTTP := fs.Bool("nethttp", false, "use net/http's Transport (loadgen.NewTransport) instead of the default LeanTransport")
-	mix := fs.Bool("mix", false, "a three-request mix (weights 6:3:1: a POST whose Idempotency-Key and body hold per-request values (request.id, request.seq, random.uuid), a GET, a PUT with a body, each with its own path and headers) instead of one GET")
+	mix := fs.Bool("mix", false, "a three-request mix (weights 6:3:1: a POST whose Idempotency-Key and JSON body hold per-request values (request.id, request.seq, random.uuid, random::int, a data column), a GET whose query holds a data column, a PUT with a body, each with its own path and headers) instead of one GET")
 	fs.Parse(args)
 	var driveRT http.RoundTripper // nil: the driver's default
 	if *netHTTP {
@@ -193,21 +193,16 @@ func drive(ctx context.Context, args []string) error {
 		return err
 	}
 	var requests []loadgen.Request
+	var slots []vocab.Slot
+	var data []vocab.DataSet
 	if *mix {
-		base := strings.TrimSuffix(*u, "/")
-		requests = []loadgen.Request{
-			{Name: "quote", Weight: 6, Method: "POST", URL: base + "/v1/quote",
-				Body: []byte(`{"sku":42,"n":` + vocab.PerRequestSeq.Marker() + `,"u":"` + vocab.PerRandomUUID.Marker() + `"}`),
-				Header: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer bench"},
-					"Idempotency-Key": {vocab.PerRequestID.Marker()}}},
-			{Name: "search", Weight: 3, URL: base + "/v1/search?q=shoes", Header: http.Header{"Authorization": {"Bearer bench"}}},
-			{Name: "order", Weight: 1, Method: "PUT", URL: base + "/v1/order", Body: []byte("order"),
-				Header: http.Header{"Authorization": {"Bearer bench"}}},
-		}
+		requests, slots, data = benchMix(strings.TrimSuffix(*u, "/"))
 	}
 	d, err := loadgen.NewDriver(loadgen.Config{
 		Request:   loadgen.Request{URL: *u},
 		Mix:       requests,
+		Slots:     slots,
+		Data:      data,
 		Stages:    []loadgen.Stage{loadgen.Constant(*dur, *rate)},
 		Arrivals:  arr,
 		Timeout:   *timeout,
@@ -448,3 +443,31 @@ func countFDs() int {
 // countTimeWait counts TIME_WAIT TCP sockets whose remote port is port:
 // the client side of connections to the target.
 func countTimeWait(port int) int { return countTimeWaitOn(port, false) }
+
+// benchMix is -mix's requests, their slot table and data set: a POST
+// whose Idempotency-Key is request.id and whose body is what
+// jsonencode({ n = request.seq, u = random.uuid, qty = random::int(1, 9),
+// user = data.users.email }) decodes to, a GET whose query is
+// data.users.name, a PUT with a fixed body; 1,000 users in order.
+func benchMix(base string) ([]loadgen.Request, []vocab.Slot, []vocab.DataSet) {
+	users := vocab.DataSet{Name: "users", Columns: []string{"email", "name"}}
+	for i := range 1000 {
+		users.Rows = append(users.Rows, []string{fmt.Sprintf("user%d@example.com", i), fmt.Sprintf("User %d", i)})
+	}
+	fixed := len(vocab.FixedSlots())
+	slots := append(vocab.FixedSlots(),
+		vocab.Slot{Value: vocab.PerDataColumn, Name: "data.users.email", Column: 0, JSON: true},
+		vocab.Slot{Value: vocab.PerDataColumn, Name: "data.users.name", Column: 1},
+		vocab.Slot{Value: vocab.PerRandomInt, Name: "random::int(1, 9)", Lo: 1, Hi: 9})
+	email, name, qty := vocab.Marker(fixed), vocab.Marker(fixed+1), vocab.Marker(fixed+2)
+	auth := http.Header{"Authorization": {"Bearer bench"}}
+	reqs := []loadgen.Request{
+		{Name: "quote", Weight: 6, Method: "POST", URL: base + "/v1/quote",
+			Body: []byte(`{"n":` + vocab.PerRequestSeq.Marker() + `,"qty":` + qty + `,"u":"` + vocab.PerRandomUUID.Marker() + `","user":"` + email + `"}`),
+			Header: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer bench"},
+				"Idempotency-Key": {vocab.PerRequestID.Marker()}}},
+		{Name: "search", Weight: 3, URL: base + "/v1/search?q=" + name, Header: auth},
+		{Name: "order", Weight: 1, Method: "PUT", URL: base + "/v1/order", Body: []byte("order"), Header: auth},
+	}
+	return reqs, slots, []vocab.DataSet{users}
+}
