@@ -48,11 +48,15 @@ type ScenarioSection struct {
 	CapacityPerS float64 `json:"capacity_per_s"`
 	// Utilization is ρ = λ/C.
 	Utilization float64 `json:"utilization"`
-	// Multiplier is k; SpikeS is Δ.
+	// Multiplier is k; SpikeS is Δ. With a fault instead of a spike, k is
+	// 1 and Δ is the fault's.
 	Multiplier float64 `json:"multiplier"`
 	SpikeS     float64 `json:"spike_s"`
-	WarmupS    float64 `json:"warmup_s"`
-	ObserveS   float64 `json:"observe_s"`
+	// Fault is the capacity trigger, when the scenario has one instead of
+	// a spike.
+	Fault    *FaultSection `json:"fault,omitempty"`
+	WarmupS  float64       `json:"warmup_s"`
+	ObserveS float64       `json:"observe_s"`
 	// TimeoutS is τ_out, the clients' timeout.
 	TimeoutS float64 `json:"timeout_s"`
 	// PatienceS is the shortest patience in front of the service (τ_out or
@@ -66,6 +70,18 @@ type ScenarioSection struct {
 	// Requests is the target's request mix, each with its share of first
 	// attempts from the weights; omitted for a single request.
 	Requests []RequestShare `json:"requests,omitempty"`
+}
+
+// FaultSection is a capacity trigger as the scenario gives it: capacity
+// C′ = Capacity·C for Δ = DurationS after the warmup (docs/model.md, "A
+// capacity trigger").
+type FaultSection struct {
+	Name      string  `json:"name"`
+	Capacity  float64 `json:"capacity"`
+	DurationS float64 `json:"duration_s"`
+	// Start and Stop are the commands, as argv lists.
+	Start []string `json:"start"`
+	Stop  []string `json:"stop"`
 }
 
 // RequestShare is one request of a target's mix as the scenario gives it.
@@ -146,6 +162,12 @@ type Prediction struct {
 	// this k) that trigger; null when none does.
 	MinMultiplier *float64 `json:"min_multiplier"`
 	MinSpikeS     *float64 `json:"min_spike_s"`
+	// With a fault: MaxFaultCapacity is the largest C′/C that triggers for
+	// its Δ (the smallest loss that does is 1 − it), MinFaultS the
+	// shortest fault that triggers at its capacity (docs/model.md, "A
+	// capacity trigger"); nil without a fault.
+	MaxFaultCapacity *float64 `json:"max_fault_capacity,omitempty"`
+	MinFaultS        *float64 `json:"min_fault_s,omitempty"`
 	// AdmissionBound, Scaler and Ceiling appear when the scenario describes them.
 	AdmissionBound *AdmissionPrediction `json:"admission_bound,omitempty"`
 	Scaler         *ScalerPrediction    `json:"scaler,omitempty"`
@@ -296,6 +318,8 @@ type Observation struct {
 	// and how its first attempts ended; left out for a single request
 	// and for a run spread over agents.
 	Requests []RequestResult `json:"requests,omitempty"`
+	// Fault is what the run's capacity trigger did; nil without one.
+	Fault *FaultOutcome `json:"fault,omitempty"`
 	// JudgedS is when the run judged the service trapped or metastable,
 	// seconds after the spike's end (null when it did not).
 	JudgedS *float64 `json:"judged_s,omitempty"`
@@ -417,6 +441,18 @@ type RunSpread struct {
 	// PeakWaitMinS and PeakWaitMaxS bound the runs' peak waits, seconds.
 	PeakWaitMinS float64 `json:"peak_wait_min_s"`
 	PeakWaitMaxS float64 `json:"peak_wait_max_s"`
+}
+
+// FaultOutcome is a run's fault: when its start command ended and its
+// stop command began (seconds since the load started; null when they did
+// not), whether the stop succeeded, and, when it did not, Error with the
+// command to run by hand (the fault may still be in place).
+type FaultOutcome struct {
+	Name     string   `json:"name"`
+	StartedS *float64 `json:"started_s"`
+	StoppedS *float64 `json:"stopped_s"`
+	Restored bool     `json:"restored"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // RequestResult is one request of a target's mix over a run.

@@ -75,8 +75,19 @@ func Plan(in PlanInputs) Document {
 		MinSpikeS:            Num(MinSpike(k, rho, tau)),
 		Recommendations:      []string{},
 	}
+	fault := sc.Fault
+	if fault != nil {
+		f := fault.Capacity
+		trig = FaultTrigger(f, rho, fault.DurationS, tau)
+		p.PeakWaitS = faultPeakWait(a, rho, f, fault.DurationS, tau)
+		p.MinMultiplier, p.MinSpikeS = nil, nil
+		p.MaxFaultCapacity = Num(MaxFaultCapacity(rho, fault.DurationS, tau))
+		p.MinFaultS = Num(MinFault(f, rho, tau))
+	}
 	recovery := math.Inf(1)
 	switch {
+	case fault != nil && sc.AdmissionBoundS <= 0:
+		recovery = faultRecovery(a, rho, fault.Capacity, fault.DurationS, tau)
 	case !trig.Valid:
 		p.Verdict = VerdictNoTrigger
 		recovery = RecoveryTime(a, rho, k, spike, tau)

@@ -57,6 +57,10 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 			MaxAmplification: s.Gate.MaxAmplification,
 		},
 	}
+	if f := s.Fault; f != nil {
+		in.Scenario.Fault = &analysis.FaultSection{Name: f.Name, Capacity: f.Capacity, DurationS: f.Duration.Seconds(),
+			Start: append([]string(nil), f.Start...), Stop: append([]string(nil), f.Stop...)}
+	}
 	for _, l := range s.Layers {
 		layer := analysis.RetryLayer{Name: l.Name, MaxRetries: l.MaxRetries, RetryProbability: l.RetryProbability, TimeoutS: l.Timeout.Seconds()}
 		if l.Budget != nil {

@@ -3,6 +3,8 @@ package convert
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/trigger-test/trigger/internal/tlsfiles"
@@ -30,6 +32,9 @@ type Run struct {
 	// OnTrap is what the run does once the service is judged trapped;
 	// nil: nothing.
 	OnTrap *OnTrap
+	// Fault is the capacity trigger the run holds in the spike's place;
+	// nil without one.
+	Fault *Fault
 	// Brakes are the stop_when conditions, in the order declared.
 	Brakes []Brake
 	// Metrics is where the service's metrics are read; nil when the
@@ -53,6 +58,20 @@ type Recovery struct {
 	SuccessRatio float64
 	// Hold is how long the ratio must stay above it.
 	Hold time.Duration
+}
+
+// Fault is a capacity trigger as the runner runs it: Start takes
+// capacity away, Stop puts it back (always), each an argv list run from
+// Dir within Timeout; the fault holds for Duration after Start ends.
+type Fault struct {
+	Name        string
+	Start, Stop []string
+	Dir         string
+	Duration    time.Duration
+	Timeout     time.Duration
+	// Target names what the fault is done to, for the pending-fault
+	// registry: the scheme and host of the target's (first) URL.
+	Target string
 }
 
 // OnTrap is the action a run takes once the service is judged trapped
@@ -129,6 +148,10 @@ func RunOf(s *scenarios.Scenario) Run {
 		MaxInFlightChosen: s.Client.MaxInFlight != scenarios.DefaultMaxInFlight,
 		sends:             func() error { return scenarios.CheckSends(s) },
 	}
+	if f := s.Fault; f != nil {
+		r.Fault = &Fault{Name: f.Name, Start: append([]string(nil), f.Start...), Stop: append([]string(nil), f.Stop...),
+			Dir: f.Dir, Duration: f.Duration, Timeout: f.Timeout, Target: faultTarget(s.Target)}
+	}
 	if ot := s.OnTrap; ot != nil {
 		r.OnTrap = &OnTrap{Action: ot.Action, Rate: ot.Rate, Command: ot.Command, Observe: ot.Observe}
 	}
@@ -169,4 +192,14 @@ func targetURLText(t scenarios.Target) string {
 		u += fmt.Sprintf(" (and %d more requests)", len(mix)-1)
 	}
 	return u
+}
+
+// faultTarget is the scheme and host of the target's first URL, the key
+// of a fault in the pending-fault registry.
+func faultTarget(t scenarios.Target) string {
+	u, err := url.Parse(vocab.Readable(t.Mix()[0].URL, t.Slots))
+	if err != nil || u.Host == "" {
+		return vocab.Readable(t.Mix()[0].URL, t.Slots)
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Host)
 }

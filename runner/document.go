@@ -23,6 +23,10 @@ func (r *run) document() analysis.Document {
 	}
 	if !r.start.IsZero() {
 		obs.StartedAt = r.start.UTC().Format(time.RFC3339Nano)
+		if r.fault != nil {
+			obs.Fault = &analysis.FaultOutcome{Name: r.spec.Fault.Name, StartedS: analysis.Num(r.faultStartS), StoppedS: analysis.Num(r.faultStopS),
+				Restored: r.fault.restored(), Error: r.fault.failure()}
+		}
 	}
 	if ev := r.stopped; ev != nil {
 		obs.StoppedBy = &analysis.StopRecord{By: ev.name, Reason: ev.reason}

@@ -134,7 +134,14 @@ gate { %[12]s }
 
 func (e e2eScenario) parse(t *testing.T) *scenarios.Scenario {
 	t.Helper()
-	s, err := scenarios.Parse("e2e.hcl", []byte(e.hcl()), nil)
+	return parseSource(t, "e2e.hcl", e.hcl())
+}
+
+// parseSource parses a scenario's text, failing t with its rendered
+// diagnostics.
+func parseSource(t *testing.T, name, src string) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Parse(name, []byte(src), nil)
 	if err != nil {
 		var se *scenarios.Error
 		if errors.As(err, &se) {

@@ -70,6 +70,9 @@ var (
 	// warmup or for most failed first attempts after the spike: the
 	// requests' credentials, not the service's capacity.
 	ErrCredentialsRefused = errors.New("credentials refused")
+	// ErrFaultStart: the fault's start command failed or timed out (its
+	// stop command then ran).
+	ErrFaultStart = errors.New("the fault did not start")
 	// ErrOutExists: the output folder holds a previous run.
 	ErrOutExists = errors.New("the output folder is not empty")
 )

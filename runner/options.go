@@ -22,6 +22,11 @@ type Options struct {
 	Seed uint64
 	// Progress is called once a second with the run's status; nil = none.
 	Progress func(Status)
+	// StateDir holds the pending-fault registry; "" means
+	// DefaultStateDir(). Force starts a fault even though the registry
+	// says one against the same target is pending.
+	StateDir string
+	Force    bool
 	// Logf prints notes for the user (warnings, actions); nil = none.
 	Logf func(format string, args ...any)
 	// Getenv reads the environment variables a scenario names for

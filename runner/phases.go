@@ -30,10 +30,16 @@ func (r *run) step() bool {
 		}
 		r.startSpike()
 	case analysis.PhaseSpike:
-		if now >= r.spikeEnd {
+		if r.fault != nil && r.faultStep(now) {
+			return true
+		}
+		if now >= r.spikeEnd && (r.fault == nil || !math.IsNaN(r.faultStopS)) {
 			r.phase = analysis.PhaseObserve
 		}
 	case analysis.PhaseObserve:
+		if r.fault != nil && r.faultStep(now) {
+			return true
+		}
 		if r.observe(now) {
 			return true
 		}
@@ -100,6 +106,13 @@ func (r *run) startSpike() {
 	r.spikeStart = at.Seconds()
 	r.spikeEnd = r.spikeStart + spike.Seconds()
 	r.phase = analysis.PhaseSpike
+	if r.fault != nil {
+		go func() {
+			err := r.fault.start()
+			r.faultStarted <- faultStartResult{at: r.elapsed(), err: err}
+		}()
+		return
+	}
 	r.opts.logf("spike: %.0f/s for %s", peak, spike)
 }
 
@@ -350,6 +363,7 @@ func (r *run) facts(now float64, j analysis.Judgement) infer.RunFacts {
 		TimeoutS:              r.timeoutS(),
 		PatienceS:             r.plan.Scenario.PatienceS,
 		Multiplier:            r.inputs.Scenario.Multiplier,
+		FaultCapacity:         r.faultCapacity(),
 		SuccessRatio:          r.spec.Recovery.SuccessRatio,
 		RetrySettleS:          r.retrySettle,
 		IngressLagS:           r.mets.ingressLag(),
@@ -437,4 +451,46 @@ const minFailedWindow = 3.0
 func (r *run) settledAfter() float64 {
 	qi, _ := r.mets.signal("ingress")
 	return r.retrySettle + r.mets.ingressLag() + math.Max(minFailedWindow, 3*qi.ScrapeS)
+}
+
+// faultStartResult is the end of a fault's start command.
+type faultStartResult struct {
+	at  float64 // run seconds
+	err error
+}
+
+// faultStep moves the fault on: once its start command has ended, the
+// fault holds for its Δ from then (the spike's end moves there); at that
+// end its stop command runs, off the loop. A start that failed, or a stop
+// that failed, ends the run (it returns true); the run's end runs the
+// stop if it has not run.
+func (r *run) faultStep(now float64) bool {
+	select {
+	case res := <-r.faultStarted:
+		if res.err != nil {
+			r.inconclusive = fmt.Sprintf("the fault's start command %q failed: %v", r.spec.Fault.Start, res.err)
+			r.inconclusiveErr = ErrFaultStart
+			return true
+		}
+		r.faultStartS = res.at
+		r.spikeEnd = res.at + r.spec.Fault.Duration.Seconds()
+		r.opts.logf("fault %q: in place; holding for %s", r.spec.Fault.Name, r.spec.Fault.Duration)
+	default:
+	}
+	if !math.IsNaN(r.faultStartS) && math.IsNaN(r.faultStopS) && now >= r.spikeEnd {
+		r.faultStopS = now
+		go func() { _ = r.fault.stop("its duration is over") }()
+	}
+	if r.fault.failure() != "" {
+		return true
+	}
+	return false
+}
+
+// faultCapacity is C′/C of the run's fault; 0 without one.
+func (r *run) faultCapacity() float64 {
+	if f := r.inputs.Scenario.Fault; f != nil {
+		return f.Capacity
+	}
+	return 0
 }

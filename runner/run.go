@@ -44,6 +44,15 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if err := checkTarget(spec); err != nil {
 		return nil, err
 	}
+	if f := spec.Fault; f != nil && !opts.Force {
+		stateDir := opts.StateDir
+		if stateDir == "" {
+			stateDir = DefaultStateDir()
+		}
+		if err := CheckPendingFault(stateDir, f.Target); err != nil {
+			return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("%w; nothing was sent", err)}
+		}
+	}
 	if err := prepareOutDir(opts.OutDir, opts.Overwrite, spec.Metrics != nil && spec.Metrics.Embedded); err != nil {
 		if errors.Is(err, ErrOutExists) {
 			return nil, &Error{Kind: KindUsage, Err: err}
@@ -188,6 +197,19 @@ const tickEvery = 200 * time.Millisecond
 // Each tick looks first at the interrupt, the brakes and the time limit,
 // then takes the new seconds and moves the phases.
 func (r *run) execute(ctx context.Context) (*Result, error) {
+	if r.fault != nil {
+		// The fault is put back within a second of an interrupt (the
+		// watcher), when the loop ends for any reason, and when it panics.
+		loopDone := make(chan struct{})
+		defer close(loopDone)
+		go r.fault.watch(ctx, loopDone)
+		defer func() {
+			if p := recover(); p != nil {
+				_ = r.fault.stop("the run panicked")
+				panic(p)
+			}
+		}()
+	}
 	driverCtx, stopDriver := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopDriver()
 	driverDone := make(chan error, 1)
@@ -218,6 +240,11 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		}
 	}
 	stoppedAt := r.drv.Elapsed()
+	if r.fault != nil && math.IsNaN(r.faultStopS) {
+		// Put the fault back now, before the driver's stop and the reports.
+		r.faultStopS = stoppedAt.Seconds()
+		go func() { _ = r.fault.stop("the run ended") }()
+	}
 	// The cohorts as they stand before the stop cuts the open requests short.
 	r.cohorts = r.drv.Cohorts(0)
 	stopDriver()
@@ -254,6 +281,13 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 			sentinel = ErrBaselineFailing
 		}
 		runErr = &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", sentinel, r.inconclusive)}
+	}
+	if r.fault != nil {
+		_ = r.fault.stop("the run ended") // waits for the stop under way
+		if msg := r.fault.failure(); msg != "" {
+			r.opts.logf("%s", msg)
+			runErr = &Error{Kind: KindHarness, Err: fmt.Errorf("%w: %s", ErrFaultNotRestored, msg)}
+		}
 	}
 	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir, Start: r.start}
 	r.redact.Doc(&res.Document)

@@ -78,6 +78,13 @@ type run struct {
 	fleet *fleet.Coordinator
 	// redact hides the scenario's sensitive values from what the run writes.
 	redact redactor
+	// fault is the capacity trigger (nil: none); faultStarted delivers its
+	// start command's end (run seconds and error), faultStartS and
+	// faultStopS are when its start ended and its stop began, run seconds
+	// (NaN until then).
+	fault                   *faultRun
+	faultStarted            chan faultStartResult
+	faultStartS, faultStopS float64
 }
 
 func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *run {
@@ -85,6 +92,15 @@ func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *r
 	r := &run{
 		opts: opts, test: t, spec: t.Run, plan: analysis.Plan(t.Plan), inputs: t.Plan, drv: drv, mets: mets, tw: tw,
 		phase: analysis.PhaseWarmup, spikeStart: math.NaN(), spikeEnd: math.NaN(), recoveryS: math.NaN(), judgedAt: math.NaN(), lastStatus: -1,
+		faultStartS: math.NaN(), faultStopS: math.NaN(),
+	}
+	if f := t.Run.Fault; f != nil {
+		stateDir := opts.StateDir
+		if stateDir == "" {
+			stateDir = DefaultStateDir()
+		}
+		r.fault = newFaultRun(*f, opts.OutDir, stateDir, opts.logf)
+		r.faultStarted = make(chan faultStartResult, 1)
 	}
 	r.retrySettle = t.RetrySettleS
 	r.resolution = convert.Resolutions(mets.signals())

@@ -41,8 +41,9 @@ var (
 	spikeSchema = &hcl.BodySchema{Attributes: attrs("multiplier", "duration")}
 )
 
-// decodeLoad decodes the load block and its spike sub-block.
-func (d *decoder) decodeLoad(blk *hcl.Block) LoadProfile {
+// decodeLoad decodes the load block and its spike sub-block; with a fault
+// the spike is optional (the fault triggers in its place).
+func (d *decoder) decodeLoad(blk *hcl.Block, fault *Fault) LoadProfile {
 	b := d.open("load", "load", blk.Body, blk.DefRange, loadSchema)
 	l := LoadProfile{
 		Baseline: b.num("baseline", 0),
@@ -50,7 +51,10 @@ func (d *decoder) decodeLoad(blk *hcl.Block) LoadProfile {
 		Observe:  b.duration("observe", DefaultObserve),
 	}
 	b.require("baseline", `λ, the first attempts per second at baseline, e.g. baseline = 50.`)
-	if sb := b.one("spike", true, `the overload, e.g. spike { multiplier = 5  duration = "10s" }.`); sb != nil {
+	if fault != nil {
+		l.Spike = faultSpike(fault)
+	}
+	if sb := b.one("spike", fault == nil, `the overload, e.g. spike { multiplier = 5  duration = "10s" }, or a fault block instead.`); sb != nil {
 		s := d.open("spike", "load.spike", sb.Body, sb.DefRange, spikeSchema)
 		l.Spike = Spike{
 			Multiplier: s.num("multiplier", 0),

@@ -34,7 +34,11 @@ type Scenario struct {
 	Prometheus *Prometheus // nil when the scenario has no prometheus block
 	Recovery   Recovery
 	OnTrap     *OnTrap // nil when the scenario has no on_trap block
-	Gate       Gate
+	// Fault is the scenario's capacity trigger; nil when it has none (then
+	// load.spike is its trigger). With a fault, Load.Spike is baseline
+	// demand (k = 1) for the fault's Δ.
+	Fault *Fault
+	Gate  Gate
 	// StopWhen are the run's brakes, in the order declared.
 	StopWhen []StopCondition
 

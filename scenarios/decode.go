@@ -190,8 +190,9 @@ func (d *decoder) decodeScenario(top *body, s *Scenario) {
 	if blk := top.one("service", true, `what you believe of the service, e.g. service { capacity = 200 } in requests per second.`); blk != nil {
 		s.Service = d.decodeService(blk)
 	}
+	s.Fault = d.decodeFault(top)
 	if blk := top.one("load", true, `the demand to offer, e.g. load { baseline = 50  spike { multiplier = 5  duration = "10s" } }.`); blk != nil {
-		s.Load = d.decodeLoad(blk)
+		s.Load = d.decodeLoad(blk, s.Fault)
 	}
 	if blk := top.one("prometheus", false, ""); blk != nil {
 		s.Prometheus = d.decodePrometheus(blk)

@@ -40,5 +40,6 @@ var fileSchema = &hcl.BodySchema{
 		{Type: "layer", LabelNames: []string{"name"}},
 		{Type: "stop_when", LabelNames: []string{"name"}},
 		{Type: "data", LabelNames: []string{"name"}},
+		{Type: "fault", LabelNames: []string{"name"}},
 	}, blocks("target", "client", "service", "load", "prometheus", "recovery", "on_trap", "gate")...),
 }

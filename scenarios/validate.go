@@ -26,6 +26,7 @@ func validate(s *Scenario, d *decoder) {
 	v.client()
 	v.layers()
 	v.service()
+	v.fault()
 	v.load()
 	v.prometheus()
 	v.recovery()

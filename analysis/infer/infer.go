@@ -26,6 +26,9 @@ type RunFacts struct {
 	// or a layer's shorter per-try timeout (Patience).
 	PatienceS  float64
 	Multiplier float64 // k
+	// FaultCapacity is C′/C of the run's capacity trigger, 0 for a spike:
+	// the window SpikeStartS–SpikeEndS is then the fault's.
+	FaultCapacity float64
 	// SuccessRatio is the recovery threshold of the first-attempt success
 	// ratio (0.99 by default); a second failing more than 1 − SuccessRatio
 	// of its first attempts is a failed second.
@@ -226,14 +229,18 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	t0 := in.T0S
 	if !(t0 < spike) {
 		t0 = analysis.TriggerTime(k, rho, patience)
+		if f.FaultCapacity > 0 {
+			t0 = analysis.TriggerTime(1/f.FaultCapacity, rho, patience)
+		}
 	}
 	// Tracers load the service too: each is one attempt, multiplied by
 	// the layers in front of it as the clients' are (failedAmplification),
 	// so the work arriving per first attempt is A·load, and the recovery's
 	// form is evaluated (and inverted) at it.
 	load := tracerLoad(rows, f, aClient, in.BaselinePerS)
-	if !math.IsNaN(f.RecoveryS) {
+	if !math.IsNaN(f.RecoveryS) && f.FaultCapacity == 0 {
 		// The recovery is known to the second: invert at its two ends.
+		// (After a fault the recovery's form is not inverted: no A from it.)
 		fromRecovery := func(t float64) float64 {
 			return analysis.AmplificationFromRecoveryAfter(t, rho, k, spike, t0, patience) / load
 		}
@@ -246,6 +253,9 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	}
 	if a.Known() && a.Value > 0 {
 		predict := func(a float64) float64 { return analysis.RecoveryTimeAfter(a*load, rho, k, spike, t0, patience) }
+		if fc := f.FaultCapacity; fc > 0 {
+			predict = func(a float64) float64 { return analysis.FaultRecoveryAfter(a*load, rho, fc, spike, t0, patience) }
+		}
 		in.PredictedRecoveryS = Interval{Value: predict(a.Value), Lo: predict(a.Lo), Hi: predict(a.Hi), N: a.N}
 		in.PredictedFrom, in.PredictedA = from, a.Value
 	}

@@ -16,7 +16,7 @@ import (
 func TestFormatStatus(t *testing.T) {
 	st := runner.Status{Phase: analysis.PhaseObserve, Elapsed: 75 * time.Second, RatePerS: 50, Attempts: 80, Failed: 12,
 		Timeouts: 10, Errors: 2, Auth: 2, SuccessRatio: 0.76, WaitS: math.NaN(),
-		Requests: []runner.RequestStatus{{"quote", 0.7}, {"search", 1}, {"order", math.NaN()}, {"a", 1}, {"b", 1}}}
+		Requests: []runner.RequestStatus{{Name: "quote", SuccessRatio: 0.7}, {Name: "search", SuccessRatio: 1}, {Name: "order", SuccessRatio: math.NaN()}, {Name: "a", SuccessRatio: 1}, {Name: "b", SuccessRatio: 1}}}
 	got := formatStatus(st)
 	for _, want := range []string{"[observe] 1:15", "failed   12/s (timeout 10, auth 2)", "first ok  76.0%",
 		"ok by request: quote 70% search 100% order – a 100% +1 more"} {

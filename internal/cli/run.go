@@ -20,7 +20,7 @@ import (
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
 	var sf scenarioFlags
-	var asJSON, yes, overwrite bool
+	var asJSON, yes, overwrite, force bool
 	var out, metricsAddr, abortFile string
 	var seed uint64
 	var ff fleetFlags
@@ -43,13 +43,22 @@ stop the load within a second and end with exit 5; so does max_duration
 writes what was measured; a second Ctrl-C stops waiting for late metrics and
 writes at once; a third exits on the spot.
 
+A scenario's fault block takes capacity away instead of a spike: its start
+command runs after the warmup, its stop command when its duration is over,
+and always, within a second, on any other end (Ctrl-C, SIGTERM, SIGHUP, a
+brake, max_duration, a lost Prometheus). A stop that fails is exit 4 with
+the command to run by hand; a run killed with SIGKILL leaves a journal for
+'trigger restore OUT_DIR', and a new fault against the same target is
+refused until then unless --force.
+
 The run's folder (--out) receives timeline.csv (appended every second),
 result.json, the reports, and the embedded Prometheus' data. A folder that
 is not empty is refused unless --overwrite, which replaces the previous run.
 
 Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error, 3 inconclusive
 (no trigger, baseline already failing, metrics missing, signals could not
-tell), 4 harness error (Prometheus unreachable, scrape target down),
+tell), 4 harness error (Prometheus unreachable, scrape target down, a
+fault's stop command failed: the fault may still be in place),
 5 stopped by a brake (stop_when, --abort-file), 130 interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -81,6 +90,7 @@ tell), 4 harness error (Prometheus unreachable, scrape target down),
 				MetricsListen: metricsAddr,
 				AbortFile:     abortFile,
 				Overwrite:     overwrite,
+				Force:         force,
 				Hurry:         hurryOf(cmd.Context()),
 				Fleet:         fleetOpts,
 			})
@@ -106,6 +116,7 @@ tell), 4 harness error (Prometheus unreachable, scrape target down),
 	cmd.Flags().StringVar(&out, "out", "", "the run's output folder (default out/NAME-TIMESTAMP)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the arrival schedule and the jitter")
 	cmd.Flags().StringVar(&abortFile, "abort-file", "", "stop the run (exit 5) as soon as this path exists, e.g. for an operator or another job to pull the brake")
+	cmd.Flags().BoolVar(&force, "force", false, "start the scenario's fault even though a journal says one against the same target is still pending (see trigger restore)")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous run there, its Prometheus data included")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. 127.0.0.1:9464)")
 	ff.register(cmd)

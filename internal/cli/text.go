@@ -51,8 +51,13 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 		patience = "the patience"
 		t.line("Patience", "%s, %s: a longer wait fails every attempt", analysis.FormatSeconds(sc.PatienceS), sc.PatienceFrom)
 	}
-	t.line("Spike", "k = %s for Δ = %s (%s/s), after %s of warmup, watched for %s", num(sc.Multiplier), analysis.FormatSeconds(sc.SpikeS),
-		num(sc.Multiplier*sc.DemandPerS), analysis.FormatSeconds(sc.WarmupS), analysis.FormatSeconds(sc.ObserveS))
+	if f := sc.Fault; f != nil {
+		t.line("Fault", "%s: capacity to %s %% (C′ = %s/s) for Δ = %s, after %s of warmup, watched for %s", f.Name, num(100*f.Capacity),
+			num(f.Capacity*sc.CapacityPerS), analysis.FormatSeconds(f.DurationS), analysis.FormatSeconds(sc.WarmupS), analysis.FormatSeconds(sc.ObserveS))
+	} else {
+		t.line("Spike", "k = %s for Δ = %s (%s/s), after %s of warmup, watched for %s", num(sc.Multiplier), analysis.FormatSeconds(sc.SpikeS),
+			num(sc.Multiplier*sc.DemandPerS), analysis.FormatSeconds(sc.WarmupS), analysis.FormatSeconds(sc.ObserveS))
+	}
 	if len(sc.Requests) > 0 {
 		var parts []string
 		costed := true
@@ -72,12 +77,23 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	}
 
 	tr := doc.Trigger
-	if tr.Valid {
-		t.line("Trigger", "yes: (k·ρ − 1)·Δ = %.2f s > %s = %s, margin %.2f, t0 = %s", tr.OverloadS, patience, analysis.FormatSeconds(tr.TimeoutS), tr.Margin, analysis.FormatSeconds(analysis.Value(tr.T0S)))
-	} else {
-		t.line("Trigger", "NO: (k·ρ − 1)·Δ = %.2f s ≤ %s = %s: the wait never passes it", tr.OverloadS, patience, analysis.FormatSeconds(tr.TimeoutS))
+	overload := "(k·ρ − 1)·Δ"
+	if sc.Fault != nil {
+		overload = "(λ/C′ − 1)·Δ"
 	}
-	if p.MinSpikeS != nil {
+	if tr.Valid {
+		t.line("Trigger", "yes: %s = %.2f s > %s = %s, margin %.2f, t0 = %s", overload, tr.OverloadS, patience, analysis.FormatSeconds(tr.TimeoutS), tr.Margin, analysis.FormatSeconds(analysis.Value(tr.T0S)))
+	} else {
+		t.line("Trigger", "NO: %s = %.2f s ≤ %s = %s: the wait never passes it", overload, tr.OverloadS, patience, analysis.FormatSeconds(tr.TimeoutS))
+	}
+	if f := sc.Fault; f != nil {
+		shortest := "no fault triggers at this capacity (λ ≤ C′)"
+		if p.MinFaultS != nil {
+			shortest = "Δ > " + analysis.FormatSeconds(*p.MinFaultS) + " at this capacity"
+		}
+		t.line("", "smallest trigger: a capacity loss above %s %% (C′/C < %s) for this Δ; %s", num(100*(1-analysis.Value(p.MaxFaultCapacity))),
+			num(analysis.Value(p.MaxFaultCapacity)), shortest)
+	} else if p.MinSpikeS != nil {
 		t.line("", "smallest trigger: k > %s for this Δ; Δ > %s for this k", optNum(p.MinMultiplier), analysis.FormatSeconds(*p.MinSpikeS))
 	} else {
 		t.line("", "smallest trigger: k > %s for this Δ; no Δ triggers at this k (k·ρ ≤ 1)", optNum(p.MinMultiplier))

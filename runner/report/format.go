@@ -229,6 +229,9 @@ func notices(doc analysis.Document) []string {
 	if obs.OnTrap != nil && obs.OnTrap.Error != "" {
 		out = append(out, "The on_trap action failed: "+obs.OnTrap.Error)
 	}
+	if f := obs.Fault; f != nil && !f.Restored {
+		out = append(out, "THE FAULT MAY STILL BE IN PLACE: "+f.Error)
+	}
 	return out
 }
 

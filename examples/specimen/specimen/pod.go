@@ -34,7 +34,7 @@ func newPodRand(seed uint64, id int) *rand.Rand {
 // serviceTime draws one service time of a request of the given cost (in
 // units of 1/c): cost/c, or exponential with mean cost/c.
 func (p *pod) serviceTime(cost float64) time.Duration {
-	mean := cost / p.svc.cfg.PodRate
+	mean := cost / (p.svc.cfg.PodRate * p.svc.factor())
 	if p.svc.cfg.ServiceTime == vocab.ServiceExponential {
 		return time.Duration(p.rng.ExpFloat64() * mean * float64(time.Second))
 	}

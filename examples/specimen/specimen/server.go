@@ -70,6 +70,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("/work", s.serveWork)
 	mux.Handle("/metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", s.serveHealth)
+	mux.HandleFunc("/admin/capacity", s.serveCapacity)
 	s.handler = mux
 	ctl := newControl(s)
 	s.wg.Add(1)
@@ -152,6 +153,40 @@ func (s *Server) serveHealth(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	_, _ = io.WriteString(w, "ok\n")
+}
+
+// MinCapacityFactor is the smallest share of its capacity the specimen
+// can be set to (SetCapacityFactor).
+const MinCapacityFactor = 0.01
+
+// SetCapacityFactor sets every pod's rate to factor × PodRate, from the
+// next request each serves: a capacity fault without root or a cluster
+// (factor 1 puts the capacity back). It is clamped to [MinCapacityFactor, 1].
+func (s *Server) SetCapacityFactor(factor float64) {
+	if math.IsNaN(factor) {
+		return
+	}
+	s.svc.rateFactor.Store(math.Float64bits(min(max(factor, MinCapacityFactor), 1)))
+}
+
+// serveCapacity is "/admin/capacity": POST ?factor=F sets the pods' rate
+// to F × PodRate (SetCapacityFactor); GET answers the factor. It is the
+// specimen's fault injection for capacity triggers.
+func (s *Server) serveCapacity(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		f, err := strconv.ParseFloat(r.URL.Query().Get("factor"), 64)
+		if err != nil || math.IsNaN(f) || f <= 0 || f > 1 {
+			http.Error(w, "want ?factor=F with 0 < F ≤ 1", http.StatusBadRequest)
+			return
+		}
+		s.SetCapacityFactor(f)
+	case http.MethodGet:
+	default:
+		http.Error(w, "GET or POST", http.StatusMethodNotAllowed)
+		return
+	}
+	fmt.Fprintf(w, "%g\n", s.svc.factor())
 }
 
 // Costs a "/work?cost=F" request may ask for, in units of 1/c.

@@ -62,6 +62,9 @@ type service struct {
 
 	readyList  atomic.Pointer[[]*pod] // snapshot of ready for the balancer
 	readyCount atomic.Int64
+	// rateFactor is the pods' rate as a share of PodRate, as float64 bits
+	// (SetCapacityFactor; 1 at start): a fault that slows every pod.
+	rateFactor atomic.Uint64
 	desired    atomic.Int64
 	rr         atomic.Uint64
 }
@@ -95,7 +98,15 @@ func newService(ctx context.Context, wg *sync.WaitGroup, cfg Config, c *counters
 
 // capacity is C(t) = c·(ready pods), requests per second.
 func (s *service) capacity() float64 {
-	return s.cfg.PodRate * float64(s.readyCount.Load())
+	return s.cfg.PodRate * s.factor() * float64(s.readyCount.Load())
+}
+
+// factor is the pods' rate as a share of PodRate (1 unless a fault set it).
+func (s *service) factor() float64 {
+	if b := s.rateFactor.Load(); b != 0 {
+		return math.Float64frombits(b)
+	}
+	return 1
 }
 
 // waitEstimate is w(t) = backlog / C(t) in seconds (docs/model.md,

@@ -1,0 +1,346 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/trigger-test/trigger/convert"
+)
+
+// A fault's stop command always runs (docs/safety.md, "Faults are always
+// put back"): on the run's normal end, and within a second of an
+// interrupt, a brake, max_duration, the abort file, a lost Prometheus or
+// a panic of the run's loop. Before its start command runs, the run writes
+// a journal in its folder (FaultJournalFile) and an entry in the
+// pending-fault registry of the state folder, keyed by the target; the
+// stop's success marks the journal restored and removes the entry. A run
+// killed with SIGKILL leaves both: `trigger restore OUT_DIR` runs the
+// pending stop (Restore), and a new run with a fault against the same
+// target refuses to start while the entry is there (CheckPendingFault).
+
+// FaultJournalFile is the fault's journal in a run's folder.
+const FaultJournalFile = "fault-journal.json"
+
+// faultLogFile is where the fault's commands write, in the run's folder.
+const faultLogFile = "fault.log"
+
+// FaultJournal is what a run with a fault records before its start
+// command and updates when its stop command has run.
+type FaultJournal struct {
+	Fault  string   `json:"fault"`
+	Target string   `json:"target"`
+	Stop   []string `json:"stop"`
+	Dir    string   `json:"dir"`
+	// TimeoutS bounds the stop command, seconds.
+	TimeoutS float64 `json:"timeout_s"`
+	// State is "pending" (the start may have run; the stop has not
+	// succeeded), "restored" (the stop succeeded) or "failed" (it failed:
+	// the fault may still be in place).
+	State     string    `json:"state"`
+	StartedAt time.Time `json:"started_at"`
+	StoppedAt time.Time `json:"stopped_at,omitzero"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// The states of a FaultJournal.
+const (
+	faultPending  = "pending"
+	faultRestored = "restored"
+	faultFailed   = "failed"
+)
+
+// ErrFaultNotRestored: a fault's stop command failed or timed out; the
+// fault may still be in place (exit 4).
+var ErrFaultNotRestored = errors.New("the fault may still be in place")
+
+// ErrFaultPending: a journal says a fault against the same target is
+// still pending (a run was killed before its stop ran).
+var ErrFaultPending = errors.New("a fault against this target is still pending")
+
+// DefaultStateDir is where the pending-fault registry lives:
+// $TRIGGER_STATE_DIR, else $XDG_STATE_HOME/trigger, else
+// ~/.local/state/trigger.
+func DefaultStateDir() string {
+	if d := os.Getenv("TRIGGER_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "trigger")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "trigger")
+	}
+	return filepath.Join(os.TempDir(), "trigger-state")
+}
+
+// pendingEntry is a registry entry: which journal holds a pending fault
+// against a target.
+type pendingEntry struct {
+	Target  string `json:"target"`
+	Fault   string `json:"fault"`
+	Journal string `json:"journal"`
+}
+
+func registryPath(stateDir, target string) string {
+	sum := sha256.Sum256([]byte(target))
+	return filepath.Join(stateDir, "pending-faults", hex.EncodeToString(sum[:8])+".json")
+}
+
+// CheckPendingFault returns ErrFaultPending, naming the journal, when the
+// registry in stateDir holds a fault against target whose journal is not
+// restored.
+func CheckPendingFault(stateDir, target string) error {
+	b, err := os.ReadFile(registryPath(stateDir, target))
+	if err != nil {
+		return nil
+	}
+	var e pendingEntry
+	if json.Unmarshal(b, &e) != nil {
+		return nil
+	}
+	j, err := readJournal(e.Journal)
+	if err == nil && j.State == faultRestored {
+		_ = os.Remove(registryPath(stateDir, target))
+		return nil
+	}
+	return fmt.Errorf("%w: fault %q of the run in %s; run `trigger restore %s` (or start with --force)",
+		ErrFaultPending, e.Fault, filepath.Dir(e.Journal), filepath.Dir(e.Journal))
+}
+
+func readJournal(path string) (FaultJournal, error) {
+	var j FaultJournal
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return j, err
+	}
+	if len(b) > 1<<20 {
+		return j, fmt.Errorf("%s: larger than 1 MiB", path)
+	}
+	return j, json.Unmarshal(b, &j)
+}
+
+// writeJSONAtomic writes v to path through a temporary file and a rename,
+// so that a kill never leaves half a journal.
+func writeJSONAtomic(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// faultRun is a run's fault: its start, its stop exactly once, and what
+// each did. Safe for concurrent use.
+type faultRun struct {
+	f        convert.Fault
+	outDir   string
+	stateDir string
+	logf     func(string, ...any)
+
+	mu       sync.Mutex
+	journal  FaultJournal
+	started  bool // the start command was launched (the journal written)
+	startErr error
+	startEnd time.Time
+
+	stopOnce sync.Once
+	stopDone chan struct{}
+	stopErr  error
+	stopAt   time.Time
+}
+
+func newFaultRun(f convert.Fault, outDir, stateDir string, logf func(string, ...any)) *faultRun {
+	return &faultRun{f: f, outDir: outDir, stateDir: stateDir, logf: logf, stopDone: make(chan struct{})}
+}
+
+// start writes the journal and the registry entry, then runs the start
+// command within its timeout; it returns when the command has ended.
+func (fr *faultRun) start() error {
+	fr.mu.Lock()
+	fr.journal = FaultJournal{Fault: fr.f.Name, Target: fr.f.Target, Stop: fr.f.Stop, Dir: fr.f.Dir,
+		TimeoutS: fr.f.Timeout.Seconds(), State: faultPending, StartedAt: time.Now().UTC()}
+	j := fr.journal
+	fr.started = true
+	fr.mu.Unlock()
+	path := filepath.Join(fr.outDir, FaultJournalFile)
+	if err := writeJSONAtomic(path, j); err != nil {
+		return fmt.Errorf("fault journal: %w", err)
+	}
+	abs, _ := filepath.Abs(path)
+	if err := writeJSONAtomic(registryPath(fr.stateDir, fr.f.Target), pendingEntry{Target: fr.f.Target, Fault: fr.f.Name, Journal: abs}); err != nil {
+		fr.logf("fault: the pending-fault registry in %s: %v", fr.stateDir, err)
+	}
+	fr.logf("fault %q: running %q", fr.f.Name, fr.f.Start)
+	err := runCommand(fr.f.Start, fr.f.Dir, fr.f.Timeout, filepath.Join(fr.outDir, faultLogFile), "start")
+	fr.mu.Lock()
+	fr.startErr, fr.startEnd = err, time.Now()
+	fr.mu.Unlock()
+	return err
+}
+
+// stop runs the stop command once, whatever called it first (the fault's
+// end, the run's end, an interrupt), and records its outcome in the
+// journal; later calls wait for the first. Nothing is run if the start
+// never was.
+func (fr *faultRun) stop(why string) error {
+	fr.stopOnce.Do(func() {
+		defer close(fr.stopDone)
+		fr.mu.Lock()
+		started := fr.started
+		fr.mu.Unlock()
+		if !started {
+			return
+		}
+		fr.logf("fault %q: %s; running %q", fr.f.Name, why, fr.f.Stop)
+		err := runCommand(fr.f.Stop, fr.f.Dir, fr.f.Timeout, filepath.Join(fr.outDir, faultLogFile), "stop ("+why+")")
+		fr.mu.Lock()
+		fr.stopErr, fr.stopAt = err, time.Now()
+		j := fr.journal
+		j.StoppedAt = fr.stopAt.UTC()
+		j.State = faultRestored
+		if err != nil {
+			j.State, j.Error = faultFailed, err.Error()
+		}
+		fr.journal = j
+		fr.mu.Unlock()
+		if werr := writeJSONAtomic(filepath.Join(fr.outDir, FaultJournalFile), j); werr != nil {
+			fr.logf("fault journal: %v", werr)
+		}
+		if err == nil {
+			_ = os.Remove(registryPath(fr.stateDir, fr.f.Target))
+		}
+	})
+	<-fr.stopDone
+	return fr.stopErr
+}
+
+// restored reports whether the stop ran and succeeded, or there was
+// nothing to put back (the start never ran).
+func (fr *faultRun) restored() bool {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	return !fr.started || (!fr.stopAt.IsZero() && fr.stopErr == nil)
+}
+
+// watch runs the stop as soon as ctx is done (an interrupt), not when the
+// run's loop gets there, until done is closed.
+func (fr *faultRun) watch(ctx context.Context, done <-chan struct{}) {
+	select {
+	case <-ctx.Done():
+		_ = fr.stop("interrupted")
+	case <-done:
+	}
+}
+
+// failure is the message of a stop that failed, with the command to run
+// by hand; "" when it succeeded or never ran.
+func (fr *faultRun) failure() string {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	if fr.stopErr == nil {
+		return ""
+	}
+	return fmt.Sprintf("fault %q: the stop command failed (%v): the fault may still be in place; run it by hand, from %s: %q, or `trigger restore %s`",
+		fr.f.Name, fr.stopErr, fr.f.Dir, fr.f.Stop, fr.outDir)
+}
+
+// runCommand runs argv from dir within timeout, its process group killed
+// at the timeout, its output appended to logPath under a header naming
+// what and when.
+func runCommand(argv []string, dir string, timeout time.Duration, logPath, what string) error {
+	if len(argv) == 0 || argv[0] == "" {
+		return errors.New("no command")
+	}
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("log %s: %w", logPath, err)
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "== %s %s: %q\n", time.Now().UTC().Format(time.RFC3339Nano), what, argv)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = log, log
+	killGroupOnCancel(cmd)
+	cmd.WaitDelay = time.Second
+	err = cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("did not finish within %s (killed)", timeout)
+	}
+	fmt.Fprintf(log, "== %s %s ended: %v\n", time.Now().UTC().Format(time.RFC3339Nano), what, errOrOK(err))
+	return err
+}
+
+func errOrOK(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
+}
+
+// Restore runs the pending stop command of the fault journal in outDir:
+// a no-op (nil) when the journal says the fault was restored. It updates
+// the journal and removes the registry entry in stateDir on success.
+func Restore(outDir, stateDir string, logf func(string, ...any)) (ran bool, err error) {
+	path := filepath.Join(outDir, FaultJournalFile)
+	j, err := readJournal(path)
+	if err != nil {
+		return false, fmt.Errorf("no fault journal in %s: %w", outDir, err)
+	}
+	if j.State == faultRestored {
+		_ = os.Remove(registryPath(stateDir, j.Target))
+		return false, nil
+	}
+	timeout := time.Duration(j.TimeoutS * float64(time.Second))
+	if timeout <= 0 || timeout > time.Hour {
+		timeout = convertDefaultFaultTimeout
+	}
+	logf("fault %q: running %q", j.Fault, j.Stop)
+	err = runCommand(j.Stop, j.Dir, timeout, filepath.Join(outDir, faultLogFile), "stop (trigger restore)")
+	j.StoppedAt = time.Now().UTC()
+	j.State, j.Error = faultRestored, ""
+	if err != nil {
+		j.State, j.Error = faultFailed, err.Error()
+	}
+	if werr := writeJSONAtomic(path, j); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return true, fmt.Errorf("%w: fault %q: the stop command failed (%v); run it by hand, from %s: %q", ErrFaultNotRestored, j.Fault, err, j.Dir, j.Stop)
+	}
+	_ = os.Remove(registryPath(stateDir, j.Target))
+	return true, nil
+}
+
+// convertDefaultFaultTimeout bounds a restore whose journal gives no
+// timeout.
+const convertDefaultFaultTimeout = 30 * time.Second
