@@ -27,7 +27,7 @@ func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy retry.P
 	// Attempts fail once they wait past the shortest patience in front of
 	// the service, a layer's per-try timeout when it is shorter than τ_out.
 	patience, _ := analysis.Patience(sc.TimeoutS, in.Layers)
-	return request.Config{
+	cfg := request.Config{
 		Stages:              analysis.SpikeSchedule(sc.DemandPerS, sc.Multiplier, sc.WarmupS, sc.SpikeS, sc.ObserveS),
 		Arrivals:            s.Client.Arrivals,
 		Pods:                pods,
@@ -42,4 +42,10 @@ func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy retry.P
 		DeadlinePropagation: s.Service.DeadlinePropagation,
 		AdmissionBoundS:     sc.AdmissionBoundS,
 	}
+	if f := sc.Fault; f != nil {
+		// The fault holds in the spike's place, after the warmup.
+		cfg.FaultCapacity, cfg.FaultStartS, cfg.FaultEndS = f.Capacity, sc.WarmupS, sc.WarmupS+f.DurationS
+		cfg.SpikeStartS, cfg.SpikeEndS = cfg.FaultStartS, cfg.FaultEndS
+	}
+	return cfg
 }

@@ -11,3 +11,11 @@ var DemoScenario []byte
 
 // DemoScenarioName is the file name diagnostics use for DemoScenario.
 const DemoScenarioName = "examples/demo.hcl"
+
+// DemoFaultScenario is examples/demo-fault.hcl, the demo's capacity drop.
+//
+//go:embed demo-fault.hcl
+var DemoFaultScenario []byte
+
+// DemoFaultScenarioName is the file name diagnostics use for DemoFaultScenario.
+const DemoFaultScenarioName = "examples/demo-fault.hcl"

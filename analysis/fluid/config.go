@@ -62,6 +62,11 @@ type Config struct {
 	// StopWhenRecovered ends the run as soon as the service has recovered
 	// after the spike and no later stage can overload it alone.
 	StopWhenRecovered bool
+	// Fault is a capacity drop (docs/model.md, "A capacity trigger"):
+	// from FaultStartS to FaultEndS the service serves FaultCapacity × C.
+	// Zero FaultCapacity: none.
+	FaultCapacity          float64
+	FaultStartS, FaultEndS float64
 }
 
 // Errors of the fluid simulator.
@@ -85,6 +90,8 @@ func (c *Config) normalize() error {
 		return bad("max retries %d is negative", c.Retry.MaxRetries)
 	case c.AdmissionBoundS < 0:
 		return bad("admission bound %v s is negative", c.AdmissionBoundS)
+	case c.FaultCapacity < 0 || c.FaultCapacity > 1 || math.IsNaN(c.FaultCapacity):
+		return bad("fault capacity %v must be within [0, 1]", c.FaultCapacity)
 	}
 	for i, s := range c.Stages {
 		if s.DurationS < 0 || s.RatePerS < 0 || math.IsNaN(s.DurationS+s.RatePerS) {

@@ -30,7 +30,7 @@ func SimulatePlan(in analysis.PlanInputs, stepS, sampleS float64) (analysis.Docu
 		}
 		inner *= l.Amplification()
 	}
-	res, err := Simulate(Config{
+	cfg := Config{
 		Stages:             analysis.SpikeSchedule(sc.DemandPerS, sc.Multiplier, sc.WarmupS, sc.SpikeS, sc.ObserveS),
 		CapacityPerS:       sc.CapacityPerS,
 		TimeoutS:           sc.PatienceS,
@@ -40,7 +40,13 @@ func SimulatePlan(in analysis.PlanInputs, stepS, sampleS float64) (analysis.Docu
 		AdmissionBoundS:    sc.AdmissionBoundS,
 		StepS:              stepS,
 		SampleS:            sampleS,
-	})
+	}
+	if f := sc.Fault; f != nil {
+		// The fault holds in the spike's place, after the warmup.
+		cfg.FaultCapacity, cfg.FaultStartS, cfg.FaultEndS = f.Capacity, sc.WarmupS, sc.WarmupS+f.DurationS
+		cfg.SpikeStartS, cfg.SpikeEndS = cfg.FaultStartS, cfg.FaultEndS
+	}
+	res, err := Simulate(cfg)
 	if err != nil {
 		return doc, err
 	}

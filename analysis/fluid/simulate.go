@@ -148,7 +148,9 @@ func (r *sim) run() analysis.ModelResult {
 		}
 		arriving := first + retries
 
-		wait := r.backlog / r.capacity
+		capacity := r.capacityAt(float64(n) * dt)
+		serveStep = capacity * dt
+		wait := r.backlog / capacity
 		failing := wait > threshold
 		admit := 1.0
 		if bound > 0 && arriving > 0 {
@@ -232,7 +234,7 @@ func (r *sim) run() analysis.ModelResult {
 		r.res.Refused += refused
 		r.res.Abandoned += abandoned
 		r.res.FailedRequests += gaveUp
-		acc.add(n, offered, refused, timedOut, firstRefused, firstTimedOut, dropped, served, abandoned, goodput, gaveUp, r.backlog/r.capacity)
+		acc.add(n, offered, refused, timedOut, firstRefused, firstTimedOut, dropped, served, abandoned, goodput, gaveUp, r.backlog/capacity)
 		if acc.full() {
 			r.res.Timeline = append(r.res.Timeline, acc.flush())
 		}
@@ -254,6 +256,15 @@ func (r *sim) run() analysis.ModelResult {
 	}
 	r.judge(firstFail, lastBad, lastDue, n, sched)
 	return r.res
+}
+
+// capacityAt is the service's capacity at t seconds: C, or C′ while the
+// fault holds.
+func (r *sim) capacityAt(t float64) float64 {
+	if f := r.cfg.FaultCapacity; f > 0 && t >= r.cfg.FaultStartS && t < r.cfg.FaultEndS {
+		return f * r.capacity
+	}
+	return r.capacity
 }
 
 // judge sets the verdict, the recovery time and the projection.

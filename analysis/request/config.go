@@ -105,6 +105,11 @@ type Config struct {
 	// MaxPending bounds the attempts waiting for their timeout or their
 	// retry; a run that needs more ends early, Truncated. Zero means 4 Mi.
 	MaxPending int
+	// FaultCapacity is a capacity drop (docs/model.md, "A capacity
+	// trigger"): a request whose service starts from FaultStartS to
+	// FaultEndS takes 1/FaultCapacity times as long. Zero: none.
+	FaultCapacity          float64
+	FaultStartS, FaultEndS float64
 }
 
 // Errors of the request-level simulator.
@@ -135,6 +140,8 @@ func (c *Config) normalize() error {
 		return bad("pods %d and workers %d must be positive", c.Pods, c.Workers)
 	case c.Pods*c.Workers > 1<<20:
 		return bad("%d servers is more than the model handles", c.Pods*c.Workers)
+	case c.FaultCapacity < 0 || c.FaultCapacity > 1 || math.IsNaN(c.FaultCapacity):
+		return bad("fault capacity %v must be within [0, 1]", c.FaultCapacity)
 	case !(c.PodRatePerS > 0) || math.IsInf(c.PodRatePerS, 0):
 		return bad("pod rate %v/s must be positive", c.PodRatePerS)
 	case !(c.TimeoutS > 0) || math.IsInf(c.TimeoutS, 0):

@@ -183,7 +183,7 @@ func (r *sim) arrive(t float64, attempt int32, started, prevDelay float64) {
 			r.stopAt = t
 		}
 	}
-	done := start + r.svc.draw()
+	done := start + r.serviceTime(start)
 	late := done-t > r.timeout
 	if late && r.cfg.DeadlinePropagation && start > t+r.timeout {
 		c.Dropped++
@@ -213,6 +213,16 @@ func (r *sim) arrive(t float64, attempt int32, started, prevDelay float64) {
 	}
 }
 
+// serviceTime draws the service time of a request whose service starts
+// at start: 1/FaultCapacity times as long while the fault holds.
+func (r *sim) serviceTime(start float64) float64 {
+	s := r.svc.draw()
+	if f := r.cfg.FaultCapacity; f > 0 && start >= r.cfg.FaultStartS && start < r.cfg.FaultEndS {
+		return s / f
+	}
+	return s
+}
+
 // hidden adds the copies hidden retry layers send of a timing-out attempt:
 // pure work, answered to nobody.
 func (r *sim) hidden(t float64) {
@@ -234,7 +244,7 @@ func (r *sim) hidden(t float64) {
 			c.Dropped++
 			continue
 		}
-		done := start + r.svc.draw()
+		done := start + r.serviceTime(start)
 		r.srv.occupy(q, done)
 		r.tl.served(done, true)
 	}

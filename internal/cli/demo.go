@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -21,12 +23,15 @@ import (
 	"github.com/trigger-test/trigger/scenarios"
 )
 
-// demoSystem is one specimen the demo runs the scenario against.
+// demoSystem is one specimen the demo runs a scenario against.
 type demoSystem struct {
 	key, title, subtitle string
 	config               specimen.Config
 	vars                 map[string]string // scenario variables besides the port
 	expect               []analysis.Verdict
+	// fault: the system runs examples/demo-fault.hcl (a capacity drop)
+	// instead of examples/demo.hcl (a spike).
+	fault bool
 }
 
 func demoSystems() []demoSystem {
@@ -34,6 +39,11 @@ func demoSystems() []demoSystem {
 		{
 			key: "system-a", title: "System A", subtitle: "FIFO, serves work its client gave up on",
 			config: specimen.Config{Pods: 2, PodRate: 100},
+			expect: []analysis.Verdict{analysis.VerdictTrapped, analysis.VerdictMetastable},
+		},
+		{
+			key: "system-a-fault", title: "System A, capacity drop", subtitle: "the same, its pods slowed to a quarter for 5 s",
+			config: specimen.Config{Pods: 2, PodRate: 100}, fault: true,
 			expect: []analysis.Verdict{analysis.VerdictTrapped, analysis.VerdictMetastable},
 		},
 		{
@@ -50,13 +60,16 @@ func newDemoCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo [--out DIR]",
 		Short: "Run a whole trigger test against two example services on loopback",
-		Long: `demo starts two specimens on loopback ports: System A, which keeps serving
+		Long: `demo starts specimens on loopback ports: System A, which keeps serving
 requests whose clients have given up, and System B, the same service with an
 admission bound below the client timeout. It runs the same trigger scenario
-(examples/demo.hcl) against each, with the embedded Prometheus, and prints
-the two answers side by side: System A stays trapped after the spike, System B
-comes back. Everything it starts stops when it ends; it takes about two
-minutes. Reports are written under --out.
+(examples/demo.hcl) against each, with the embedded Prometheus, and, in
+between, System A again with a capacity drop instead of the spike
+(examples/demo-fault.hcl: its pods slowed to a quarter for 5 s, and put
+back). It prints the answers side by side: System A stays trapped after the
+spike and after the capacity drop, System B comes back. Everything it
+starts stops when it ends; it takes under three minutes. Reports are
+written under --out.
 
 It exits 0 when both services behaved as the model says, 1 otherwise.`,
 		Args: cobra.NoArgs,
@@ -68,6 +81,47 @@ It exits 0 when both services behaved as the model says, 1 otherwise.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the demo's output folder (default out/demo-TIMESTAMP)")
+	cmd.AddCommand(newSetCapacityCommand(stdout))
+	return cmd
+}
+
+// newSetCapacityCommand is `trigger demo set-capacity`: the demo's fault
+// commands, which set a loopback specimen's pods to a share of their rate
+// through its /admin/capacity.
+func newSetCapacityCommand(stdout io.Writer) *cobra.Command {
+	var addr string
+	var factor float64
+	cmd := &cobra.Command{
+		Use:    "set-capacity --addr HOST:PORT --factor F",
+		Short:  "Set a loopback specimen's pods to F times their rate (the demo's capacity fault)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			host, _, err := net.SplitHostPort(addr)
+			if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--addr %q: want a loopback HOST:PORT, e.g. 127.0.0.1:8080", addr)}
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, fmt.Sprintf("http://%s/admin/capacity?factor=%g", addr, factor), nil)
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return &ExitError{Code: ExitHarness, Err: err}
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+			if resp.StatusCode != http.StatusOK {
+				return &ExitError{Code: ExitHarness, Err: fmt.Errorf("%s: %s: %s", addr, resp.Status, strings.TrimSpace(string(body)))}
+			}
+			fmt.Fprintf(stdout, "capacity factor %s", body)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "", "the specimen's loopback HOST:PORT")
+	cmd.Flags().Float64Var(&factor, "factor", 1, "the pods' rate as a share of their own, in (0, 1]")
 	return cmd
 }
 
@@ -136,9 +190,25 @@ func runDemoSystem(ctx context.Context, sys demoSystem, out string, stderr io.Wr
 	for k, v := range sys.vars {
 		vars[k] = v
 	}
-	s, err := scenarios.Parse(examples.DemoScenarioName, examples.DemoScenario, vars)
+	name, src := examples.DemoScenarioName, examples.DemoScenario
+	if sys.fault {
+		name, src = examples.DemoFaultScenarioName, examples.DemoFaultScenario
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		vars["trigger"] = exe
+	}
+	s, err := scenarios.Parse(name, src, vars)
 	if err != nil {
 		return nil, err
+	}
+	if s.Fault != nil {
+		// The embedded scenario has no folder of its own: its commands run
+		// from here.
+		if wd, err := os.Getwd(); err == nil {
+			s.Fault.Dir = wd
+		}
 	}
 	fmt.Fprintf(stderr, "\n%s (%s) on %s\n", sys.title, sys.subtitle, addr)
 	pp := newProgressPrinter(stderr)
