@@ -120,6 +120,10 @@ func Plan(in PlanInputs) Document {
 		v := scalerEscape(in.Scaler.Signal, in.Scaler.Target, a)
 		sp := &ScalerPrediction{Signal: in.Scaler.Signal, Target: in.Scaler.Target, DeadTimeS: in.Scaler.DeadTimeS, ScalerVerdict: v}
 		sp.TriggersWithinDeadTime = in.Scaler.DeadTimeS > 0 && CheckTrigger(k, rho, math.Min(spike, in.Scaler.DeadTimeS), tau).Valid
+		if fault != nil {
+			// Capacity ordered when the fault starts serves after the dead time.
+			sp.TriggersWithinDeadTime = in.Scaler.DeadTimeS > 0 && FaultTrigger(fault.Capacity, rho, math.Min(fault.DurationS, in.Scaler.DeadTimeS), tau).Valid
+		}
 		p.Scaler = sp
 		if trig.Valid && p.AdmissionBound == nil {
 			// With an autoscaler the capacity is not fixed: the rules decide,

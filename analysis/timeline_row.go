@@ -114,6 +114,10 @@ type TimelineRow struct {
 	// FirstAuth is the part of FirstClientErrors answered 401 or 403: the
 	// request's credentials refused (vocab.OutcomeAuth).
 	FirstAuth float64 `csv:"first_auth" json:"first_auth"`
+	// Fault is 1 when the run's fault held in this second (its start
+	// command ended, its stop not begun), 0 when it did not; NaN (an empty
+	// column) for a run without a fault.
+	Fault float64 `csv:"fault" json:"fault"`
 
 	// Requests are each request of a run's mix's first attempts this
 	// second, in the mix's order; nil for one request and in a model's

@@ -194,7 +194,6 @@ func runFault(t *testing.T, ctx context.Context, fc faultCase, change func(*Opti
 	return res, err, readHelperLog(t, log), srv
 }
 
-
 // A capacity drop to 40 % for 10 s at λ = 120/s (ρ = 0.6): with one retry
 // (A·ρ = 1.2) the service is trapped, as plan predicts; without retries
 // (A·ρ = 0.6) it recovers, within 25 % of the formula's time. Both times
@@ -230,6 +229,20 @@ func TestE2ECapacityDrop(t *testing.T) {
 			f := d.Observation.Fault
 			if f == nil || !f.Restored || f.StartedS == nil || f.StoppedS == nil || *f.StoppedS-*f.StartedS < 9.5 {
 				t.Errorf("result's fault %+v; want restored after about 10 s", f)
+			}
+			// timeline.csv's fault column holds 1 for the seconds it held.
+			held := 0
+			for _, row := range res.Timeline {
+				if row.Fault == 1 {
+					held++
+				}
+			}
+			if held < 9 || held > 11 {
+				t.Errorf("the fault column is 1 in %d rows; want about 10", held)
+			}
+			svg, err := os.ReadFile(filepath.Join(res.OutDir, "timeline.svg"))
+			if err != nil || !strings.Contains(string(svg), "fault slow-pods") || !strings.Contains(string(svg), "fault stopped") {
+				t.Errorf("the chart does not mark the fault's start and stop (%v)", err)
 			}
 		})
 	}

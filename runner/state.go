@@ -203,6 +203,7 @@ func (r *run) flush(now time.Time, force bool) error {
 			row.MetricsMissing = float64(missing)
 		}
 		row.Phase = r.phaseAt(row.TS + 0.5)
+		row.Fault = r.faultHeldAt(row.TS + 0.5)
 		r.waits.add(&row, r.spikeStart)
 		r.rows = append(r.rows, row)
 		if err := r.tw.Write(row); err != nil {
@@ -249,6 +250,18 @@ func (r *run) drain(until time.Duration, hurry <-chan struct{}) error {
 func (r *run) driverLost(row analysis.TimelineRow) float64 {
 	prevStalled := len(r.rows) > 0 && r.rows[len(r.rows)-1].DriverStalledS > 0
 	if row.DriverStalledS > 0 || row.Dropped > 0 || prevStalled {
+		return 1
+	}
+	return 0
+}
+
+// faultHeldAt is 1 when the run's fault held at t (its start ended, its
+// stop not begun), 0 when it did not, NaN without a fault.
+func (r *run) faultHeldAt(t float64) float64 {
+	switch {
+	case r.fault == nil:
+		return math.NaN()
+	case t >= r.faultStartS && (math.IsNaN(r.faultStopS) || t < r.faultStopS):
 		return 1
 	}
 	return 0
@@ -306,6 +319,7 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow 
 	}
 	return analysis.TimelineRow{
 		Requests:               requestRows(sec.Requests),
+		Fault:                  math.NaN(),
 		TS:                     float64(sec.Index),
 		Planned:                float64(sec.Planned),
 		Sent:                   float64(sec.Sent),

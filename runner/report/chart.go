@@ -304,11 +304,19 @@ func (ch *Chart) addMarkers(doc analysis.Document, v timelineView, rows []analys
 	label := text.Style{Color: colSpike, Font: font.From(fontRegular, 8), Handler: plot.DefaultTextHandler}
 	spike := draw.LineStyle{Color: colSpike, Width: 1, Dashes: []vg.Length{3, 2}}
 	var marks []vline
-	if finite(v.spikeStart) {
-		marks = append(marks, vline{x: v.spikeStart, label: "spike start", style: spike, text: label})
+	start, end, startLabel, endLabel := v.spikeStart, v.spikeEnd, "spike start", "spike end"
+	if obs := doc.Observation; obs != nil && obs.Fault != nil {
+		// A fault: when its start ended and its stop began, as the run saw.
+		start, end = analysis.Value(obs.Fault.StartedS), analysis.Value(obs.Fault.StoppedS)
+		startLabel, endLabel = "fault "+obs.Fault.Name, "fault stopped"
+	} else if doc.Scenario.Fault != nil {
+		startLabel, endLabel = "fault "+doc.Scenario.Fault.Name, "fault ends"
 	}
-	if finite(v.spikeEnd) {
-		marks = append(marks, vline{x: v.spikeEnd, label: "spike end", style: spike, text: label})
+	if finite(start) {
+		marks = append(marks, vline{x: start, label: startLabel, style: spike, text: label})
+	}
+	if finite(end) {
+		marks = append(marks, vline{x: end, label: endLabel, style: spike, text: label})
 	}
 	if len(marks) > 0 {
 		ch.register(SeriesSpike, colSpike)
