@@ -34,7 +34,7 @@ PURE_PKGS  := ./analysis/... ./scenarios/... ./internal/cli/... ./fleet/kube/...
 RACE_PKGS  := $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v -e /analysis -e /scenarios -e /internal/fieldtest -e /internal/cli -e /fleet/kube -e /internal/layering)
 RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|TestStopConditionStopsTheLoad
 # The runner's end-to-end tests in two streams of about four minutes each.
-E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain
+E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain|TestE2ECapacityDrop|TestE2ECompareFindsASlowerRelease|TestE2EMixIsJudgedByItsCapacity
 
 .PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field bench bench-staging bench-brakes bench-fleet bench-charts demo clean
 

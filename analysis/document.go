@@ -42,6 +42,11 @@ type ScenarioSection struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	File        string `json:"file,omitempty"`
+	// Hash is the first 16 hex digits of the SHA-256 of the scenario's
+	// text, and Target the scheme and host of its target: `trigger
+	// compare` compares only runs of the same test.
+	Hash   string `json:"hash,omitempty"`
+	Target string `json:"target,omitempty"`
 	// DemandPerS is λ, baseline first attempts per second.
 	DemandPerS float64 `json:"demand_per_s"`
 	// CapacityPerS is C, work per second when busy.

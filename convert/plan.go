@@ -1,6 +1,8 @@
 package convert
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"maps"
 	"math"
 
@@ -37,6 +39,8 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 			Name:            s.Name,
 			Description:     s.Description,
 			File:            s.File,
+			Hash:            scenarioHash(s.Source),
+			Target:          TargetKey(s.Target),
 			DemandPerS:      s.Load.Baseline,
 			CapacityPerS:    s.Service.Capacity,
 			Multiplier:      s.Load.Spike.Multiplier,
@@ -105,4 +109,14 @@ func judgeAfter(in *analysis.PlanInputs, s *scenarios.Scenario, sigs []Signal, s
 		note += ", plus the remote server's scrape interval, read at run time"
 	}
 	in.JudgeAfterS, in.JudgeAfterNote = need, note
+}
+
+// scenarioHash is the first 16 hex digits of the SHA-256 of a scenario's
+// text; "" without one.
+func scenarioHash(src []byte) string {
+	if len(src) == 0 {
+		return ""
+	}
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:8])
 }

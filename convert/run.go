@@ -150,7 +150,7 @@ func RunOf(s *scenarios.Scenario) Run {
 	}
 	if f := s.Fault; f != nil {
 		r.Fault = &Fault{Name: f.Name, Start: append([]string(nil), f.Start...), Stop: append([]string(nil), f.Stop...),
-			Dir: f.Dir, Duration: f.Duration, Timeout: f.Timeout, Target: faultTarget(s.Target)}
+			Dir: f.Dir, Duration: f.Duration, Timeout: f.Timeout, Target: TargetKey(s.Target)}
 	}
 	if ot := s.OnTrap; ot != nil {
 		r.OnTrap = &OnTrap{Action: ot.Action, Rate: ot.Rate, Command: ot.Command, Observe: ot.Observe}
@@ -194,9 +194,10 @@ func targetURLText(t scenarios.Target) string {
 	return u
 }
 
-// faultTarget is the scheme and host of the target's first URL, the key
-// of a fault in the pending-fault registry.
-func faultTarget(t scenarios.Target) string {
+// TargetKey is the scheme and host of the target's first URL: the key of
+// a fault in the pending-fault registry, and what `trigger compare`
+// checks two runs share.
+func TargetKey(t scenarios.Target) string {
 	u, err := url.Parse(vocab.Readable(t.Mix()[0].URL, t.Slots))
 	if err != nil || u.Host == "" {
 		return vocab.Readable(t.Mix()[0].URL, t.Slots)

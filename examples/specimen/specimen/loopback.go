@@ -25,11 +25,21 @@ type Loopback struct {
 // StartLoopback starts a specimen with cfg on a free loopback port. It
 // serves until Stop or the end of ctx; Stop waits for it either way.
 func StartLoopback(ctx context.Context, cfg Config) (*Loopback, error) {
+	return StartLoopbackOn(ctx, cfg, "127.0.0.1:0")
+}
+
+// StartLoopbackOn is StartLoopback on addr, a loopback HOST:PORT: two
+// specimens started one after the other on one address are one target to
+// the runs that compare them.
+func StartLoopbackOn(ctx context.Context, cfg Config, addr string) (*Loopback, error) {
+	if host, _, err := net.SplitHostPort(addr); err != nil || !net.ParseIP(host).IsLoopback() {
+		return nil, fmt.Errorf("specimen: %q is no loopback address", addr)
+	}
 	srv, err := New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("specimen: %w", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		_ = srv.Close()
 		return nil, fmt.Errorf("specimen: %w", err)

@@ -1,0 +1,49 @@
+package analysis
+
+import "testing"
+
+func doc(verdict Verdict, recovery, a, lo, hi float64) Document {
+	d := Document{Verdict: verdict, Scenario: ScenarioSection{Name: "s", Hash: "h", Target: "http://t", DemandPerS: 50, Multiplier: 5, SpikeS: 10, TimeoutS: 1}}
+	d.RecoveryS = Num(recovery)
+	d.Amplification = AmplificationSection{Measured: Num(a), MeasuredLo: Num(lo), MeasuredHi: Num(hi)}
+	d.Observation = &Observation{}
+	return d
+}
+
+// A difference regresses only when the intervals do not overlap and it
+// passes its threshold; a worse verdict regresses; different tests are not
+// comparable.
+func TestCompare(t *testing.T) {
+	base := doc(VerdictRecovered, 20, 3, 2.9, 3.1)
+	for _, tc := range []struct {
+		name                  string
+		cand                  Document
+		regressed, comparable bool
+	}{
+		{"same", base, false, true},
+		{"recovery within noise", doc(VerdictRecovered, 21.5, 3, 2.9, 3.1), false, true},           // [20.5, 22.5] overlaps [19, 21]
+		{"recovery beyond noise, under 20 %", doc(VerdictRecovered, 23, 3, 2.9, 3.1), false, true}, // +15 %
+		{"recovery 30 % slower", doc(VerdictRecovered, 26, 3, 2.9, 3.1), true, true},
+		{"A_fail beyond noise and 10 %", doc(VerdictRecovered, 20, 3.5, 3.4, 3.6), true, true},
+		{"A_fail 15 % within noise", doc(VerdictRecovered, 20, 3.45, 3.0, 3.9), false, true},
+		{"trapped", doc(VerdictTrapped, 0, 3, 2.9, 3.1), true, true},
+		{"faster", doc(VerdictRecovered, 10, 2, 1.9, 2.1), false, true},
+	} {
+		if tc.name == "trapped" {
+			tc.cand.RecoveryS = nil
+		}
+		c := Compare(base, tc.cand, DefaultCompareThresholds)
+		if c.Regressed != tc.regressed || c.Comparable != tc.comparable {
+			t.Errorf("%s: regressed %v comparable %v; want %v %v", tc.name, c.Regressed, c.Comparable, tc.regressed, tc.comparable)
+		}
+	}
+	other := doc(VerdictRecovered, 20, 3, 2.9, 3.1)
+	other.Scenario.Hash, other.Scenario.DemandPerS = "g", 60
+	if c := Compare(base, other, DefaultCompareThresholds); c.Comparable || len(c.NotComparable) != 2 {
+		t.Errorf("another scenario at another λ: %+v", c.NotComparable)
+	}
+	inc := doc(VerdictInconclusive, 0, 3, 2.9, 3.1)
+	if c := Compare(base, inc, DefaultCompareThresholds); c.Comparable {
+		t.Error("an inconclusive candidate compared")
+	}
+}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/runner/report"
+)
+
+func newCompareCommand(stdout io.Writer) *cobra.Command {
+	var asJSON, asMarkdown bool
+	var junit, maxRecovery, maxAmp string
+	cmd := &cobra.Command{
+		Use:   "compare [--json | --markdown] [--junit FILE] BASE CANDIDATE",
+		Short: "Compare a candidate run with a baseline run of the same test",
+		Long: `compare reads two runs (their folders, or their result.json files) of the
+same scenario against the same target and load, and says whether the
+candidate regressed: its verdict worse (recovered, metastable, trapped), or
+a figure grown beyond noise (the candidate's interval above the
+baseline's) by more than its threshold. It shows the recovery time, A_fail,
+the hidden factor, the peak wait, the lost work and the failed requests,
+each with both runs' intervals and the difference; the last three are
+shown, not gated. It sends nothing.
+
+Exit codes: 0 no regression; 1 a regression; 2 a run's files cannot be
+read; 3 the runs are not comparable (different scenarios, targets or load,
+or a run without a judged verdict: the output says which).`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			th := analysis.DefaultCompareThresholds
+			var err error
+			if th.MaxRecoveryRegression, err = parseShare(maxRecovery); err != nil {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--max-recovery-regression: %w", err)}
+			}
+			if th.MaxAmplificationRegression, err = parseShare(maxAmp); err != nil {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--max-amplification-regression: %w", err)}
+			}
+			base, err := readRun(args[0])
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			cand, err := readRun(args[1])
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			c := analysis.Compare(base, cand, th)
+			switch {
+			case asJSON:
+				b, err := json.MarshalIndent(c, "", "  ")
+				if err != nil {
+					return &ExitError{Code: ExitHarness, Err: err}
+				}
+				_, err = fmt.Fprintf(stdout, "%s\n", b)
+				if err != nil {
+					return &ExitError{Code: ExitHarness, Err: err}
+				}
+			case asMarkdown:
+				if err := report.WriteCompareMarkdown(stdout, c, args[0], args[1]); err != nil {
+					return &ExitError{Code: ExitHarness, Err: err}
+				}
+			default:
+				if err := report.WriteCompareText(stdout, c, args[0], args[1]); err != nil {
+					return &ExitError{Code: ExitHarness, Err: err}
+				}
+			}
+			if junit != "" {
+				f, err := os.Create(junit)
+				if err != nil {
+					return &ExitError{Code: ExitHarness, Err: err}
+				}
+				werr := report.WriteCompareJUnit(f, c)
+				if cerr := f.Close(); werr == nil {
+					werr = cerr
+				}
+				if werr != nil {
+					return &ExitError{Code: ExitHarness, Err: werr}
+				}
+			}
+			switch {
+			case !c.Comparable:
+				return &ExitError{Code: ExitInconclusive, Reported: true}
+			case c.Regressed:
+				return &ExitError{Code: ExitGateFailed, Reported: true}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
+	cmd.Flags().BoolVar(&asMarkdown, "markdown", false, "print the comparison as Markdown, for a pull-request comment")
+	cmd.Flags().StringVar(&junit, "junit", "", "also write the comparison as JUnit XML to this file (one case per figure)")
+	cmd.Flags().StringVar(&maxRecovery, "max-recovery-regression", "20%", "the largest increase of the recovery time that is no regression")
+	cmd.Flags().StringVar(&maxAmp, "max-amplification-regression", "10%", "the largest increase of A_fail and of the hidden factor that is no regression")
+	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
+	return cmd
+}
+
+// readRun reads a run's result document: path is its folder or its
+// result.json.
+func readRun(path string) (analysis.Document, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, report.ResultFile)
+	}
+	return report.ReadResult(path)
+}
+
+// parseShare reads "20%" or "0.2" as 0.2; it must be within [0, 10].
+func parseShare(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a share such as 20%% or 0.2", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if !(v >= 0 && v <= 10) {
+		return 0, fmt.Errorf("%q is outside 0%% to 1000%%", s)
+	}
+	return v, nil
+}
