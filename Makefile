@@ -36,7 +36,7 @@ RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|T
 # The runner's end-to-end tests in two streams of about four minutes each.
 E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain|TestE2ECapacityDrop|TestE2ECompareFindsASlowerRelease|TestE2EMixIsJudgedByItsCapacity
 
-.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field bench bench-staging bench-brakes bench-fleet bench-charts demo clean
+.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field bench bench-staging bench-brakes bench-fleet bench-charts bench-compare demo clean
 
 # The shipped binary is stripped (no symbol table or DWARF) and holds no
 # build machine's paths; docs/design.md, "Dependencies", says what makes
@@ -113,6 +113,12 @@ bench-brakes:
 # with absurd values in them (well under a minute).
 bench-charts:
 	$(GO) run ./bench/charts
+
+# Whether trigger compare calls noise a regression: five pairs of runs of
+# one release against System B, and System A as a release that regressed
+# (about 5 minutes).
+bench-compare:
+	$(GO) run ./bench/compare
 
 # How soon merged seconds reach the coordinator from 1–8 local agents, and
 # what each agent costs (about 2 minutes).
