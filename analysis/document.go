@@ -35,6 +35,10 @@ type Document struct {
 	// Fleet describes the agents of a run spread over several (trigger
 	// run --workers N); omitted for one driver.
 	Fleet *FleetInfo `json:"fleet,omitempty"`
+	// Comparison is the run against gate.baseline's run, when the scenario
+	// gives one (trigger compare's); its outcome is the gate's "baseline"
+	// criterion.
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
 // ScenarioSection restates the scenario's model inputs.

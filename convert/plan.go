@@ -1,8 +1,6 @@
 package convert
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"maps"
 	"math"
 
@@ -39,7 +37,7 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 			Name:            s.Name,
 			Description:     s.Description,
 			File:            s.File,
-			Hash:            scenarioHash(s.Source),
+			Hash:            s.Hash,
 			Target:          TargetKey(s.Target),
 			DemandPerS:      s.Load.Baseline,
 			CapacityPerS:    s.Service.Capacity,
@@ -109,14 +107,4 @@ func judgeAfter(in *analysis.PlanInputs, s *scenarios.Scenario, sigs []Signal, s
 		note += ", plus the remote server's scrape interval, read at run time"
 	}
 	in.JudgeAfterS, in.JudgeAfterNote = need, note
-}
-
-// scenarioHash is the first 16 hex digits of the SHA-256 of a scenario's
-// text; "" without one.
-func scenarioHash(src []byte) string {
-	if len(src) == 0 {
-		return ""
-	}
-	sum := sha256.Sum256(src)
-	return hex.EncodeToString(sum[:8])
 }

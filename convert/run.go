@@ -35,6 +35,9 @@ type Run struct {
 	// Fault is the capacity trigger the run holds in the spike's place;
 	// nil without one.
 	Fault *Fault
+	// Baseline is the previous run the gate compares this one with; nil
+	// without gate.baseline.
+	Baseline *Baseline
 	// Brakes are the stop_when conditions, in the order declared.
 	Brakes []Brake
 	// Metrics is where the service's metrics are read; nil when the
@@ -58,6 +61,14 @@ type Recovery struct {
 	SuccessRatio float64
 	// Hold is how long the ratio must stay above it.
 	Hold time.Duration
+}
+
+// Baseline is gate.baseline: the path of a previous run's result.json and
+// the comparison's thresholds (shares).
+type Baseline struct {
+	Path                       string
+	MaxRecoveryRegression      float64
+	MaxAmplificationRegression float64
 }
 
 // Fault is a capacity trigger as the runner runs it: Start takes
@@ -147,6 +158,9 @@ func RunOf(s *scenarios.Scenario) Run {
 		Secrets:           s.Secrets,
 		MaxInFlightChosen: s.Client.MaxInFlight != scenarios.DefaultMaxInFlight,
 		sends:             func() error { return scenarios.CheckSends(s) },
+	}
+	if g := s.Gate; g.Baseline != "" {
+		r.Baseline = &Baseline{Path: g.Baseline, MaxRecoveryRegression: g.MaxRecoveryRegression, MaxAmplificationRegression: g.MaxAmplificationRegression}
 	}
 	if f := s.Fault; f != nil {
 		r.Fault = &Fault{Name: f.Name, Start: append([]string(nil), f.Start...), Stop: append([]string(nil), f.Stop...),

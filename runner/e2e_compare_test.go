@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"path/filepath"
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -40,7 +42,11 @@ func TestE2ECompareFindsASlowerRelease(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	e := e2eScenario{capacity: 200, baseline: 50, k: 5, retries: 2, spike: "3s"}
-	base := runOnAddr(t, e, specimen.Config{Pods: 2, PodRate: 100}, addr).Document
+	baseRun := runOnAddr(t, e, specimen.Config{Pods: 2, PodRate: 100}, addr)
+	base := baseRun.Document
+	// The candidates gate on the baseline (gate.baseline), which leaves
+	// the test's hash as it was.
+	e.gate = fmt.Sprintf("baseline = %q", filepath.Join(baseRun.OutDir, ResultFile))
 	again := runOnAddr(t, e, specimen.Config{Pods: 2, PodRate: 100}, addr).Document
 	slower := runOnAddr(t, e, specimen.Config{Pods: 2, PodRate: 80}, addr).Document
 	for _, d := range []analysis.Document{base, again} {
@@ -54,6 +60,22 @@ func TestE2ECompareFindsASlowerRelease(t *testing.T) {
 	c := analysis.Compare(base, slower, analysis.DefaultCompareThresholds)
 	if !c.Comparable || !c.Regressed || !(c.VerdictRegressed || c.Figures[0].Regressed) {
 		t.Errorf("the slower release: comparable %v (%v), regressed %v, verdict %s, recovery %+v", c.Comparable, c.NotComparable, c.Regressed, slower.Verdict, c.Figures[0])
+	}
+	// Gated on the baseline: the second baseline run passes its gate, the
+	// slower release fails it on the baseline criterion.
+	for _, tc := range []struct {
+		doc  analysis.Document
+		pass bool
+	}{{again, true}, {slower, false}} {
+		var crit *analysis.GateCriterion
+		for i, c := range tc.doc.Gate.Criteria {
+			if c.Name == "baseline" {
+				crit = &tc.doc.Gate.Criteria[i]
+			}
+		}
+		if crit == nil || crit.Passed != tc.pass || tc.doc.Comparison == nil || tc.doc.Gate.Passed != tc.pass {
+			t.Errorf("gate %+v, comparison %v; want the baseline criterion passed %v", tc.doc.Gate, tc.doc.Comparison != nil, tc.pass)
+		}
 	}
 	t.Logf("recovery %.1f s, again %.1f s; the slower release %s, recovery %.1f s", analysis.Value(base.RecoveryS), analysis.Value(again.RecoveryS),
 		slower.Verdict, analysis.Value(slower.RecoveryS))

@@ -47,6 +47,8 @@ type e2eScenario struct {
 	prometheusAddress string // "" = embedded
 	ingressQuery      string
 	noWaitQuery       bool // leave the service's wait gauge out, as most services must
+	// gate is more of the gate block's attributes (gate.baseline).
+	gate string
 	// target replaces the target block (a mix of requests); with capacity
 	// 0 the service block gives pods = 2 alone (the requests' costs give C).
 	target string
@@ -90,9 +92,9 @@ func (e e2eScenario) hcl() string {
 	if e.capacity == 0 {
 		service = "service { pods = 2 }"
 	}
-	gate := ""
+	gate := e.gate
 	if e.maxRecovery != "" {
-		gate = fmt.Sprintf("max_recovery = %q", e.maxRecovery)
+		gate += fmt.Sprintf("\n  max_recovery = %q", e.maxRecovery)
 	}
 	return fmt.Sprintf(`
 scenario "e2e" { max_duration = "4m" }

@@ -53,6 +53,14 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 			return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("%w; nothing was sent", err)}
 		}
 	}
+	var baseline *analysis.Document
+	if b := spec.Baseline; b != nil {
+		doc, err := report.ReadResult(b.Path)
+		if err != nil {
+			return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("gate.baseline: %w; nothing was sent", err)}
+		}
+		baseline = &doc
+	}
 	if err := prepareOutDir(opts.OutDir, opts.Overwrite, spec.Metrics != nil && spec.Metrics.Embedded); err != nil {
 		if errors.Is(err, ErrOutExists) {
 			return nil, &Error{Kind: KindUsage, Err: err}
@@ -129,7 +137,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		return nil, failf(KindHarness, "%w", err)
 	}
 	r := newRun(opts, drv, mets, tw)
-	r.brakes, r.redact, r.fleet = brk, red, coord
+	r.brakes, r.redact, r.fleet, r.baseline = brk, red, coord, baseline
 	r.warnShortObserve()
 	return r.execute(ctx)
 }
@@ -290,6 +298,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		}
 	}
 	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir, Start: r.start}
+	r.compareWithBaseline(&res.Document)
 	r.redact.Doc(&res.Document)
 	if r.opts.Progress != nil {
 		r.opts.Progress(r.status(analysis.PhaseDone))
@@ -396,4 +405,24 @@ func (r *run) braked(ctx context.Context, deadline time.Time, driverDone chan er
 	default:
 	}
 	return false
+}
+
+// compareWithBaseline compares the run with gate.baseline's run and adds
+// the outcome to the gate as its "baseline" criterion: passed only when
+// the runs are comparable and nothing regressed.
+func (r *run) compareWithBaseline(doc *analysis.Document) {
+	b := r.spec.Baseline
+	if b == nil || r.baseline == nil {
+		return
+	}
+	c := analysis.Compare(*r.baseline, *doc, analysis.CompareThresholds{
+		MaxRecoveryRegression: b.MaxRecoveryRegression, MaxAmplificationRegression: b.MaxAmplificationRegression})
+	doc.Comparison = &c
+	passed := c.Comparable && !c.Regressed
+	detail := report.CompareHeadline(c) + " (against " + b.Path + ")"
+	doc.Gate.Criteria = append(doc.Gate.Criteria, analysis.GateCriterion{Name: "baseline", Passed: passed, Detail: detail})
+	if !passed {
+		doc.Gate.Passed = false
+		doc.Gate.Failures = append(doc.Gate.Failures, detail)
+	}
 }

@@ -82,6 +82,8 @@ type run struct {
 	// start command's end (run seconds and error), faultStartS and
 	// faultStopS are when its start ended and its stop began, run seconds
 	// (NaN until then).
+	// baseline is gate.baseline's run, read before any load; nil without one.
+	baseline                *analysis.Document
 	fault                   *faultRun
 	faultStarted            chan faultStartResult
 	faultStartS, faultStopS float64

@@ -1,9 +1,16 @@
 package scenarios
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Gate is the release gate (block "gate").
@@ -12,20 +19,61 @@ type Gate struct {
 	AllowTrap   bool          // default false: a trapped service fails the gate
 	// MaxAmplification fails the gate when the measured A exceeds it; zero means none.
 	MaxAmplification float64
+	// Baseline is a previous run's result.json (a path relative to the
+	// folder trigger runs from): the run compares itself with it (trigger
+	// compare) and fails the gate on a regression; "" for none.
+	// MaxRecoveryRegression and MaxAmplificationRegression are the
+	// comparison's thresholds, shares (0.2: 20 %).
+	Baseline                   string
+	MaxRecoveryRegression      float64
+	MaxAmplificationRegression float64
 }
+
+// Defaults of gate's regression thresholds: trigger compare's.
+const (
+	DefaultMaxRecoveryRegression      = 0.2
+	DefaultMaxAmplificationRegression = 0.1
+)
 
 // gateSchema is the gate block's: attribute names are the snake_case of
 // Gate's fields.
-var gateSchema = &hcl.BodySchema{Attributes: attrs("max_recovery", "allow_trap", "max_amplification")}
+var gateSchema = &hcl.BodySchema{Attributes: attrs("max_recovery", "allow_trap", "max_amplification", "baseline",
+	"max_recovery_regression", "max_amplification_regression")}
 
 // decodeGate decodes the gate block.
 func (d *decoder) decodeGate(blk *hcl.Block) Gate {
 	b := d.open("gate", "gate", blk.Body, blk.DefRange, gateSchema)
-	return Gate{
-		MaxRecovery:      b.duration("max_recovery", 0),
-		AllowTrap:        b.boolean("allow_trap", false),
-		MaxAmplification: b.num("max_amplification", 0),
+	if sb, ok := blk.Body.(*hclsyntax.Body); ok {
+		d.gateBody = sb.SrcRange
 	}
+	return Gate{
+		MaxRecovery:                b.duration("max_recovery", 0),
+		AllowTrap:                  b.boolean("allow_trap", false),
+		MaxAmplification:           b.num("max_amplification", 0),
+		Baseline:                   b.str("baseline", ""),
+		MaxRecoveryRegression:      b.share("max_recovery_regression", DefaultMaxRecoveryRegression),
+		MaxAmplificationRegression: b.share("max_amplification_regression", DefaultMaxAmplificationRegression),
+	}
+}
+
+// share reads a share given as "20%" or as a number (0.2), within 0 and
+// 10 (1000 %); def when absent.
+func (b *body) share(name string, def float64) float64 {
+	v, ok := b.eval(name, cty.String)
+	if !ok {
+		return def
+	}
+	t := strings.TrimSpace(v.AsString())
+	pct := strings.HasSuffix(t, "%")
+	f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+	if pct {
+		f /= 100
+	}
+	if err != nil || !(f >= 0 && f <= 10) {
+		b.fail(name, "Invalid share", "%s is a share such as \"20%%\" or 0.2, from 0 to 1000 %%. Got %q.", name, v.AsString())
+		return def
+	}
+	return f
 }
 
 // gate checks the gate block.
@@ -38,4 +86,32 @@ func (v *validator) gate() {
 	v.errorf(g.MaxAmplification < 0 || (g.MaxAmplification > 0 && g.MaxAmplification < 1), "gate.max_amplification", "Value out of range",
 		"max_amplification is the largest A the gate accepts, 0 for none; A is at least 1 (every request is one attempt), so it must be 0 or ≥ 1. Got %g.",
 		g.MaxAmplification)
+}
+
+// testHash is the first 16 hex digits of the SHA-256 of the scenario's
+// text without its gate block's body: the test, whatever it is gated on
+// (a candidate's scenario names the baseline to compare with, the
+// baseline's does not), for trigger compare.
+func testHash(src []byte, gateBody hcl.Range) string {
+	if len(src) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	s, e := gateBody.Start.Byte, gateBody.End.Byte
+	// The braces around it, which a one-line block's body range leaves out.
+	if e > s && e <= len(src) {
+		if i := bytes.LastIndexByte(src[:s+1], '{'); i >= 0 {
+			s = i
+		}
+		if i := bytes.IndexByte(src[e-1:], '}'); i >= 0 {
+			e = e - 1 + i + 1
+		}
+	}
+	if e > s && e <= len(src) {
+		h.Write(src[:s])
+		h.Write(src[e:])
+	} else {
+		h.Write(src)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }

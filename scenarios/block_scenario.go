@@ -16,6 +16,9 @@ type Scenario struct {
 	// it again (a fleet's agents) gets these bytes, not the file, which a
 	// pipe or a process substitution cannot give twice.
 	Source []byte
+	// Hash identifies the test: the first 16 hex digits of the SHA-256 of
+	// Source without the gate block's body (testHash).
+	Hash string
 	// Name is the label of the scenario block.
 	Name string
 	// Description is free text from the scenario block.

@@ -126,6 +126,7 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 	}
 	s.Secrets = d.secrets
 	s.Source = src
+	s.Hash = testHash(src, d.gateBody)
 	return s, nil
 }
 

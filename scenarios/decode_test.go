@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"github.com/hashicorp/hcl/v2"
 	"io/fs"
 	"math"
 	"os"
@@ -89,7 +90,8 @@ func TestShippedScenarios(t *testing.T) {
 			eq(t, "backoff", s.Client.Retry.Backoff, retry.Backoff{Kind: vocab.BackoffExponential, Base: 50 * time.Millisecond, Max: time.Second, Jitter: vocab.JitterFull})
 			eq(t, "headers", s.Target.Headers, map[string]string{"X-Test": "trigger"})
 			eq(t, "on_trap", s.OnTrap, &OnTrap{Action: vocab.TrapRate, Rate: 10, Observe: 2 * time.Minute})
-			eq(t, "gate", s.Gate, Gate{MaxRecovery: 6 * time.Minute, MaxAmplification: 4})
+			eq(t, "gate", s.Gate, Gate{MaxRecovery: 6 * time.Minute, MaxAmplification: 4,
+				MaxRecoveryRegression: DefaultMaxRecoveryRegression, MaxAmplificationRegression: DefaultMaxAmplificationRegression})
 			eq(t, "max_duration", s.MaxDuration, 10*time.Minute)
 		}},
 	}
@@ -204,7 +206,8 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		},
 		Recovery: Recovery{SuccessRatio: 0.95, Hold: 20 * time.Second},
 		OnTrap:   &OnTrap{Action: vocab.TrapCommand, Command: []string{"kubectl", "rollout", "restart", "deploy/api"}, Observe: 3 * time.Minute},
-		Gate:     Gate{MaxRecovery: 90 * time.Second, AllowTrap: true, MaxAmplification: 6},
+		Gate: Gate{MaxRecovery: 90 * time.Second, AllowTrap: true, MaxAmplification: 6, Baseline: "out/main/result.json",
+			MaxRecoveryRegression: 0.25, MaxAmplificationRegression: 0.15},
 		StopWhen: []StopCondition{
 			{Name: "burn-rate", Query: `slo:burn_rate:ratio_1h{env="staging-eu"} > 10`, Address: "https://prom.staging-eu.internal:9090",
 				Timeout: 500 * time.Millisecond, Auth: &PrometheusAuth{BearerTokenEnv: "STOP_TOKEN"},
@@ -223,6 +226,19 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		t.Errorf("Source holds %d bytes, not the file's %d", len(s.Source), len(src))
 	}
 	want.Source = s.Source
+	// The test's hash is the source's without the gate block's body: the
+	// same with another gate, another without.
+	if len(s.Hash) != 16 || s.Hash != testHash(s.Source, hclRangeOf(t, s.Source, "gate {")) {
+		t.Errorf("hash %q", s.Hash)
+	}
+	other := strings.Replace(string(s.Source), `allow_trap                   = true`, `allow_trap                   = false`, 1)
+	if h, err := Parse("testdata/good/all.hcl", []byte(other), nil); err != nil || h.Hash != s.Hash {
+		t.Errorf("another gate changed the hash: %v", err)
+	}
+	if h, err := Parse("testdata/good/all.hcl", []byte(strings.Replace(string(s.Source), `"750ms"`, `"751ms"`, 1)), nil); err != nil || h.Hash == s.Hash {
+		t.Errorf("another timeout kept the hash: %v", err)
+	}
+	want.Hash = s.Hash
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("decoded\n%+v\nwant\n%+v", s, want)
 	}
@@ -597,4 +613,17 @@ load {
 	if err == nil || !strings.Contains(err.Error(), "Capacity given twice") {
 		t.Errorf("capacity beside costs: %v", err)
 	}
+}
+
+// hclRangeOf is the range of the body of the block whose header is at
+// marker in src: from its "{" to the end of its closing "}".
+func hclRangeOf(t *testing.T, src []byte, marker string) hcl.Range {
+	t.Helper()
+	i := strings.Index(string(src), marker)
+	if i < 0 {
+		t.Fatalf("no %q", marker)
+	}
+	start := i + len(marker) - 1
+	end := start + strings.Index(string(src[start:]), "\n}") + 2
+	return hcl.Range{Start: hcl.Pos{Byte: start}, End: hcl.Pos{Byte: end}}
 }

@@ -41,7 +41,8 @@ type decoder struct {
 	data      []vocab.DataSet
 	dataSlots []map[string]int
 	badData   []string
-	dir       string // the scenario's folder, data files' base
+	dir       string    // the scenario's folder, data files' base
+	gateBody  hcl.Range // the gate block's body, left out of Scenario.Hash
 
 	secrets  []string        // Scenario.Secrets
 	redacted []string        // texts to redact from diagnostics (see redact)

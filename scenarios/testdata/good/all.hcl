@@ -140,9 +140,12 @@ on_trap {
 }
 
 gate {
-  max_recovery      = "90s"
-  allow_trap        = true
-  max_amplification = 6
+  max_recovery                 = "90s"
+  allow_trap                   = true
+  max_amplification            = 6
+  baseline                     = "out/main/result.json"
+  max_recovery_regression      = "25%"
+  max_amplification_regression = 0.15
 }
 
 stop_when "burn-rate" {
