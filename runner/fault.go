@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/runner/report"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // A fault's stop command always runs (docs/safety.md, "Faults are always
@@ -99,7 +102,7 @@ func registryPath(stateDir, target string) string {
 // registry in stateDir holds a fault against target whose journal is not
 // restored.
 func CheckPendingFault(stateDir, target string) error {
-	b, err := os.ReadFile(registryPath(stateDir, target))
+	b, err := readSmall(registryPath(stateDir, target))
 	if err != nil {
 		return nil
 	}
@@ -118,43 +121,45 @@ func CheckPendingFault(stateDir, target string) error {
 
 func readJournal(path string) (FaultJournal, error) {
 	var j FaultJournal
-	b, err := os.ReadFile(path)
+	b, err := readSmall(path)
 	if err != nil {
 		return j, err
-	}
-	if len(b) > 1<<20 {
-		return j, fmt.Errorf("%s: larger than 1 MiB", path)
 	}
 	return j, json.Unmarshal(b, &j)
 }
 
-// writeJSONAtomic writes v to path through a temporary file and a rename,
-// so that a kill never leaves half a journal.
-func writeJSONAtomic(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+// maxJournalBytes bounds a fault journal and a registry entry: each is a
+// few hundred bytes.
+const maxJournalBytes = 1 << 20
+
+// readSmall reads a regular file of at most maxJournalBytes.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxJournalBytes+1))
+	if err == nil && len(b) > maxJournalBytes {
+		err = fmt.Errorf("%s: larger than 1 MiB", path)
+	}
+	return b, err
+}
+
+// writeJSONAtomic writes v to path as indented JSON, its folder created,
+// through report.WriteFileAtomic: a kill never leaves half a journal.
+func writeJSONAtomic(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return report.WriteFileAtomic(filepath.Dir(path), filepath.Base(path), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 }
 
 // faultRun is a run's fault: its start, its stop exactly once, and what
@@ -322,7 +327,7 @@ func Restore(outDir, stateDir string, logf func(string, ...any)) (ran bool, err 
 	}
 	timeout := time.Duration(j.TimeoutS * float64(time.Second))
 	if timeout <= 0 || timeout > time.Hour {
-		timeout = convertDefaultFaultTimeout
+		timeout = vocab.DefaultFaultTimeout
 	}
 	logf("fault %q: running %q", j.Fault, j.Stop)
 	err = runCommand(j.Stop, j.Dir, timeout, filepath.Join(outDir, faultLogFile), "stop (trigger restore)")
@@ -340,7 +345,3 @@ func Restore(outDir, stateDir string, logf func(string, ...any)) (ran bool, err 
 	_ = os.Remove(registryPath(stateDir, j.Target))
 	return true, nil
 }
-
-// convertDefaultFaultTimeout bounds a restore whose journal gives no
-// timeout.
-const convertDefaultFaultTimeout = 30 * time.Second

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Fault is a capacity trigger (block `fault "NAME"`): a command that takes
@@ -26,8 +28,9 @@ type Fault struct {
 	Timeout time.Duration
 }
 
-// DefaultFaultTimeout is fault.timeout.
-const DefaultFaultTimeout = 30 * time.Second
+// DefaultFaultTimeout is fault.timeout, vocab's (a restore whose journal
+// gives none uses it too).
+const DefaultFaultTimeout = vocab.DefaultFaultTimeout
 
 // MaxFaults is the most fault blocks a scenario may have (one, for now).
 const MaxFaults = 1

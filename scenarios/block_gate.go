@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Gate is the release gate (block "gate").
@@ -63,14 +63,9 @@ func (b *body) share(name string, def float64) float64 {
 	if !ok {
 		return def
 	}
-	t := strings.TrimSpace(v.AsString())
-	pct := strings.HasSuffix(t, "%")
-	f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
-	if pct {
-		f /= 100
-	}
-	if err != nil || !(f >= 0 && f <= 10) {
-		b.fail(name, "Invalid share", "%s is a share such as \"20%%\" or 0.2, from 0 to 1000 %%. Got %q.", name, v.AsString())
+	f, err := vocab.ParseShare(v.AsString())
+	if err != nil {
+		b.fail(name, "Invalid share", "%s is a share such as \"20%%\" or 0.2, from 0 to 1000 %%: %v.", name, err)
 		return def
 	}
 	return f

@@ -55,30 +55,31 @@ func (d *decoder) jsonMarkers(js string) string {
 		return js
 	}
 	parts := vocab.SplitMarkers(js)
-	var out []string
+	var out strings.Builder
 	for i, p := range parts {
-		if !p.IsValue || p.Slot >= len(d.slots) {
-			out = append(out, p.Text)
-			if p.IsValue {
-				out[len(out)-1] = vocab.Marker(p.Slot)
-			}
-			continue
-		}
-		s := d.slots[p.Slot]
-		quoted := i > 0 && i+1 < len(parts) && !parts[i-1].IsValue && !parts[i+1].IsValue &&
-			strings.HasSuffix(parts[i-1].Text, `"`) && strings.HasPrefix(parts[i+1].Text, `"`)
 		switch {
-		case s.Value.Numeric() && quoted:
-			out[len(out)-1] = strings.TrimSuffix(out[len(out)-1], `"`)
-			out = append(out, vocab.Marker(p.Slot))
+		case !p.IsValue:
+			out.WriteString(p.Text)
+		case p.Slot < len(d.slots) && d.slots[p.Slot].Value.Numeric() && quotedPart(parts, i):
+			// "<seq>" becomes <seq>: drop the quotes on both sides.
+			cut := strings.TrimSuffix(out.String(), `"`)
+			out.Reset()
+			out.WriteString(cut + vocab.Marker(p.Slot))
 			parts[i+1].Text = parts[i+1].Text[1:]
-		case s.Value == vocab.PerDataColumn && !s.JSON:
-			out = append(out, vocab.Marker(d.jsonSlot(p.Slot)))
+		case p.Slot < len(d.slots) && d.slots[p.Slot].Value == vocab.PerDataColumn && !d.slots[p.Slot].JSON:
+			out.WriteString(vocab.Marker(d.jsonSlot(p.Slot)))
 		default:
-			out = append(out, vocab.Marker(p.Slot))
+			out.WriteString(vocab.Marker(p.Slot))
 		}
 	}
-	return strings.Join(out, "")
+	return out.String()
+}
+
+// quotedPart reports whether part i of a JSON text's parts is a value
+// between quotes, a whole JSON string.
+func quotedPart(parts []vocab.Part, i int) bool {
+	return i > 0 && i+1 < len(parts) && !parts[i-1].IsValue && !parts[i+1].IsValue &&
+		strings.HasSuffix(parts[i-1].Text, `"`) && strings.HasPrefix(parts[i+1].Text, `"`)
 }
 
 // jsonSlot is the slot of slot i's value written as inside a JSON string.

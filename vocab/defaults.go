@@ -1,6 +1,11 @@
 package vocab
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Defaults that more than one package fills in when a value is left out
 // (zero): the scenario's documented default and the package's own zero
@@ -43,3 +48,26 @@ const (
 	// holds a slot for up to its long timeout.
 	MaxTracerRate = 100
 )
+
+// DefaultFaultTimeout bounds each of a fault's commands (fault.timeout),
+// and a restore whose journal gives no timeout.
+const DefaultFaultTimeout = 30 * time.Second
+
+// ParseShare reads a share written as "20%" or as a number (0.2), from 0
+// to 10 (1000 %): a regression threshold of trigger compare and of the
+// gate's baseline.
+func ParseShare(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a share such as 20%% or 0.2", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if !(v >= 0 && v <= 10) {
+		return 0, fmt.Errorf("%q is outside 0%% to 1000%%", s)
+	}
+	return v, nil
+}

@@ -6,13 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/runner/report"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func newCompareCommand(stdout io.Writer) *cobra.Command {
@@ -37,10 +36,10 @@ or a run without a judged verdict: the output says which).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			th := analysis.DefaultCompareThresholds
 			var err error
-			if th.MaxRecoveryRegression, err = parseShare(maxRecovery); err != nil {
+			if th.MaxRecoveryRegression, err = vocab.ParseShare(maxRecovery); err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--max-recovery-regression: %w", err)}
 			}
-			if th.MaxAmplificationRegression, err = parseShare(maxAmp); err != nil {
+			if th.MaxAmplificationRegression, err = vocab.ParseShare(maxAmp); err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--max-amplification-regression: %w", err)}
 			}
 			base, err := readRun(args[0])
@@ -109,21 +108,4 @@ func readRun(path string) (analysis.Document, error) {
 		path = filepath.Join(path, report.ResultFile)
 	}
 	return report.ReadResult(path)
-}
-
-// parseShare reads "20%" or "0.2" as 0.2; it must be within [0, 10].
-func parseShare(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a share such as 20%% or 0.2", s)
-	}
-	if pct {
-		v /= 100
-	}
-	if !(v >= 0 && v <= 10) {
-		return 0, fmt.Errorf("%q is outside 0%% to 1000%%", s)
-	}
-	return v, nil
 }

@@ -43,17 +43,17 @@ func WriteAll(dir string, doc analysis.Document, rows []analysis.TimelineRow) er
 		errs = append(errs, chartErr)
 	} else {
 		errs = append(errs,
-			writeFileAtomic(dir, SVGFile, func(w io.Writer) error { _, err := w.Write(svg); return err }),
-			writeFileAtomic(dir, PNGFile, ch.WritePNG))
+			WriteFileAtomic(dir, SVGFile, func(w io.Writer) error { _, err := w.Write(svg); return err }),
+			WriteFileAtomic(dir, PNGFile, ch.WritePNG))
 	}
 	shown := dir
 	if abs, err := filepath.Abs(dir); err == nil {
 		shown = abs
 	}
 	errs = append(errs,
-		writeFileAtomic(dir, HTMLFile, func(w io.Writer) error { return writeHTML(w, doc, svg, chartErr, shown) }),
-		writeFileAtomic(dir, MarkdownFile, func(w io.Writer) error { return WriteMarkdown(w, doc) }),
-		writeFileAtomic(dir, JUnitFile, func(w io.Writer) error { return WriteJUnit(w, doc) }))
+		WriteFileAtomic(dir, HTMLFile, func(w io.Writer) error { return writeHTML(w, doc, svg, chartErr, shown) }),
+		WriteFileAtomic(dir, MarkdownFile, func(w io.Writer) error { return WriteMarkdown(w, doc) }),
+		WriteFileAtomic(dir, JUnitFile, func(w io.Writer) error { return WriteJUnit(w, doc) }))
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -103,8 +103,9 @@ func RenderDir(dir string) error {
 	return nil
 }
 
-// writeFileAtomic writes dir/name through a temporary file and a rename.
-func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
+// WriteFileAtomic writes dir/name through a temporary file and a rename,
+// so that a reader, or a process killed midway, never sees half a file.
+func WriteFileAtomic(dir, name string, write func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -15,7 +15,7 @@ import (
 // NaN or infinite number is written as null (analysis.Document's
 // MarshalJSON), so a document always encodes.
 func WriteResult(path string, doc analysis.Document) error {
-	return writeFileAtomic(filepath.Dir(path), filepath.Base(path), func(w io.Writer) error {
+	return WriteFileAtomic(filepath.Dir(path), filepath.Base(path), func(w io.Writer) error {
 		b, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
 			return err
