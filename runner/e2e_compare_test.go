@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/runner/report"
 )
 
 // runOnAddr runs e against a specimen with cfg on addr, stopped after.
@@ -48,7 +51,8 @@ func TestE2ECompareFindsASlowerRelease(t *testing.T) {
 	// the test's hash as it was.
 	e.gate = fmt.Sprintf("baseline = %q", filepath.Join(baseRun.OutDir, ResultFile))
 	again := runOnAddr(t, e, specimen.Config{Pods: 2, PodRate: 100}, addr).Document
-	slower := runOnAddr(t, e, specimen.Config{Pods: 2, PodRate: 80}, addr).Document
+	slowerRun := runOnAddr(t, e, specimen.Config{Pods: 2, PodRate: 80}, addr)
+	slower := slowerRun.Document
 	for _, d := range []analysis.Document{base, again} {
 		if d.Verdict != analysis.VerdictRecovered {
 			t.Fatalf("a baseline run ended %s; want recovered", d.Verdict)
@@ -75,6 +79,16 @@ func TestE2ECompareFindsASlowerRelease(t *testing.T) {
 		}
 		if crit == nil || crit.Passed != tc.pass || tc.doc.Comparison == nil || tc.doc.Gate.Passed != tc.pass {
 			t.Errorf("gate %+v, comparison %v; want the baseline criterion passed %v", tc.doc.Gate, tc.doc.Comparison != nil, tc.pass)
+		}
+	}
+	// The gated run's folder has the comparison's page, both timelines drawn.
+	page, err := os.ReadFile(filepath.Join(slowerRun.OutDir, report.CompareHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"✗ regression", "series-baseline-ok", "series-candidate-ok", "series-candidate-wait"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("compare.html has no %q", want)
 		}
 	}
 	t.Logf("recovery %.1f s, again %.1f s; the slower release %s, recovery %.1f s", analysis.Value(base.RecoveryS), analysis.Value(again.RecoveryS),

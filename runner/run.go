@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -53,13 +54,13 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 			return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("%w; nothing was sent", err)}
 		}
 	}
-	var baseline *analysis.Document
+	var baseline *comparedBaseline
 	if b := spec.Baseline; b != nil {
-		doc, err := report.ReadResult(b.Path)
+		doc, rows, err := report.ReadRun(b.Path)
 		if err != nil {
 			return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("gate.baseline: %w; nothing was sent", err)}
 		}
-		baseline = &doc
+		baseline = &comparedBaseline{path: b.Path, doc: doc, rows: rows}
 	}
 	if err := prepareOutDir(opts.OutDir, opts.Overwrite, spec.Metrics != nil && spec.Metrics.Embedded); err != nil {
 		if errors.Is(err, ErrOutExists) {
@@ -306,7 +307,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err := report.WriteResult(filepath.Join(r.opts.OutDir, ResultFile), res.Document); err != nil && runErr == nil {
 		runErr = failf(KindHarness, "%w", err)
 	}
-	if err := writeReports(r.opts.OutDir, res.Document, res.Timeline, r.opts.Hurry); err != nil {
+	if err := writeReports(r.opts.OutDir, res.Document, res.Timeline, r.baseline, r.opts.Hurry); err != nil {
 		// The result and the timeline are written; a report that could not
 		// be drawn is a note, and `trigger report DIR` can try again.
 		r.opts.logf("reports: %v", err)
@@ -320,11 +321,20 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 // longer, the run's exit does not wait for it.
 const reportBudget = time.Minute
 
-// writeReports draws the reports (report.WriteAll) and waits for them at
-// most reportBudget, or until hurry is closed (a second interrupt).
-func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow, hurry <-chan struct{}) error {
+// writeReports draws the reports (report.WriteAll) and, when the run was
+// compared with a baseline, compare.html; it waits for them at most
+// reportBudget, or until hurry is closed (a second interrupt).
+func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow, base *comparedBaseline, hurry <-chan struct{}) error {
 	done := make(chan error, 1)
-	go func() { done <- report.WriteAll(dir, doc, rows) }()
+	go func() {
+		err := report.WriteAll(dir, doc, rows)
+		if base != nil && doc.Comparison != nil {
+			page := report.CompareRuns{Comparison: *doc.Comparison, Base: base.doc, Cand: doc, BaseRows: base.rows, CandRows: rows,
+				BaseName: base.path, CandName: dir}
+			err = errors.Join(err, report.WriteFileAtomic(dir, report.CompareHTMLFile, func(w io.Writer) error { return report.WriteCompareHTML(w, page) }))
+		}
+		done <- err
+	}()
 	t := time.NewTimer(reportBudget)
 	defer t.Stop()
 	select {
@@ -415,7 +425,7 @@ func (r *run) compareWithBaseline(doc *analysis.Document) {
 	if b == nil || r.baseline == nil {
 		return
 	}
-	c := analysis.Compare(*r.baseline, *doc, analysis.CompareThresholds{
+	c := analysis.Compare(r.baseline.doc, *doc, analysis.CompareThresholds{
 		MaxRecoveryRegression: b.MaxRecoveryRegression, MaxAmplificationRegression: b.MaxAmplificationRegression})
 	doc.Comparison = &c
 	passed := c.Comparable && !c.Regressed

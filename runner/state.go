@@ -83,7 +83,7 @@ type run struct {
 	// faultStopS are when its start ended and its stop began, run seconds
 	// (NaN until then).
 	// baseline is gate.baseline's run, read before any load; nil without one.
-	baseline                *analysis.Document
+	baseline                *comparedBaseline
 	fault                   *faultRun
 	faultStarted            chan faultStartResult
 	faultStartS, faultStopS float64
@@ -365,4 +365,12 @@ func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow 
 		Pods:                   svc.pods,
 		BacklogWaitS:           math.NaN(),
 	}
+}
+
+// comparedBaseline is gate.baseline's run: its result document and its
+// timeline (nil rows when it has none), read before any load.
+type comparedBaseline struct {
+	path string // as gate.baseline names it
+	doc  analysis.Document
+	rows []analysis.TimelineRow
 }

@@ -16,7 +16,7 @@ import (
 
 func newCompareCommand(stdout io.Writer) *cobra.Command {
 	var asJSON, asMarkdown bool
-	var junit, maxRecovery, maxAmp string
+	var junit, page, maxRecovery, maxAmp string
 	cmd := &cobra.Command{
 		Use:   "compare [--json | --markdown] [--junit FILE] BASE CANDIDATE",
 		Short: "Compare a candidate run with a baseline run of the same test",
@@ -42,11 +42,11 @@ or a run without a judged verdict: the output says which).`,
 			if th.MaxAmplificationRegression, err = vocab.ParseShare(maxAmp); err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--max-amplification-regression: %w", err)}
 			}
-			base, err := readRun(args[0])
+			base, baseRows, err := report.ReadRun(args[0])
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
-			cand, err := readRun(args[1])
+			cand, candRows, err := report.ReadRun(args[1])
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
@@ -83,6 +83,12 @@ or a run without a judged verdict: the output says which).`,
 					return &ExitError{Code: ExitHarness, Err: werr}
 				}
 			}
+			if page != "" {
+				if err := writeComparePage(page, report.CompareRuns{Comparison: c, Base: base, Cand: cand,
+					BaseRows: baseRows, CandRows: candRows, BaseName: args[0], CandName: args[1]}); err != nil {
+					return &ExitError{Code: ExitHarness, Err: err}
+				}
+			}
 			switch {
 			case !c.Comparable:
 				return &ExitError{Code: ExitInconclusive, Reported: true}
@@ -95,17 +101,15 @@ or a run without a judged verdict: the output says which).`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	cmd.Flags().BoolVar(&asMarkdown, "markdown", false, "print the comparison as Markdown, for a pull-request comment")
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the comparison as JUnit XML to this file (one case per figure)")
+	cmd.Flags().StringVar(&page, "html", "", "also write the comparison as an HTML page to this file, both timelines overlaid at the spike's start")
 	cmd.Flags().StringVar(&maxRecovery, "max-recovery-regression", "20%", "the largest increase of the recovery time that is no regression")
 	cmd.Flags().StringVar(&maxAmp, "max-amplification-regression", "10%", "the largest increase of A_fail and of the hidden factor that is no regression")
 	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
 	return cmd
 }
 
-// readRun reads a run's result document: path is its folder or its
-// result.json.
-func readRun(path string) (analysis.Document, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, report.ResultFile)
-	}
-	return report.ReadResult(path)
+// writeComparePage writes the comparison's HTML page to path, whole or
+// not at all.
+func writeComparePage(path string, r report.CompareRuns) error {
+	return report.WriteFileAtomic(filepath.Dir(path), filepath.Base(path), func(w io.Writer) error { return report.WriteCompareHTML(w, r) })
 }

@@ -47,6 +47,14 @@ func TestCompareCommand(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `<testcase name="verdict" classname="trigger.compare" time="0">`) || !strings.Contains(string(b), "<failure") {
 		t.Errorf("junit %v:\n%s", err, b)
 	}
+	t.Run("html", func(t *testing.T) {
+		page := filepath.Join(t.TempDir(), "compare.html")
+		code, _, stderr := run(t, "compare", "--html", page, fixtures+"/recovered", fixtures+"/recovered")
+		b, err := os.ReadFile(page)
+		if code != 0 || err != nil || !strings.Contains(string(b), "series-candidate-ok") || !strings.Contains(string(b), "✓ no regression") {
+			t.Errorf("--html: exit %d, %v %s\n%s", code, err, stderr, b)
+		}
+	})
 	t.Run("json", func(t *testing.T) {
 		code, stdout, _ := run(t, "compare", "--json", fixtures+"/recovered", trapped)
 		var c struct {

@@ -164,10 +164,8 @@ func TimelineChart(doc analysis.Document, rows []analysis.TimelineRow) (*Chart, 
 	if len(rows) == 0 && len(doc.Timeline) > 0 {
 		rows = doc.Timeline
 	}
-	for i, m := range rows {
-		if !finite(m.TS) || m.TS < 0 || (i > 0 && m.TS < rows[i-1].TS) {
-			return nil, fmt.Errorf("chart: timeline row %d: time %v s is unknown or out of order", i+1, m.TS)
-		}
+	if err := checkRows(rows); err != nil {
+		return nil, err
 	}
 	v := newTimelineView(doc, rows)
 	ch := &Chart{Title: chartTitle(doc), classes: map[string]string{}}
@@ -202,6 +200,16 @@ func TimelineChart(doc analysis.Document, rows []analysis.TimelineRow) (*Chart, 
 		ch.panels[0].plot.Add(corner{fmt.Sprintf("%d values left out: infinite or beyond %.0e", ch.leftOut, maxPlotted)})
 	}
 	return ch, nil
+}
+
+// checkRows fails when the rows' times are unknown or go backwards.
+func checkRows(rows []analysis.TimelineRow) error {
+	for i, m := range rows {
+		if !finite(m.TS) || m.TS < 0 || (i > 0 && m.TS < rows[i-1].TS) {
+			return fmt.Errorf("chart: timeline row %d: time %v s is unknown or out of order", i+1, m.TS)
+		}
+	}
+	return nil
 }
 
 // addFirstFailures draws the first attempts that failed, one series per
@@ -342,12 +350,13 @@ func (ch *Chart) addMarkers(doc analysis.Document, v timelineView, rows []analys
 	}
 }
 
-// finishAxes gives every panel the same time axis (labelled on the bottom
-// panel only) and a y axis from zero with a little headroom.
+// finishAxes gives every panel the same time axis, v.xmin to v.xmax
+// (labelled on the bottom panel only, v.xlabel or the time since the run
+// started), and a y axis from zero with a little headroom.
 func (ch *Chart) finishAxes(v timelineView) {
 	for i := range ch.panels {
 		p := ch.panels[i].plot
-		p.X.Min, p.X.Max = 0, v.xmax
+		p.X.Min, p.X.Max = v.xmin, v.xmax
 		p.X.Tick.Marker = niceTicks{n: 16}
 		p.Y.Tick.Marker = niceTicks{n: 5}
 		if i == 0 {
@@ -359,7 +368,10 @@ func (ch *Chart) finishAxes(v timelineView) {
 		if i < len(ch.panels)-1 {
 			p.X.Tick.Marker = blankTicks{p.X.Tick.Marker}
 		} else {
-			p.X.Label.Text = "time since the run started (s)"
+			p.X.Label.Text = v.xlabel
+			if p.X.Label.Text == "" {
+				p.X.Label.Text = "time since the run started (s)"
+			}
 		}
 		p.Y.Min = 0
 		if !finite(p.Y.Max) || p.Y.Max <= 0 {

@@ -11,7 +11,8 @@ import (
 type timelineView struct {
 	x                    []float64 // middle of each row, seconds since the run started
 	width                float64   // seconds per row
-	xmax                 float64   // end of the time axis, seconds
+	xmin, xmax           float64   // start (0 but in a comparison) and end of the time axis, seconds
+	xlabel               string    // the time axis' label; "" for the time since the run started
 	spikeStart, spikeEnd float64   // NaN when unknown
 	bands                []band
 }

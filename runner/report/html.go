@@ -18,7 +18,7 @@ const HTMLFile = "report.html"
 var htmlSource string
 
 // htmlPage is the template, parsed once.
-var htmlPage = template.Must(template.New("report").Parse(htmlSource))
+var htmlPage = template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(styleSource))
 
 // WriteHTML writes report.html: one self-contained page (no network: the
 // chart is inline SVG, the CSS inline, no script, no external font) with

@@ -79,19 +79,9 @@ func RenderDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	var rows []analysis.TimelineRow
-	var partial error
-	f, err := openInput(filepath.Join(dir, TimelineFile), TimelineFile, MaxTimelineBytes)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
+	rows, partial, err := ReadDirTimeline(dir)
+	if err != nil {
 		return fmt.Errorf("report: %w", err)
-	default:
-		rows, partial = ReadTimeline(limitReader(f, TimelineFile, MaxTimelineBytes))
-		f.Close()
-		if partial != nil && len(rows) == 0 {
-			return fmt.Errorf("report: %w", &InputError{File: TimelineFile, Err: partial})
-		}
 	}
 	if err := WriteAll(dir, doc, rows); err != nil {
 		return err
@@ -101,6 +91,26 @@ func RenderDir(dir string) error {
 			Err: fmt.Errorf("reports drawn from its first %d rows: %w", len(rows), partial)})
 	}
 	return nil
+}
+
+// ReadDirTimeline reads dir/timeline.csv as RenderDir does: no rows and
+// no error when there is none; the rows up to a cut with the cut as
+// partial when a crash cut it short; an *InputError when it is refused
+// (not a regular file, too large) or holds no whole row.
+func ReadDirTimeline(dir string) (rows []analysis.TimelineRow, partial, err error) {
+	f, err := openInput(filepath.Join(dir, TimelineFile), TimelineFile, MaxTimelineBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	defer f.Close()
+	rows, partial = ReadTimeline(limitReader(f, TimelineFile, MaxTimelineBytes))
+	if partial != nil && len(rows) == 0 {
+		return nil, nil, &InputError{File: TimelineFile, Err: partial}
+	}
+	return rows, partial, nil
 }
 
 // WriteFileAtomic writes dir/name through a temporary file and a rename,
