@@ -33,7 +33,8 @@ type onTrapState struct {
 func (r *run) startOnTrap(now float64) {
 	ot := r.spec.OnTrap
 	st := &onTrapState{at: now, recovered: math.NaN()}
-	r.onTrap, r.phase = st, analysis.PhaseOnTrap
+	r.onTrap = st
+	r.setPhase(analysis.PhaseOnTrap)
 	switch ot.Action {
 	case vocab.TrapDrop, vocab.TrapRate:
 		rate := 0.0

@@ -34,7 +34,7 @@ func (r *run) step() bool {
 			return true
 		}
 		if now >= r.spikeEnd && (r.fault == nil || !math.IsNaN(r.faultStopS)) {
-			r.phase = analysis.PhaseObserve
+			r.setPhase(analysis.PhaseObserve)
 		}
 	case analysis.PhaseObserve:
 		if r.fault != nil && r.faultStep(now) {
@@ -105,7 +105,7 @@ func (r *run) startSpike() {
 	})
 	r.spikeStart = at.Seconds()
 	r.spikeEnd = r.spikeStart + spike.Seconds()
-	r.phase = analysis.PhaseSpike
+	r.setPhase(analysis.PhaseSpike)
 	if r.fault != nil {
 		go func() {
 			err := r.fault.start()

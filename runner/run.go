@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
@@ -69,6 +70,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		return nil, failf(KindHarness, "output folder: %w", err)
 	}
 	reg := prometheus.NewRegistry()
+	phases := newPhaseMetric()
 	var drv load
 	var coord *fleet.Coordinator
 	if opts.Fleet != nil {
@@ -105,13 +107,13 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	// The driver's metrics are served before the preflight, so that a
 	// remote Prometheus scraping them knows the target when the run asks.
 	if opts.MetricsListen != "" {
-		stop, err := serveMetrics(opts.MetricsListen, drv.Handler())
+		stop, err := serveMetrics(opts.MetricsListen, metricsHandler(drv, reg, phases.reg))
 		if err != nil {
 			return nil, failf(KindHarness, "driver metrics: %w", err)
 		}
 		defer stop()
 	}
-	mets, err := openMetrics(ctx, opts, reg)
+	mets, err := openMetrics(ctx, opts, prometheus.Gatherers{reg, phases.reg})
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +140,8 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		return nil, failf(KindHarness, "%w", err)
 	}
 	r := newRun(opts, drv, mets, tw)
+	r.phases = phases
+	phases.set(r.phase)
 	r.brakes, r.redact, r.fleet, r.baseline = brk, red, coord, baseline
 	r.warnShortObserve()
 	return r.execute(ctx)
@@ -179,6 +183,16 @@ func checkTarget(spec convert.Run) error {
 
 // serveMetrics serves the driver's collectors on a loopback address for an
 // outside Prometheus; the returned function stops it.
+// metricsHandler serves the load's trigger_* metrics with trigger_phase:
+// the in-process driver's collectors are in reg; a fleet's are on its
+// agents, so it serves the phase alone.
+func metricsHandler(drv load, reg, phases *prometheus.Registry) http.Handler {
+	if _, ok := drv.(inProcess); ok {
+		return promhttp.HandlerFor(prometheus.Gatherers{reg, phases}, promhttp.HandlerOpts{})
+	}
+	return promhttp.HandlerFor(phases, promhttp.HandlerOpts{})
+}
+
 func serveMetrics(addr string, h http.Handler) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -301,6 +315,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir, Start: r.start}
 	r.compareWithBaseline(&res.Document)
 	r.redact.Doc(&res.Document)
+	r.phases.set(analysis.PhaseDone)
 	if r.opts.Progress != nil {
 		r.opts.Progress(r.status(analysis.PhaseDone))
 	}

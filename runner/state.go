@@ -84,6 +84,8 @@ type run struct {
 	// (NaN until then).
 	// baseline is gate.baseline's run, read before any load; nil without one.
 	baseline                *comparedBaseline
+	// phases is the trigger_phase gauge (nil in tests that build a run by hand).
+	phases *phaseMetric
 	fault                   *faultRun
 	faultStarted            chan faultStartResult
 	faultStartS, faultStopS float64

@@ -84,3 +84,20 @@ func writeVariant(t *testing.T, from, to string, change func(map[string]any)) {
 		t.Fatal(err)
 	}
 }
+
+// trigger prometheus refuses a folder without recorded data and a
+// listen address off loopback, before opening anything.
+func TestPrometheusCommandRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prometheus", t.TempDir()}, "holds no embedded Prometheus data"},
+		{[]string{"prometheus", "--listen", "0.0.0.0:9090", t.TempDir()}, "not a loopback address"},
+	} {
+		code, _, stderr := run(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s", tc.args, code, stderr)
+		}
+	}
+}

@@ -119,18 +119,32 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 }
 
 // OpenEmbedded serves the data a previous Embedded left in dir, with no
-// scraping, on a loopback port: `trigger report` reads a recorded run
-// through it. The TSDB is opened normally (it takes the directory's lock
-// and replays the WAL), so dir must be writable and not in use.
-func OpenEmbedded(ctx context.Context, dir string) (*Embedded, error) {
+// scraping, on listen (a loopback address; "" = DefaultListen, a free
+// port): `trigger prometheus` serves a recorded run through it. The TSDB
+// is opened normally (it takes the directory's lock and replays the WAL),
+// so dir must be writable and not in use.
+func OpenEmbedded(ctx context.Context, dir, listen string) (*Embedded, error) {
 	if _, err := os.Stat(filepath.Join(dir, "wal")); err != nil {
 		return nil, fmt.Errorf("prom: %s holds no recorded Prometheus data: %w", dir, err)
 	}
-	cfg, err := EmbeddedConfig{Dir: dir}.withDefaults()
+	cfg, err := EmbeddedConfig{Dir: dir, Listen: listen}.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	return start(ctx, cfg)
+}
+
+// CheckListen fails unless addr is a loopback host:port, the only kind
+// the embedded server listens on.
+func CheckListen(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("prom: embedded listen %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("prom: embedded listen %q: not a loopback address", addr)
+	}
+	return nil
 }
 
 // withDefaults checks c and fills in the defaults.
@@ -153,12 +167,8 @@ func (c EmbeddedConfig) withDefaults() (EmbeddedConfig, error) {
 	if c.Lookback <= 0 {
 		c.Lookback = DefaultLookback
 	}
-	host, _, err := net.SplitHostPort(c.Listen)
-	if err != nil {
-		return c, fmt.Errorf("prom: embedded listen %q: %w", c.Listen, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return c, fmt.Errorf("prom: embedded listen %q: not a loopback address", c.Listen)
+	if err := CheckListen(c.Listen); err != nil {
+		return c, err
 	}
 	c.Targets = slices.Clone(c.Targets) // the instance defaults are written into the copy
 	seen := make(map[[2]string]bool, len(c.Targets))
