@@ -83,9 +83,9 @@ type run struct {
 	// faultStopS are when its start ended and its stop began, run seconds
 	// (NaN until then).
 	// baseline is gate.baseline's run, read before any load; nil without one.
-	baseline                *comparedBaseline
+	baseline *comparedBaseline
 	// phases is the trigger_phase gauge (nil in tests that build a run by hand).
-	phases *phaseMetric
+	phases                  *phaseMetric
 	fault                   *faultRun
 	faultStarted            chan faultStartResult
 	faultStartS, faultStopS float64
