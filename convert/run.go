@@ -38,6 +38,9 @@ type Run struct {
 	// Baseline is the previous run the gate compares this one with; nil
 	// without gate.baseline.
 	Baseline *Baseline
+	// Notify is the webhook the run posts its outcome to when it ends; nil
+	// without a notify block.
+	Notify *Notify
 	// Brakes are the stop_when conditions, in the order declared.
 	Brakes []Brake
 	// Metrics is where the service's metrics are read; nil when the
@@ -61,6 +64,13 @@ type Recovery struct {
 	SuccessRatio float64
 	// Hold is how long the ratio must stay above it.
 	Hold time.Duration
+}
+
+// Notify is the notify block: a Slack-compatible webhook (a secret: it is
+// among Secrets) and the bound on posting to it.
+type Notify struct {
+	Webhook string
+	Timeout time.Duration
 }
 
 // Baseline is gate.baseline: the path of a previous run's result.json and
@@ -161,6 +171,9 @@ func RunOf(s *scenarios.Scenario) Run {
 	}
 	if g := s.Gate; g.Baseline != "" {
 		r.Baseline = &Baseline{Path: g.Baseline, MaxRecoveryRegression: g.MaxRecoveryRegression, MaxAmplificationRegression: g.MaxAmplificationRegression}
+	}
+	if n := s.Notify; n != nil {
+		r.Notify = &Notify{Webhook: n.Webhook, Timeout: n.Timeout}
 	}
 	if f := s.Fault; f != nil {
 		r.Fault = &Fault{Name: f.Name, Start: append([]string(nil), f.Start...), Stop: append([]string(nil), f.Stop...),

@@ -327,6 +327,9 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		// be drawn is a note, and `trigger report DIR` can try again.
 		r.opts.logf("reports: %v", err)
 	}
+	if n := r.spec.Notify; n != nil {
+		r.opts.logf("%s", r.redact.String(notify(n, res.Document, r.opts.OutDir, r.opts.Hurry)))
+	}
 	return res, runErr
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -84,29 +85,40 @@ func (v *validator) gate() {
 }
 
 // testHash is the first 16 hex digits of the SHA-256 of the scenario's
-// text without its gate block's body: the test, whatever it is gated on
-// (a candidate's scenario names the baseline to compare with, the
+// text without its gate and notify blocks' bodies (omit; a zero range is
+// none): the test, whatever it is gated on and whoever hears of it (a
+// candidate's scenario names the baseline to compare with, the
 // baseline's does not), for trigger compare.
-func testHash(src []byte, gateBody hcl.Range) string {
+func testHash(src []byte, omit ...hcl.Range) string {
 	if len(src) == 0 {
 		return ""
 	}
-	h := sha256.New()
-	s, e := gateBody.Start.Byte, gateBody.End.Byte
-	// The braces around it, which a one-line block's body range leaves out.
-	if e > s && e <= len(src) {
+	type cut struct{ s, e int }
+	var cuts []cut
+	for _, r := range omit {
+		s, e := r.Start.Byte, r.End.Byte
+		if e <= s || e > len(src) {
+			continue
+		}
+		// The braces around it, which a one-line block's body range leaves out.
 		if i := bytes.LastIndexByte(src[:s+1], '{'); i >= 0 {
 			s = i
 		}
 		if i := bytes.IndexByte(src[e-1:], '}'); i >= 0 {
 			e = e - 1 + i + 1
 		}
+		cuts = append(cuts, cut{s, e})
 	}
-	if e > s && e <= len(src) {
-		h.Write(src[:s])
-		h.Write(src[e:])
-	} else {
-		h.Write(src)
+	slices.SortFunc(cuts, func(a, b cut) int { return a.s - b.s })
+	h := sha256.New()
+	at := 0
+	for _, c := range cuts {
+		if c.s < at {
+			continue // overlapping: cannot be two blocks' bodies
+		}
+		h.Write(src[at:c.s])
+		at = c.e
 	}
+	h.Write(src[at:])
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }

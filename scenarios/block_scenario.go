@@ -17,7 +17,7 @@ type Scenario struct {
 	// pipe or a process substitution cannot give twice.
 	Source []byte
 	// Hash identifies the test: the first 16 hex digits of the SHA-256 of
-	// Source without the gate block's body (testHash).
+	// Source without the gate and notify blocks' bodies (testHash).
 	Hash string
 	// Name is the label of the scenario block.
 	Name string
@@ -42,6 +42,8 @@ type Scenario struct {
 	// demand (k = 1) for the fault's Δ.
 	Fault *Fault
 	Gate  Gate
+	// Notify is where the run posts its outcome; nil without a notify block.
+	Notify *Notify
 	// StopWhen are the run's brakes, in the order declared.
 	StopWhen []StopCondition
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -115,6 +116,11 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 	s := &Scenario{}
 	s.Variables = d.variables(top.blocks("variable", 0), vars, files)
 	d.decodeScenario(top, s)
+	for name, v := range s.Variables {
+		if d.webhook != "" && strings.Contains(v, d.webhook) {
+			s.Variables[name] = SensitiveValue
+		}
+	}
 	// Semantic checks run even after decoding errors, so that every problem
 	// is reported in one pass; values that failed to decode are skipped.
 	validate(s, d)
@@ -126,7 +132,7 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 	}
 	s.Secrets = d.secrets
 	s.Source = src
-	s.Hash = testHash(src, d.gateBody)
+	s.Hash = testHash(src, d.gateBody, d.notifyBody)
 	return s, nil
 }
 
@@ -207,6 +213,9 @@ func (d *decoder) decodeScenario(top *body, s *Scenario) {
 	}
 	if blk := top.one("gate", false, ""); blk != nil {
 		s.Gate = d.decodeGate(blk)
+	}
+	if blk := top.one("notify", false, ""); blk != nil {
+		s.Notify = d.decodeNotify(blk)
 	}
 	for i, blk := range top.blocks("stop_when", 0) {
 		if i == MaxStopWhen {

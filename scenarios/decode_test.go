@@ -208,6 +208,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		OnTrap:   &OnTrap{Action: vocab.TrapCommand, Command: []string{"kubectl", "rollout", "restart", "deploy/api"}, Observe: 3 * time.Minute},
 		Gate: Gate{MaxRecovery: 90 * time.Second, AllowTrap: true, MaxAmplification: 6, Baseline: "out/main/result.json",
 			MaxRecoveryRegression: 0.25, MaxAmplificationRegression: 0.15},
+		Notify: &Notify{Webhook: "https://hooks.example.internal/services/T0/B0/xyz", Timeout: 3 * time.Second},
 		StopWhen: []StopCondition{
 			{Name: "burn-rate", Query: `slo:burn_rate:ratio_1h{env="staging-eu"} > 10`, Address: "https://prom.staging-eu.internal:9090",
 				Timeout: 500 * time.Millisecond, Auth: &PrometheusAuth{BearerTokenEnv: "STOP_TOKEN"},
@@ -219,7 +220,8 @@ func TestDecodeEveryAttribute(t *testing.T) {
 			"hosts": `["127.0.0.1", "localhost"]`,
 			"token": SensitiveValue,
 		},
-		Secrets: []string{`"s3cr3t"`, "s3cr3t"},
+		// The webhook is a secret as the sensitive token is.
+		Secrets: []string{`"https://hooks.example.internal/services/T0/B0/xyz"`, "https://hooks.example.internal/services/T0/B0/xyz", `"s3cr3t"`, "s3cr3t"},
 	}
 	// The source is kept as read; the rest is compared field by field.
 	if src, _ := os.ReadFile(s.File); string(s.Source) != string(src) {
@@ -228,12 +230,15 @@ func TestDecodeEveryAttribute(t *testing.T) {
 	want.Source = s.Source
 	// The test's hash is the source's without the gate block's body: the
 	// same with another gate, another without.
-	if len(s.Hash) != 16 || s.Hash != testHash(s.Source, hclRangeOf(t, s.Source, "gate {")) {
+	if len(s.Hash) != 16 || s.Hash != testHash(s.Source, hclRangeOf(t, s.Source, "gate {"), hclRangeOf(t, s.Source, "notify {")) {
 		t.Errorf("hash %q", s.Hash)
 	}
 	other := strings.Replace(string(s.Source), `allow_trap                   = true`, `allow_trap                   = false`, 1)
 	if h, err := Parse("testdata/good/all.hcl", []byte(other), nil); err != nil || h.Hash != s.Hash {
 		t.Errorf("another gate changed the hash: %v", err)
+	}
+	if h, err := Parse("testdata/good/all.hcl", []byte(strings.Replace(string(s.Source), `timeout = "3s"`, `timeout = "4s"`, 1)), nil); err != nil || h.Hash != s.Hash {
+		t.Errorf("another notify changed the hash: %v", err)
 	}
 	if h, err := Parse("testdata/good/all.hcl", []byte(strings.Replace(string(s.Source), `"750ms"`, `"751ms"`, 1)), nil); err != nil || h.Hash == s.Hash {
 		t.Errorf("another timeout kept the hash: %v", err)

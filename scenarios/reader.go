@@ -43,6 +43,9 @@ type decoder struct {
 	badData   []string
 	dir       string    // the scenario's folder, data files' base
 	gateBody  hcl.Range // the gate block's body, left out of Scenario.Hash
+	// notifyBody is the notify block's body, left out of Scenario.Hash too.
+	notifyBody hcl.Range
+	webhook    string // notify.webhook, a secret: no variable's value shows it
 
 	secrets  []string        // Scenario.Secrets
 	redacted []string        // texts to redact from diagnostics (see redact)

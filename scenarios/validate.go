@@ -32,6 +32,7 @@ func validate(s *Scenario, d *decoder) {
 	v.recovery()
 	v.onTrap()
 	v.gate()
+	v.notify()
 	v.stopWhen()
 	v.duration()
 }

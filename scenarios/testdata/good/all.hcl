@@ -148,6 +148,11 @@ gate {
   max_amplification_regression = 0.15
 }
 
+notify {
+  webhook = "https://hooks.example.internal/services/T0/B0/xyz"
+  timeout = "3s"
+}
+
 stop_when "burn-rate" {
   query   = "slo:burn_rate:ratio_1h{env=\"staging-eu\"} > 10"
   address = "https://prom.staging-eu.internal:9090"
