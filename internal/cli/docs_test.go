@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // docs/safety.md names, for each promise, the tests that check it: every
@@ -45,4 +48,74 @@ func TestSafetyDocNamesRealTests(t *testing.T) {
 			t.Errorf("docs/safety.md names %s, which no test file defines", m[1])
 		}
 	}
+}
+
+// The GitHub Actions examples call trigger with subcommands and flags that
+// exist: every `trigger ...` line of a step's script parses against the
+// command tree (a renamed flag would otherwise rot the examples silently).
+func TestCIExamplesCallRealCommands(t *testing.T) {
+	paths, err := filepath.Glob("../../examples/ci/*.yml")
+	if err != nil || len(paths) < 2 {
+		t.Fatalf("examples/ci holds %d workflows (%v); want the gate and the comparison", len(paths), err)
+	}
+	seen := map[string]bool{}
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			Jobs map[string]struct {
+				Steps []struct {
+					Name string `json:"name"`
+					Run  string `json:"run"`
+				} `json:"steps"`
+			} `json:"jobs"`
+		}
+		if err := yaml.Unmarshal(src, &wf); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(wf.Jobs) == 0 {
+			t.Fatalf("%s: no jobs", path)
+		}
+		for _, job := range wf.Jobs {
+			for _, step := range job.Steps {
+				script := strings.ReplaceAll(step.Run, "\\\n", " ")
+				for _, line := range strings.Split(script, "\n") {
+					line = strings.TrimSpace(line)
+					if !strings.HasPrefix(line, "trigger ") {
+						continue
+					}
+					args := commandWords(line)
+					cmd, rest, err := newRoot(io.Discard, io.Discard).Find(args[1:])
+					if err != nil || cmd.Name() == "trigger" {
+						t.Errorf("%s, step %q: %q names no subcommand (%v)", filepath.Base(path), step.Name, line, err)
+						continue
+					}
+					if err := cmd.ParseFlags(rest); err != nil {
+						t.Errorf("%s, step %q: %q: %v", filepath.Base(path), step.Name, line, err)
+					}
+					seen[cmd.Name()] = true
+				}
+			}
+		}
+	}
+	for _, want := range []string{"plan", "run", "compare"} {
+		if !seen[want] {
+			t.Errorf("no example calls trigger %s", want)
+		}
+	}
+}
+
+// commandWords splits a shell line into its words up to the first
+// redirection, pipe or list operator.
+func commandWords(line string) []string {
+	var words []string
+	for _, w := range strings.Fields(line) {
+		if strings.HasPrefix(w, ">") || w == "|" || w == "||" || w == "&&" || w == ";" || w == "2>&1" {
+			break
+		}
+		words = append(words, strings.Trim(w, `"'`))
+	}
+	return words
 }

@@ -24,7 +24,34 @@ func CompareHeadline(c analysis.Comparison) string {
 	case c.Regressed:
 		return "REGRESSION: " + strings.Join(regressions(c), "; ")
 	}
+	if unmeasured := unmeasuredGated(c); len(unmeasured) > 0 {
+		return "no regression; not compared: " + strings.Join(unmeasured, "; ")
+	}
 	return "no regression"
+}
+
+// unmeasuredGated names the gated figures a run did not measure, and
+// which run: "no regression" must not read as if they were compared.
+func unmeasuredGated(c analysis.Comparison) []string {
+	var out []string
+	for _, f := range c.Figures {
+		if f.Threshold == nil {
+			continue
+		}
+		var missing string
+		switch {
+		case f.Base == nil && f.Cand == nil:
+			missing = "either run"
+		case f.Base == nil:
+			missing = "the baseline"
+		case f.Cand == nil:
+			missing = "the candidate"
+		default:
+			continue
+		}
+		out = append(out, f.Label+" (not measured in "+missing+")")
+	}
+	return out
 }
 
 // regressions names what regressed.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -62,5 +63,21 @@ func TestCompareGolden(t *testing.T) {
 			golden(t, tc.name+".md", mdown.Bytes())
 			golden(t, tc.name+".junit.xml", junit.Bytes())
 		})
+	}
+}
+
+// "No regression" names the gated figures a run did not measure, so it
+// does not read as if they were compared.
+func TestCompareHeadlineNamesUnmeasuredFigures(t *testing.T) {
+	base, _, _, _ := compareDocs(t)
+	if got := CompareHeadline(analysis.Compare(base, base, analysis.DefaultCompareThresholds)); got != "no regression" {
+		t.Errorf("a run against itself: %q; want \"no regression\"", got)
+	}
+	cand := base
+	cand.Amplification.Measured, cand.Amplification.MeasuredLo, cand.Amplification.MeasuredHi = nil, nil, nil
+	c := analysis.Compare(base, cand, analysis.DefaultCompareThresholds)
+	got := CompareHeadline(c)
+	if c.Regressed || !strings.HasPrefix(got, "no regression; not compared: ") || !strings.Contains(got, "(not measured in the candidate)") {
+		t.Errorf("A_fail unmeasured in the candidate: %q (regressed %v)", got, c.Regressed)
 	}
 }
