@@ -36,7 +36,7 @@ RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|T
 # The runner's end-to-end tests in two streams of about four minutes each.
 E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain|TestE2ECapacityDrop|TestE2ECompareFindsASlowerRelease|TestE2EMixIsJudgedByItsCapacity
 
-.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field bench bench-staging bench-brakes bench-fleet bench-charts bench-compare demo clean
+.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-campaign bench bench-staging bench-brakes bench-fleet bench-charts bench-compare demo clean
 
 # The shipped binary is stripped (no symbol table or DWARF) and holds no
 # build machine's paths; docs/design.md, "Dependencies", says what makes
@@ -76,7 +76,7 @@ test-race:
 	$(GO) test -race -run '^($(RACE_WHOLE))$$' ./runner
 
 test-e2e:
-	$(MAKE) --no-print-directory -j4 --output-sync=target e2e-runner-a e2e-runner-b e2e-specimen e2e-field
+	$(MAKE) --no-print-directory -j4 --output-sync=target e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-campaign
 
 e2e-runner-a:
 	$(GO) test -timeout 15m -run '^($(E2E_RUNNER_A))$$' ./runner
@@ -90,6 +90,11 @@ e2e-specimen:
 	$(GO) test -timeout 15m ./examples/specimen/specimen
 	$(GO) test -timeout 15m -run '^TestLocalEngine' ./fleet
 	$(GO) test -timeout 15m ./cmd/trigger
+
+# A three-cell campaign, one that finds λ_r, and stopped campaigns
+# (about 3 minutes, little CPU: the specimen at 80 first attempts/s).
+e2e-campaign:
+	$(GO) test -timeout 15m ./runner/campaign
 
 e2e-field:
 	$(GO) test -timeout 20m -parallel 4 ./internal/fieldtest/...

@@ -396,6 +396,25 @@ type OnTrapResult struct {
 	RecoveryS *float64 `json:"recovery_s"`
 	// Error is set when the action itself failed (a command's exit status).
 	Error string `json:"error,omitempty"`
+	// HeldTrend is, for action "rate", the wait's trend at the held demand
+	// (A·λ/C − 1 in the failed state: falling below λ_r, not falling at or
+	// above it); nil for the other actions.
+	HeldTrend *HeldTrend `json:"held_trend,omitempty"`
+}
+
+// HeldTrend is the wait's trend while on_trap holds demand at a rate.
+type HeldTrend struct {
+	// Slope and its 95 % interval, seconds of wait per second; null with
+	// too few settled samples.
+	Slope   *float64 `json:"slope"`
+	SlopeLo *float64 `json:"slope_lo"`
+	SlopeHi *float64 `json:"slope_hi"`
+	// Falling: the interval lies below zero (the service is on its way
+	// back); NotFalling: it excludes a falling wait (it stays failed).
+	// Both false: the trend could not tell.
+	Falling    bool   `json:"falling"`
+	NotFalling bool   `json:"not_falling"`
+	Reason     string `json:"reason"`
 }
 
 // Num returns a pointer to x, or nil when x is NaN or infinite, for the

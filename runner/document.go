@@ -8,6 +8,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/infer"
 	"github.com/trigger-test/trigger/loadgen"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // document assembles the run's result document: the plan's sections, what
@@ -127,6 +128,9 @@ func (r *run) document() analysis.Document {
 	amplificationSection(&doc.Amplification, in)
 	if st := r.onTrap; st != nil {
 		obs.OnTrap = &analysis.OnTrapResult{Action: r.spec.OnTrap.Action.String(), AtS: st.at - r.spikeEnd, RecoveryS: analysis.Num(st.recovered), Error: st.err}
+		if r.spec.OnTrap.Action == vocab.TrapRate {
+			obs.OnTrap.HeldTrend = heldTrend(st.held)
+		}
 	}
 
 	// A run that found no recovery did not recover.

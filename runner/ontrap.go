@@ -24,7 +24,9 @@ type onTrapState struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when a command has ended
 	stopped bool          // stop has run
-	ours    atomic.Bool   // the run cancelled the command itself
+	// held is the wait's trend at the held demand (action rate).
+	held analysis.Judgement
+	ours atomic.Bool // the run cancelled the command itself
 }
 
 // startOnTrap runs the scenario's on_trap action once the service is
@@ -76,6 +78,14 @@ func (r *run) watchOnTrap(now float64) bool {
 	if ot.Action == vocab.TrapDrop {
 		at, ok = r.drained(st.at, hold)
 	}
+	if ot.Action == vocab.TrapRate {
+		st.held = r.judgeHeld(now, now >= st.at+ot.Observe.Seconds())
+		if r.opts.JudgeHeldDemand && !ok && decided(st.held) {
+			r.reason += "; after on_trap rate " + heldTrend(st.held).Reason
+			r.stopOnTrap()
+			return true
+		}
+	}
 	if ok {
 		st.recovered = math.Max(0, at-st.at)
 		r.reason += fmt.Sprintf("; after on_trap %s the service was back in %s", ot.Action, analysis.FormatSeconds(st.recovered))
@@ -93,6 +103,55 @@ func (r *run) watchOnTrap(now float64) bool {
 		return true
 	}
 	return false
+}
+
+// judgeHeld fits the wait's trend from on_trap's start on, with the
+// chosen wait signal's settling delay: at the held demand λ the failed
+// state's wait changes at A·λ/C − 1 per second (docs/model.md, "Mapping
+// the boundary", hysteresis).
+func (r *run) judgeHeld(now float64, final bool) analysis.Judgement {
+	st := r.onTrap
+	// The chosen signal's samples as they stand now (r.choice holds them
+	// as they were at the verdict).
+	wait := r.choice.series
+	if w := r.waits.series[wait.Source]; w != nil {
+		wait = *w
+	}
+	in := analysis.JudgeInput{
+		Wait:        wait,
+		SpikeEndS:   st.at,
+		FailedToS:   math.NaN(),
+		HorizonS:    st.at + r.spec.OnTrap.Observe.Seconds(),
+		PatienceS:   r.timeoutS(),
+		Utilization: math.NaN(),
+		Final:       final,
+	}
+	if c := r.inputs.Scenario.CapacityPerS; c > 0 {
+		in.Utilization = r.spec.OnTrap.Rate / c
+	}
+	return analysis.Judge(in, analysis.MeasuredJudgePolicy)
+}
+
+// decided reports whether a trend's interval lies wholly below zero or
+// wholly at or above it.
+func decided(j analysis.Judgement) bool { return j.SlopeHi < 0 || j.SlopeLo >= 0 }
+
+// heldTrend is the document's form of the held demand's trend.
+func heldTrend(j analysis.Judgement) *analysis.HeldTrend {
+	h := &analysis.HeldTrend{Reason: "the wait's trend at the held demand: " + j.Reason, Falling: j.SlopeHi < 0, NotFalling: j.SlopeLo >= 0}
+	if !math.IsNaN(j.SlopeLo) {
+		h.Slope, h.SlopeLo, h.SlopeHi = analysis.Num(j.Trend.Slope), analysis.Num(j.SlopeLo), analysis.Num(j.SlopeHi)
+		slope := fmt.Sprintf("%+.3f s/s (95 %% interval %+.3f to %+.3f) over %d samples of the %s wait", j.Trend.Slope, j.SlopeLo, j.SlopeHi, j.Trend.N, j.Source)
+		switch {
+		case h.Falling:
+			h.Reason = "at the held demand the wait is falling: " + slope
+		case h.NotFalling:
+			h.Reason = "at the held demand the wait is not falling: " + slope
+		default:
+			h.Reason = "at the held demand the wait's trend cannot tell: " + slope
+		}
+	}
+	return h
 }
 
 // drained finds when the wait fell below τ_out/10 and stayed for hold

@@ -54,6 +54,11 @@ type Options struct {
 	// QueryWarmup is how long an embedded Prometheus scrapes before the
 	// queries are checked; zero means 3 scrape intervals.
 	QueryWarmup time.Duration
+	// JudgeHeldDemand ends an on_trap "rate" action as soon as the wait's
+	// trend at the held demand is decided (its interval wholly below zero:
+	// on the way back; or not falling: still failed), instead of watching
+	// the whole observation for the way back (trigger campaign's λ_r).
+	JudgeHeldDemand bool
 }
 
 // FleetOptions spread a run's load over agents started by an engine.

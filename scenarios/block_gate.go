@@ -28,6 +28,10 @@ type Gate struct {
 	Baseline                   string
 	MaxRecoveryRegression      float64
 	MaxAmplificationRegression float64
+	// MinTriggerMargin (trigger campaign) passes when the smallest trapping
+	// trigger is at least this many times expected_spike's size at every
+	// baseline; zero means none.
+	MinTriggerMargin float64
 }
 
 // Defaults of gate's regression thresholds: trigger compare's.
@@ -39,7 +43,7 @@ const (
 // gateSchema is the gate block's: attribute names are the snake_case of
 // Gate's fields.
 var gateSchema = &hcl.BodySchema{Attributes: attrs("max_recovery", "allow_trap", "max_amplification", "baseline",
-	"max_recovery_regression", "max_amplification_regression")}
+	"max_recovery_regression", "max_amplification_regression", "min_trigger_margin")}
 
 // decodeGate decodes the gate block.
 func (d *decoder) decodeGate(blk *hcl.Block) Gate {
@@ -54,6 +58,7 @@ func (d *decoder) decodeGate(blk *hcl.Block) Gate {
 		Baseline:                   b.str("baseline", ""),
 		MaxRecoveryRegression:      b.share("max_recovery_regression", DefaultMaxRecoveryRegression),
 		MaxAmplificationRegression: b.share("max_amplification_regression", DefaultMaxAmplificationRegression),
+		MinTriggerMargin:           b.num("min_trigger_margin", 0),
 	}
 }
 
@@ -82,6 +87,10 @@ func (v *validator) gate() {
 	v.errorf(g.MaxAmplification < 0 || (g.MaxAmplification > 0 && g.MaxAmplification < 1), "gate.max_amplification", "Value out of range",
 		"max_amplification is the largest A the gate accepts, 0 for none; A is at least 1 (every request is one attempt), so it must be 0 or ≥ 1. Got %g.",
 		g.MaxAmplification)
+	v.errorf(g.MinTriggerMargin < 0 || (g.MinTriggerMargin > 0 && g.MinTriggerMargin < 1), "gate.min_trigger_margin", "Value out of range",
+		"min_trigger_margin is how many times expected_spike the smallest trapping trigger must be, 0 for none or at least 1. Got %g.", g.MinTriggerMargin)
+	v.errorf(g.MinTriggerMargin > 0 && v.s.ExpectedSpike == nil, "gate.min_trigger_margin", "Missing expected_spike",
+		"min_trigger_margin compares the smallest trapping trigger with what production brings: add an expected_spike block (multiplier = 2, duration = \"30s\").")
 }
 
 // testHash is the first 16 hex digits of the SHA-256 of the scenario's

@@ -44,6 +44,10 @@ type Scenario struct {
 	Gate  Gate
 	// Notify is where the run posts its outcome; nil without a notify block.
 	Notify *Notify
+	// Campaign is what trigger campaign maps; nil without a campaign
+	// block. ExpectedSpike is what production brings; nil without one.
+	Campaign      *Campaign
+	ExpectedSpike *ExpectedSpike
 	// StopWhen are the run's brakes, in the order declared.
 	StopWhen []StopCondition
 

@@ -132,7 +132,7 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 	}
 	s.Secrets = d.secrets
 	s.Source = src
-	s.Hash = testHash(src, d.gateBody, d.notifyBody)
+	s.Hash = testHash(src, d.gateBody, d.notifyBody, d.campaignBody, d.expectedBody)
 	return s, nil
 }
 
@@ -216,6 +216,12 @@ func (d *decoder) decodeScenario(top *body, s *Scenario) {
 	}
 	if blk := top.one("notify", false, ""); blk != nil {
 		s.Notify = d.decodeNotify(blk)
+	}
+	if blk := top.one("campaign", false, ""); blk != nil {
+		s.Campaign = d.decodeCampaign(blk)
+	}
+	if blk := top.one("expected_spike", false, ""); blk != nil {
+		s.ExpectedSpike = d.decodeExpectedSpike(blk)
 	}
 	for i, blk := range top.blocks("stop_when", 0) {
 		if i == MaxStopWhen {

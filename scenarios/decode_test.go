@@ -207,8 +207,11 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		Recovery: Recovery{SuccessRatio: 0.95, Hold: 20 * time.Second},
 		OnTrap:   &OnTrap{Action: vocab.TrapCommand, Command: []string{"kubectl", "rollout", "restart", "deploy/api"}, Observe: 3 * time.Minute},
 		Gate: Gate{MaxRecovery: 90 * time.Second, AllowTrap: true, MaxAmplification: 6, Baseline: "out/main/result.json",
-			MaxRecoveryRegression: 0.25, MaxAmplificationRegression: 0.15},
-		Notify: &Notify{Webhook: "https://hooks.example.internal/services/T0/B0/xyz", Timeout: 3 * time.Second},
+			MaxRecoveryRegression: 0.25, MaxAmplificationRegression: 0.15, MinTriggerMargin: 2},
+		Campaign: &Campaign{Baselines: []float64{0.25, 0.5}, Rates: []float64{25.5, 51}, Search: vocab.SearchDuration, From: 2, To: 60,
+			Precision: 0.2, Hysteresis: true, MaxDuration: 3 * time.Hour, Rest: 30 * time.Second},
+		ExpectedSpike: &ExpectedSpike{Multiplier: 2, Duration: 30 * time.Second},
+		Notify:        &Notify{Webhook: "https://hooks.example.internal/services/T0/B0/xyz", Timeout: 3 * time.Second},
 		StopWhen: []StopCondition{
 			{Name: "burn-rate", Query: `slo:burn_rate:ratio_1h{env="staging-eu"} > 10`, Address: "https://prom.staging-eu.internal:9090",
 				Timeout: 500 * time.Millisecond, Auth: &PrometheusAuth{BearerTokenEnv: "STOP_TOKEN"},
@@ -230,7 +233,8 @@ func TestDecodeEveryAttribute(t *testing.T) {
 	want.Source = s.Source
 	// The test's hash is the source's without the gate block's body: the
 	// same with another gate, another without.
-	if len(s.Hash) != 16 || s.Hash != testHash(s.Source, hclRangeOf(t, s.Source, "gate {"), hclRangeOf(t, s.Source, "notify {")) {
+	if len(s.Hash) != 16 || s.Hash != testHash(s.Source, hclRangeOf(t, s.Source, "gate {"), hclRangeOf(t, s.Source, "notify {"),
+		hclRangeOf(t, s.Source, "campaign {"), hclRangeOf(t, s.Source, "expected_spike {")) {
 		t.Errorf("hash %q", s.Hash)
 	}
 	other := strings.Replace(string(s.Source), `allow_trap                   = true`, `allow_trap                   = false`, 1)
@@ -239,6 +243,9 @@ func TestDecodeEveryAttribute(t *testing.T) {
 	}
 	if h, err := Parse("testdata/good/all.hcl", []byte(strings.Replace(string(s.Source), `timeout = "3s"`, `timeout = "4s"`, 1)), nil); err != nil || h.Hash != s.Hash {
 		t.Errorf("another notify changed the hash: %v", err)
+	}
+	if h, err := Parse("testdata/good/all.hcl", []byte(strings.Replace(string(s.Source), `rest         = "30s"`, `rest         = "40s"`, 1)), nil); err != nil || h.Hash != s.Hash {
+		t.Errorf("another campaign changed the hash: %v", err)
 	}
 	if h, err := Parse("testdata/good/all.hcl", []byte(strings.Replace(string(s.Source), `"750ms"`, `"751ms"`, 1)), nil); err != nil || h.Hash == s.Hash {
 		t.Errorf("another timeout kept the hash: %v", err)

@@ -45,7 +45,11 @@ type decoder struct {
 	gateBody  hcl.Range // the gate block's body, left out of Scenario.Hash
 	// notifyBody is the notify block's body, left out of Scenario.Hash too.
 	notifyBody hcl.Range
-	webhook    string // notify.webhook, a secret: no variable's value shows it
+	// campaignBody and expectedBody are the campaign's and expected_spike's
+	// bodies, left out of Scenario.Hash: a run of the scenario is the same
+	// test with or without a campaign around it.
+	campaignBody, expectedBody hcl.Range
+	webhook                    string // notify.webhook, a secret: no variable's value shows it
 
 	secrets  []string        // Scenario.Secrets
 	redacted []string        // texts to redact from diagnostics (see redact)

@@ -41,5 +41,5 @@ var fileSchema = &hcl.BodySchema{
 		{Type: "stop_when", LabelNames: []string{"name"}},
 		{Type: "data", LabelNames: []string{"name"}},
 		{Type: "fault", LabelNames: []string{"name"}},
-	}, blocks("target", "client", "service", "load", "prometheus", "recovery", "on_trap", "gate", "notify")...),
+	}, blocks("target", "client", "service", "load", "prometheus", "recovery", "on_trap", "gate", "notify", "campaign", "expected_spike")...),
 }

@@ -33,6 +33,7 @@ func validate(s *Scenario, d *decoder) {
 	v.onTrap()
 	v.gate()
 	v.notify()
+	v.campaign()
 	v.stopWhen()
 	v.duration()
 }

@@ -27,6 +27,7 @@ func enums() []enum {
 		{"signal", ScalerSignalNames(), func(s string) (fmt.Stringer, error) { return ParseScalerSignal(s) }, ""},
 		{"protocol", ProtocolNames(), func(s string) (fmt.Stringer, error) { return ParseProtocol(s) }, "http1"},
 		{"on_trap action", TrapActionNames(), func(s string) (fmt.Stringer, error) { return ParseTrapAction(s) }, ""},
+		{"campaign search", SearchKindNames(), func(s string) (fmt.Stringer, error) { return ParseSearchKind(s) }, "multiplier"},
 	}
 }
 

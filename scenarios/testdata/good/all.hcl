@@ -146,6 +146,23 @@ gate {
   baseline                     = "out/main/result.json"
   max_recovery_regression      = "25%"
   max_amplification_regression = 0.15
+  min_trigger_margin           = 2
+}
+
+campaign {
+  baselines    = [0.25, 0.5]
+  search       = "duration"
+  from         = "2s"
+  to           = "1m"
+  precision    = 0.2
+  hysteresis   = true
+  max_duration = "3h"
+  rest         = "30s"
+}
+
+expected_spike {
+  multiplier = 2
+  duration   = "30s"
 }
 
 notify {

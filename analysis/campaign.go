@@ -1,0 +1,137 @@
+package analysis
+
+// CampaignDocument is campaign.json: what `trigger campaign` measured, cell
+// by cell, and the boundary it bracketed at each baseline (docs/model.md,
+// "Mapping the boundary"; docs/design.md, "campaign.json"). It is written
+// after every cell, so an interrupted campaign leaves every finished one.
+type CampaignDocument struct {
+	// Scenario is the scenario's name, file, test hash and target.
+	Scenario CampaignScenario `json:"scenario"`
+	// Search is what varies ("multiplier" or "duration"); From, To and
+	// Precision are the campaign block's (a multiplier, or seconds).
+	Search    string  `json:"search"`
+	From      float64 `json:"from"`
+	To        float64 `json:"to"`
+	Precision float64 `json:"precision"`
+	// Hysteresis: the campaign also looks for the recovery demand λ_r.
+	Hysteresis bool `json:"hysteresis"`
+	// ExpectedSpike is what production brings; nil when not given.
+	ExpectedSpike *ExpectedSpikeSection `json:"expected_spike,omitempty"`
+	StartedAt     string                `json:"started_at"`
+	EndedAt       string                `json:"ended_at,omitempty"`
+	Cells         []CampaignCell        `json:"cells"`
+	Baselines     []CampaignBaseline    `json:"baselines"`
+	// StoppedReason is why the campaign ended: "finished" when every
+	// search reached its end, otherwise what stopped it (an interrupt, a
+	// brake, max_duration, a service that did not come back).
+	StoppedReason string `json:"stopped_reason"`
+	// Gate is min_trigger_margin's verdict; nil without one.
+	Gate *CampaignGate `json:"gate,omitempty"`
+}
+
+// CampaignScenario identifies the campaign's scenario.
+type CampaignScenario struct {
+	Name string `json:"name"`
+	File string `json:"file,omitempty"`
+	Hash string `json:"hash,omitempty"`
+	// Target is the target's scheme and host.
+	Target string `json:"target,omitempty"`
+	// CapacityPerS is the scenario's C; TimeoutS its τ_out; AmplificationPlanned
+	// the A its retry policies give (A_fail).
+	CapacityPerS         float64 `json:"capacity_per_s"`
+	TimeoutS             float64 `json:"timeout_s"`
+	AmplificationPlanned float64 `json:"amplification_planned"`
+	// Multiplier and SpikeS are the scenario's own spike: the fixed half of
+	// the search (Δ for a multiplier search, k for a duration search).
+	Multiplier float64 `json:"multiplier"`
+	SpikeS     float64 `json:"spike_s"`
+}
+
+// ExpectedSpikeSection is expected_spike: k and Δ production brings.
+type ExpectedSpikeSection struct {
+	Multiplier float64 `json:"multiplier"`
+	DurationS  float64 `json:"duration_s"`
+}
+
+// CampaignCell kinds.
+const (
+	// CellTrigger is a trigger test at a baseline with one spike size.
+	CellTrigger = "trigger"
+	// CellRecoveryDemand traps the service, then holds demand at one
+	// rate to see whether it comes back (hysteresis).
+	CellRecoveryDemand = "recovery_demand"
+)
+
+// CampaignCell is one whole trigger test of the campaign.
+type CampaignCell struct {
+	Index int    `json:"index"`
+	Kind  string `json:"kind"`
+	// Rho is the baseline's utilization; DemandPerS its λ.
+	Rho        float64 `json:"rho"`
+	DemandPerS float64 `json:"demand_per_s"`
+	// Size is the searched size (a multiplier or seconds); Multiplier and
+	// SpikeS the spike the cell drove.
+	Size       float64 `json:"size"`
+	Multiplier float64 `json:"multiplier"`
+	SpikeS     float64 `json:"spike_s"`
+	// HoldDemandPerS is, for a recovery_demand cell, the demand held after
+	// the trap; null otherwise.
+	HoldDemandPerS *float64 `json:"hold_demand_per_s"`
+	Verdict        Verdict  `json:"verdict"`
+	// Trapped says on which side of the boundary the cell fell: the spike
+	// left the service failed (trigger), or it stayed failed at the held
+	// demand (recovery_demand). Null when the cell could not tell.
+	Trapped *bool `json:"trapped"`
+	// RecoveryS is the run's recovery time; for a recovery_demand cell the
+	// time from holding the demand until the service was back.
+	RecoveryS *float64 `json:"recovery_s"`
+	// AFail is the run's measured amplification, A_fail.
+	AFail *float64 `json:"a_fail"`
+	// Folder is the cell's run folder, relative to the campaign's.
+	Folder string `json:"folder"`
+	// Note says why a cell could not tell, or what else happened.
+	Note string `json:"note,omitempty"`
+}
+
+// CampaignBaseline is what the campaign found at one baseline.
+type CampaignBaseline struct {
+	Rho        float64 `json:"rho"`
+	DemandPerS float64 `json:"demand_per_s"`
+	// SmallestTrap is the smallest size seen to trap, and
+	// SmallestTrapLo/Hi the bracket: the largest size that recovered and
+	// the smallest that trapped (Lo null when the first size trapped).
+	// All null when nothing trapped up to `to`.
+	SmallestTrap   *float64 `json:"smallest_trap"`
+	SmallestTrapLo *float64 `json:"smallest_trap_lo"`
+	SmallestTrapHi *float64 `json:"smallest_trap_hi"`
+	// SearchEnd says how the search ended ("narrow", "none up to the
+	// largest size", …, or what stopped it).
+	SearchEnd string `json:"search_end"`
+	// ModelSmallestTrap is the model's boundary from the scenario's A and
+	// τ_out (null when A·ρ < 1: no size traps); MeasuredModelSmallestTrap
+	// the same from the cells' measured A_fail.
+	ModelSmallestTrap         *float64 `json:"model_smallest_trap"`
+	MeasuredModelSmallestTrap *float64 `json:"measured_model_smallest_trap"`
+	// AFail is the median A_fail the trapped cells measured; null when
+	// none did.
+	AFail *float64 `json:"a_fail"`
+	// RecoveryDemandPerS is λ_r, the highest demand at which the failed
+	// service came back, with its bracket; null when not searched.
+	RecoveryDemandPerS   *float64 `json:"recovery_demand_per_s"`
+	RecoveryDemandPerSLo *float64 `json:"recovery_demand_per_s_lo"`
+	RecoveryDemandPerSHi *float64 `json:"recovery_demand_per_s_hi"`
+	// ModelRecoveryDemandPerS is C/A (measured A_fail when there is one).
+	ModelRecoveryDemandPerS *float64 `json:"model_recovery_demand_per_s"`
+	// TriggerMargin is SmallestTrapLo over expected_spike's size: how many
+	// times production's spike the service is known to survive; null
+	// without an expected_spike or a bracket.
+	TriggerMargin *float64 `json:"trigger_margin"`
+	Note          string   `json:"note,omitempty"`
+}
+
+// CampaignGate is min_trigger_margin's verdict.
+type CampaignGate struct {
+	MinTriggerMargin float64  `json:"min_trigger_margin"`
+	Passed           bool     `json:"passed"`
+	Failures         []string `json:"failures,omitempty"`
+}

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/runner/campaign"
+	"github.com/trigger-test/trigger/runner/report"
+)
+
+func newCampaignCommand(stdout, stderr io.Writer) *cobra.Command {
+	var sf scenarioFlags
+	var asJSON, yes, overwrite, force, dryRun bool
+	var out, abortFile string
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "campaign [--dry-run] [--yes] [--out DIR] [--var NAME=VALUE] SCENARIO.hcl",
+		Short: "Map the smallest trigger that traps the service, and the demand it comes back at",
+		Long: `campaign runs whole trigger tests (cells) to map the scenario's campaign
+block: at each baseline it brackets the smallest spike (multiplier or
+duration) that traps the service, starting from the safe size 'from' and
+doubling until one traps, then halving the bracket until it is 'precision'
+narrow. With hysteresis = true, after a trap it brackets λ_r, the highest
+demand at which the failed service comes back: each such cell traps the
+service, then holds demand at one rate for on_trap's observation.
+
+Every cell is a trigger test judged as 'trigger run' judges one, in its own
+folder under --out, with every brake of the scenario (stop_when,
+--abort-file, max_duration per cell, the campaign's max_duration). A cell
+starts only on a recovered service: a light probe (a tenth of capacity, no
+retries) must see the first-attempt success ratio hold at the recovery rule;
+a service that does not come back within on_trap's observation stops the
+campaign. campaign.json, rewritten after every cell, holds every finished
+cell, what each baseline showed (the bracket, the model's boundary from the
+scenario's A and from the measured A_fail, λ_r) and why the campaign
+stopped; campaign.html draws the map.
+
+gate { min_trigger_margin = 2 } with an expected_spike block passes when
+every baseline is known to survive twice production's spike.
+
+--dry-run prints the baselines, the first cell and the most cells each
+search can take, and the longest the campaign can take; it sends nothing.
+
+Exit codes: 0 finished (and the gate passed), 1 the gate failed or the
+service did not come back, 2 usage or scenario error, 3 a baseline could not
+be measured, 4 harness error, 5 stopped by a brake, 130 interrupted (also
+at the campaign's max_duration).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			test, err := sf.loadTest(cmd.Context(), args[0], stderr)
+			if err != nil {
+				return err
+			}
+			s := test.Scenario
+			if s.Campaign == nil {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s has no campaign block: add campaign { baselines = [0.2, 0.4], from = 1.5, to = 10 } (docs/scenarios.md)", args[0])}
+			}
+			if dryRun {
+				return printCampaignPlan(stdout, test)
+			}
+			if out == "" {
+				out = filepath.Join("out", fmt.Sprintf("%s-campaign-%s", s.Name, time.Now().Format("20060102-150405")))
+			}
+			if err := confirm(s, yes, os.Stdin, stderr); err != nil {
+				return err
+			}
+			pp := newProgressPrinter(stderr)
+			res, err := campaign.Run(cmd.Context(), campaign.Options{
+				Test:   test,
+				OutDir: out,
+				Run: runner.Options{
+					Seed:      seed,
+					Progress:  pp.update,
+					Logf:      pp.note,
+					AbortFile: abortFile,
+					Force:     force,
+					Overwrite: overwrite,
+					Hurry:     hurryOf(cmd.Context()),
+				},
+			})
+			pp.end()
+			if res == nil {
+				return runError(err)
+			}
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(res.Document); err != nil {
+					return &ExitError{Code: ExitHarness, Err: err}
+				}
+			} else {
+				if err := report.WriteCampaignText(stdout, res.Document); err != nil {
+					return &ExitError{Code: ExitHarness, Err: err}
+				}
+				fmt.Fprintf(stdout, "\nCampaign: %s\n", filepath.Join(res.OutDir, campaign.File))
+			}
+			code := map[campaign.Outcome]int{campaign.Finished: ExitPassed, campaign.Incomplete: ExitInconclusive,
+				campaign.GateFailed: ExitGateFailed, campaign.Stopped: ExitStopped, campaign.Interrupted: ExitInterrupted}[res.Outcome]
+			var re *runner.Error
+			if errors.As(err, &re) && re.Kind == runner.KindHarness {
+				code = ExitHarness
+			}
+			if code == ExitPassed {
+				return nil
+			}
+			return &ExitError{Code: code, Err: err, Reported: err == nil || code != ExitHarness}
+		},
+	}
+	sf.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print campaign.json instead of the table")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the cells planned and the longest the campaign can take; send nothing")
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation (required without a terminal)")
+	cmd.Flags().StringVar(&out, "out", "", "the campaign's folder (default out/NAME-campaign-TIMESTAMP)")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of every cell's arrival schedule and jitter")
+	cmd.Flags().StringVar(&abortFile, "abort-file", "", "stop the campaign (exit 5) as soon as this path exists")
+	cmd.Flags().BoolVar(&force, "force", false, "start a fault even though a journal says one is pending (see trigger restore)")
+	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous campaign there")
+	return cmd
+}
+
+// printCampaignPlan prints what --dry-run promises: nothing is sent.
+func printCampaignPlan(w io.Writer, test *convert.Test) error {
+	s := test.Scenario
+	plan := analysis.Plan(test.Plan)
+	p := campaign.Plan(s, plan.Amplification.Predicted, plan.Scenario.PatienceS)
+	c := s.Campaign
+	fmt.Fprintf(w, "Campaign  %s: %s from %g to %g, precision %g %%; nothing is sent\n", s.Name, c.Search, c.From, c.To, 100*c.Precision)
+	fmt.Fprintf(w, "Model     C = %g/s, patience %gs, A = %.3g: a trigger traps where A·ρ ≥ 1 (ρ ≥ %.3g)\n",
+		s.Service.Capacity, plan.Scenario.PatienceS, plan.Amplification.Predicted, 1/plan.Amplification.Predicted)
+	for _, b := range p.Baselines {
+		model := "none traps (A·ρ < 1)"
+		if !math.IsInf(b.ModelSmallestTrap, 1) {
+			model = fmt.Sprintf("%.4g", b.ModelSmallestTrap)
+		}
+		fmt.Fprintf(w, "ρ = %.3g (%.4g/s): first cell %g, at most %d trigger cells", b.Rho, b.DemandPerS, b.First, b.MaxTriggerCells)
+		if c.Hysteresis {
+			fmt.Fprintf(w, " and %d recovery-demand cells", b.MaxRecoveryCells)
+		}
+		fmt.Fprintf(w, "; model's smallest trap %s\n", model)
+	}
+	fmt.Fprintf(w, "Each cell at most %s, after a rest of %s and a probe of at most %s\n", p.CellLength, p.Rest, p.ProbeLimit)
+	bound := ""
+	if p.Bounded {
+		bound = " (max_duration)"
+	}
+	_, err := fmt.Fprintf(w, "At most %d cells; the campaign takes at most %s%s\n", p.MaxCells, p.Longest.Round(time.Second), bound)
+	return err
+}

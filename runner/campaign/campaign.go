@@ -1,0 +1,352 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// File is the campaign's document in its folder.
+const File = "campaign.json"
+
+// Options configure a campaign.
+type Options struct {
+	// Test is the scenario converted; its Scenario has a campaign block.
+	Test *convert.Test
+	// OutDir is the campaign's folder: campaign.json and one run folder
+	// per cell. It must be empty or new unless Run.Overwrite.
+	OutDir string
+	// Run is the options every cell's run gets (seed, abort file, hurry,
+	// logs, progress, transport); Test and OutDir are the cell's.
+	Run runner.Options
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Reasons a campaign stops, in StoppedReason.
+const (
+	ReasonFinished = "finished"
+)
+
+// Outcome is how a campaign ended, for the exit code.
+type Outcome int
+
+// The outcomes.
+const (
+	// Finished: every search ended; Gate passed (or none).
+	Finished Outcome = iota
+	// Incomplete: a baseline could not be measured (a cell could not tell).
+	Incomplete
+	// GateFailed: min_trigger_margin failed, or the service did not come
+	// back: what was observed outranks what could not be.
+	GateFailed
+	// Stopped: a brake (stop_when, the abort file) stopped it.
+	Stopped
+	// Interrupted: a signal or max_duration stopped it.
+	Interrupted
+)
+
+// Result is a campaign's document and outcome.
+type Result struct {
+	Document analysis.CampaignDocument
+	Outcome  Outcome
+	OutDir   string
+}
+
+// campaign is one campaign under way.
+type campaign struct {
+	opts     Options
+	scenario *scenarios.Scenario
+	doc      analysis.CampaignDocument
+	next     int // the next cell's index
+	outcome  Outcome
+}
+
+// Run maps the scenario's campaign: for each baseline, trigger cells
+// bracketing the smallest spike that traps, then (hysteresis) the
+// recovery demand. Every cell starts on a service the probe found back;
+// one that does not come back stops the campaign. campaign.json is
+// rewritten after every cell. The error is a *runner.Error for a
+// stopped, interrupted or broken campaign; the Result is valid whenever
+// it is not nil.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	s := opts.Test.Scenario
+	if s.Campaign == nil {
+		return nil, &runner.Error{Kind: runner.KindUsage, Err: errors.New("the scenario has no campaign block")}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if err := prepare(opts.OutDir, opts.Run.Overwrite); err != nil {
+		return nil, err
+	}
+	cp := &campaign{opts: opts, scenario: s, doc: newDocument(opts.Test, opts.Now())}
+	ctx, cancel := context.WithTimeout(ctx, s.Campaign.MaxDuration)
+	defer cancel()
+	err := cp.run(ctx)
+	if err != nil && cp.doc.StoppedReason == "" {
+		cp.doc.StoppedReason = err.Error()
+	}
+	cp.finish()
+	if werr := cp.write(); werr != nil && err == nil {
+		err = &runner.Error{Kind: runner.KindHarness, Err: werr}
+	}
+	return &Result{Document: cp.doc, Outcome: cp.outcome, OutDir: opts.OutDir}, err
+}
+
+// run searches every baseline in turn.
+func (cp *campaign) run(ctx context.Context) error {
+	c := cp.scenario.Campaign
+	for i, rho := range c.Baselines {
+		b := analysis.CampaignBaseline{Rho: rho, DemandPerS: c.Rates[i]}
+		cp.doc.Baselines = append(cp.doc.Baselines, b)
+		if err := cp.search(ctx, i); err != nil {
+			return err
+		}
+	}
+	cp.doc.StoppedReason = ReasonFinished
+	return nil
+}
+
+// search brackets the smallest trap at baseline i, then λ_r.
+func (cp *campaign) search(ctx context.Context, i int) error {
+	c := cp.scenario.Campaign
+	b := &cp.doc.Baselines[i]
+	br := analysis.NewBracket(c.From, c.To, c.Precision)
+	for {
+		size, end := br.Next()
+		if end != "" {
+			b.SearchEnd = string(end)
+			break
+		}
+		rec, err := cp.cell(ctx, cell{kind: analysis.CellTrigger, rho: b.Rho, rate: b.DemandPerS, size: size})
+		if err != nil {
+			b.SearchEnd = "stopped: " + err.Error()
+			cp.summarize(i, br)
+			return err
+		}
+		if rec.Trapped == nil {
+			b.SearchEnd = fmt.Sprintf("cell %d could not tell (%s): %s", rec.Index, rec.Verdict, rec.Note)
+			cp.outcome = max(cp.outcome, Incomplete)
+			break
+		}
+		br.Record(size, *rec.Trapped)
+		cp.summarize(i, br)
+		if err := cp.write(); err != nil {
+			return &runner.Error{Kind: runner.KindHarness, Err: err}
+		}
+	}
+	cp.summarize(i, br)
+	if c.Hysteresis && !math.IsNaN(br.Above) {
+		return cp.recoveryDemand(ctx, i, br.Above)
+	}
+	return nil
+}
+
+// recoveryDemand brackets λ_r at baseline i: each cell traps the service
+// with the smallest spike seen to trap (trapSize), holds demand at the
+// middle of the bracket, and watches for the way back for on_trap's
+// observation (docs/model.md, "Mapping the boundary", hysteresis). Zero
+// demand is known to recover (the probe saw it), the baseline known not to.
+func (cp *campaign) recoveryDemand(ctx context.Context, i int, trapSize float64) error {
+	c := cp.scenario.Campaign
+	b := &cp.doc.Baselines[i]
+	br := analysis.NewKnownBracket(0, b.DemandPerS, c.Precision)
+	for {
+		hold, end := br.Next()
+		if end != "" {
+			break
+		}
+		rec, err := cp.cell(ctx, cell{kind: analysis.CellRecoveryDemand, rho: b.Rho, rate: b.DemandPerS, size: trapSize, hold: hold})
+		if err != nil {
+			cp.summarizeRecovery(i, br)
+			return err
+		}
+		if rec.Trapped == nil {
+			b.Note = fmt.Sprintf("λ_r not measured, because cell %d did not trap (%s): nothing was held", rec.Index, rec.Verdict)
+			cp.outcome = max(cp.outcome, Incomplete)
+			break
+		}
+		br.Record(hold, *rec.Trapped)
+		cp.summarizeRecovery(i, br)
+		if err := cp.write(); err != nil {
+			return &runner.Error{Kind: runner.KindHarness, Err: err}
+		}
+	}
+	cp.summarizeRecovery(i, br)
+	return nil
+}
+
+// cell waits for a recovered service, runs one cell and records it.
+func (cp *campaign) cell(ctx context.Context, c cell) (analysis.CampaignCell, error) {
+	c.index = cp.next
+	cp.next++
+	if err := cp.ready(ctx, c); err != nil {
+		return analysis.CampaignCell{}, err
+	}
+	cp.logf("campaign: cell %d, ρ = %.3g (%g/s), %s", c.index, c.rho, c.rate, describe(cp.scenario, c))
+	rec, res, err := cp.runCell(ctx, c)
+	// A run that could not judge is a cell that could not tell, not the
+	// campaign's end.
+	if re := (*runner.Error)(nil); errors.As(err, &re) && re.Kind == runner.KindInconclusive && res != nil {
+		err = nil
+	}
+	cp.doc.Cells = append(cp.doc.Cells, rec)
+	if werr := cp.write(); werr != nil && err == nil {
+		err = &runner.Error{Kind: runner.KindHarness, Err: werr}
+	}
+	if err != nil {
+		return rec, cp.stopped(ctx, fmt.Errorf("cell %d: %w", c.index, err))
+	}
+	cp.logf("campaign: cell %d %s (%s)", c.index, rec.Verdict, trappedWord(rec.Trapped))
+	return rec, nil
+}
+
+// ready rests (after the first cell), then probes until the service is
+// back; the abort file and ctx are looked at first.
+func (cp *campaign) ready(ctx context.Context, c cell) error {
+	if f := cp.opts.Run.AbortFile; f != "" {
+		if _, err := os.Stat(f); err == nil {
+			return cp.stopped(ctx, &runner.Error{Kind: runner.KindStopped, Err: fmt.Errorf("%w: the abort file %s exists", runner.ErrStopped, f)})
+		}
+	}
+	if c.index > 0 {
+		if err := sleep(ctx, cp.scenario.Campaign.Rest); err != nil {
+			return cp.stopped(ctx, err)
+		}
+	}
+	pr := newProbe(cp.opts.Test, cp.scenario.Service.Capacity, c.rate, probeLimit(cp.scenario))
+	cp.logf("campaign: probing at %g/s until the first-attempt success ratio holds at %.3g for %s", pr.rate(), pr.successRatio, pr.hold)
+	if err := pr.wait(ctx, cp.opts.Run.Transport); err != nil {
+		if ctx.Err() != nil {
+			return cp.stopped(ctx, err)
+		}
+		cp.outcome = max(cp.outcome, GateFailed)
+		cp.doc.StoppedReason = "the service did not come back before cell " + fmt.Sprint(c.index) + ": " + err.Error()
+		return &runner.Error{Kind: runner.KindInconclusive, Err: errors.New(cp.doc.StoppedReason)}
+	}
+	return nil
+}
+
+// probeLimit is how long the probe waits for the service: on_trap's
+// observation (the time a cell gives the way back).
+func probeLimit(s *scenarios.Scenario) time.Duration {
+	if s.OnTrap != nil && s.OnTrap.Observe > 0 {
+		return s.OnTrap.Observe
+	}
+	return scenarios.DefaultTrapObserve
+}
+
+// logf prints a note for the user, when there is a log.
+func (cp *campaign) logf(format string, args ...any) {
+	if cp.opts.Run.Logf != nil {
+		cp.opts.Run.Logf(format, args...)
+	}
+}
+
+// stopped records why the campaign stopped at err and sets the outcome.
+func (cp *campaign) stopped(ctx context.Context, err error) error {
+	var re *runner.Error
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		cp.doc.StoppedReason = fmt.Sprintf("max_duration (%s) reached", cp.scenario.Campaign.MaxDuration)
+		cp.outcome = max(cp.outcome, Interrupted)
+		return &runner.Error{Kind: runner.KindInterrupted, Err: errors.New(cp.doc.StoppedReason)}
+	case ctx.Err() != nil || (errors.As(err, &re) && re.Kind == runner.KindInterrupted):
+		cp.doc.StoppedReason = "interrupted"
+		cp.outcome = max(cp.outcome, Interrupted)
+		return &runner.Error{Kind: runner.KindInterrupted, Err: runner.ErrInterrupted}
+	case errors.As(err, &re) && re.Kind == runner.KindStopped:
+		cp.doc.StoppedReason = "stopped by a brake: " + err.Error()
+		cp.outcome = max(cp.outcome, Stopped)
+		return err
+	}
+	cp.doc.StoppedReason = err.Error()
+	cp.outcome = max(cp.outcome, Incomplete)
+	if errors.As(err, &re) {
+		return err
+	}
+	return &runner.Error{Kind: runner.KindHarness, Err: err}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// describe names the cell's spike (and held demand) in words.
+func describe(s *scenarios.Scenario, c cell) string {
+	sp := c.spike(s)
+	out := fmt.Sprintf("spike ×%g for %s", sp.Multiplier, sp.Duration)
+	if c.kind == analysis.CellRecoveryDemand {
+		out += fmt.Sprintf(", then demand held at %.4g/s", c.hold)
+	}
+	return out
+}
+
+func trappedWord(t *bool) string {
+	switch {
+	case t == nil:
+		return "could not tell"
+	case *t:
+		return "trapped side"
+	}
+	return "recovered side"
+}
+
+// prepare creates the campaign's folder; one that holds anything is
+// refused unless overwrite (then what is there is removed).
+func prepare(dir string, overwrite bool) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return &runner.Error{Kind: runner.KindHarness, Err: err}
+	case len(entries) > 0 && !overwrite:
+		return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %d entries (pass --overwrite to replace them)", runner.ErrOutExists, dir, len(entries))}
+	case len(entries) > 0:
+		for _, e := range entries {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return &runner.Error{Kind: runner.KindHarness, Err: err}
+			}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &runner.Error{Kind: runner.KindHarness, Err: err}
+	}
+	return nil
+}
+
+// median of xs; NaN for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}

@@ -1,0 +1,160 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
+)
+
+// cell is one planned trigger test: a baseline and a spike size, and for
+// a recovery-demand cell the demand held once the service is trapped.
+type cell struct {
+	kind  string
+	rho   float64
+	rate  float64 // λ, first attempts per second
+	size  float64 // the searched size: a multiplier or seconds
+	hold  float64 // recovery_demand: first attempts per second after the trap
+	index int
+}
+
+// spike is the cell's spike: the searched size in place of the
+// scenario's multiplier or duration.
+func (c cell) spike(s *scenarios.Scenario) scenarios.Spike {
+	sp := s.Load.Spike
+	if s.Campaign.Search == vocab.SearchDuration {
+		sp.Duration = time.Duration(c.size * float64(time.Second)).Round(time.Millisecond)
+	} else {
+		sp.Multiplier = c.size
+	}
+	return sp
+}
+
+// folder is the cell's run folder inside the campaign's: its index, ρ
+// and size (k2.75, d12.5s) or held demand (hold33.3).
+func (c cell) folder(search vocab.SearchKind) string {
+	size := fmt.Sprintf("k%.4g", c.size)
+	switch {
+	case c.kind == analysis.CellRecoveryDemand:
+		size = fmt.Sprintf("hold%.4g", c.hold)
+	case search == vocab.SearchDuration:
+		size = fmt.Sprintf("d%.4gs", c.size)
+	}
+	return fmt.Sprintf("cell-%02d-rho%.3g-%s", c.index, c.rho, size)
+}
+
+// scenarioFor is the scenario a cell runs: the campaign's with the cell's
+// baseline and spike; on a trap, demand drops to zero (or, for a
+// recovery-demand cell, to the held demand) and the run watches for the
+// way back for on_trap's observation. No budget turns a slow recovery
+// into a failure (the campaign maps the boundary), no baseline is
+// compared with and no webhook is posted.
+func scenarioFor(s *scenarios.Scenario, c cell) *scenarios.Scenario {
+	cs := *s
+	cs.Load.Baseline = c.rate
+	cs.Load.Spike = c.spike(s)
+	observe := scenarios.DefaultTrapObserve
+	if s.OnTrap != nil && s.OnTrap.Observe > 0 {
+		observe = s.OnTrap.Observe
+	}
+	cs.OnTrap = &scenarios.OnTrap{Action: vocab.TrapDrop, Observe: observe}
+	if c.kind == analysis.CellRecoveryDemand {
+		cs.OnTrap = &scenarios.OnTrap{Action: vocab.TrapRate, Rate: c.hold, Observe: observe}
+	}
+	cs.Gate = scenarios.Gate{AllowTrap: true}
+	cs.Notify = nil
+	// A longer spike than the scenario's own gets the time it takes on
+	// top of the scenario's bound.
+	if extra := cs.Load.Spike.Duration - s.Load.Spike.Duration; cs.MaxDuration > 0 && extra > 0 {
+		cs.MaxDuration += extra
+	}
+	return &cs
+}
+
+// cellLength is the longest a cell can take: warmup, spike, observe and
+// on_trap's observation, or the scenario's max_duration when shorter.
+func cellLength(s *scenarios.Scenario) time.Duration {
+	d := s.Load.Warmup + s.Load.Spike.Duration + s.Load.Observe
+	if s.OnTrap != nil {
+		d += s.OnTrap.Observe
+	}
+	if s.MaxDuration > 0 && s.MaxDuration < d {
+		d = s.MaxDuration
+	}
+	return d
+}
+
+// runCell runs one cell in its folder and returns what the campaign
+// records of it, with the run's error (a brake, an interrupt).
+func (cp *campaign) runCell(ctx context.Context, c cell) (analysis.CampaignCell, *runner.Result, error) {
+	cs := scenarioFor(cp.scenario, c)
+	rec := analysis.CampaignCell{Index: c.index, Kind: c.kind, Rho: c.rho, DemandPerS: c.rate, Size: c.size,
+		Multiplier: cs.Load.Spike.Multiplier, SpikeS: cs.Load.Spike.Duration.Seconds(), Folder: c.folder(cp.scenario.Campaign.Search)}
+	if c.kind == analysis.CellRecoveryDemand {
+		rec.HoldDemandPerS = analysis.Num(c.hold)
+	}
+	test, err := convert.New(cs)
+	if err != nil {
+		rec.Verdict, rec.Note = analysis.VerdictInconclusive, err.Error()
+		return rec, nil, &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("cell %d: %w", c.index, err)}
+	}
+	opts := cp.opts.Run
+	opts.Test = test
+	opts.OutDir = filepath.Join(cp.opts.OutDir, rec.Folder)
+	opts.JudgeHeldDemand = c.kind == analysis.CellRecoveryDemand
+	res, err := runner.Run(ctx, opts)
+	if res == nil {
+		rec.Verdict = analysis.VerdictInconclusive
+		if err != nil {
+			rec.Note = err.Error()
+		}
+		return rec, nil, err
+	}
+	d := res.Document
+	rec.Verdict, rec.Note = d.Verdict, d.Observation.VerdictReason
+	rec.RecoveryS, rec.AFail = d.RecoveryS, d.Amplification.Measured
+	rec.Trapped = side(c.kind, d)
+	if c.kind == analysis.CellRecoveryDemand && d.Observation.OnTrap != nil {
+		rec.RecoveryS = d.Observation.OnTrap.RecoveryS
+	}
+	return rec, res, err
+}
+
+// side says on which side of the boundary a finished cell fell; nil when
+// it could not tell. A trigger cell is on the trapped side when its run
+// judged the service trapped; recovered, metastable (still recovering at
+// the horizon) and no-trigger are the other side. A recovery-demand cell
+// is on the trapped side when the service, trapped by the spike, stays
+// failed at the held demand: not back, the wait's trend there not falling
+// (A·λ ≥ C); on the other side when it came back or its wait fell.
+func side(kind string, d analysis.Document) *bool {
+	yes, no := true, false
+	switch kind {
+	case analysis.CellRecoveryDemand:
+		if d.Verdict != analysis.VerdictTrapped || d.Observation.OnTrap == nil || d.Observation.OnTrap.Error != "" {
+			return nil // the spike did not trap this time: nothing was held
+		}
+		ot := d.Observation.OnTrap
+		switch {
+		case ot.RecoveryS != nil, ot.HeldTrend != nil && ot.HeldTrend.Falling:
+			return &no
+		case ot.HeldTrend != nil && ot.HeldTrend.NotFalling:
+			return &yes
+		}
+		return nil
+	default:
+		switch d.Verdict {
+		case analysis.VerdictTrapped:
+			return &yes
+		case analysis.VerdictRecovered, analysis.VerdictMetastable, analysis.VerdictNoTrigger:
+			return &no
+		}
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package campaign
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/runner/report"
+	"github.com/trigger-test/trigger/vocab"
+)
+
+// newDocument is campaign.json before any cell.
+func newDocument(test *convert.Test, now time.Time) analysis.CampaignDocument {
+	s, c := test.Scenario, test.Scenario.Campaign
+	plan := analysis.Plan(test.Plan)
+	doc := analysis.CampaignDocument{
+		Scenario: analysis.CampaignScenario{Name: s.Name, File: s.File, Hash: s.Hash, Target: plan.Scenario.Target,
+			CapacityPerS: s.Service.Capacity, TimeoutS: plan.Scenario.PatienceS, AmplificationPlanned: plan.Amplification.Predicted,
+			Multiplier: s.Load.Spike.Multiplier, SpikeS: s.Load.Spike.Duration.Seconds()},
+		Search: c.Search.String(), From: c.From, To: c.To, Precision: c.Precision, Hysteresis: c.Hysteresis,
+		StartedAt: now.UTC().Format(time.RFC3339),
+		Cells:     []analysis.CampaignCell{},
+		Baselines: []analysis.CampaignBaseline{},
+	}
+	if e := s.ExpectedSpike; e != nil {
+		doc.ExpectedSpike = &analysis.ExpectedSpikeSection{Multiplier: e.Multiplier, DurationS: e.Duration.Seconds()}
+	}
+	return doc
+}
+
+// summarize fills baseline i's bracket, measured A_fail and the model's
+// boundaries from the cells so far.
+func (cp *campaign) summarize(i int, br analysis.Bracket) {
+	b, d := &cp.doc.Baselines[i], &cp.doc
+	b.SmallestTrap, b.SmallestTrapHi = analysis.Num(br.Above), analysis.Num(br.Above)
+	b.SmallestTrapLo = nil
+	if !math.IsNaN(br.Above) {
+		b.SmallestTrapLo = analysis.Num(br.Below)
+	}
+	var afails []float64
+	for _, c := range d.Cells {
+		if c.Rho == b.Rho && c.Kind == analysis.CellTrigger && c.Trapped != nil && *c.Trapped && c.AFail != nil {
+			afails = append(afails, *c.AFail)
+		}
+	}
+	b.AFail = analysis.Num(median(afails))
+	b.ModelSmallestTrap = analysis.Num(cp.modelBoundary(d.Scenario.AmplificationPlanned, b.Rho))
+	b.MeasuredModelSmallestTrap = nil
+	if b.AFail != nil {
+		b.MeasuredModelSmallestTrap = analysis.Num(cp.modelBoundary(*b.AFail, b.Rho))
+	}
+	b.TriggerMargin = nil
+	if e := d.ExpectedSpike; e != nil {
+		known := br.Below // the largest size known to recover
+		if math.IsNaN(br.Above) && br.Below >= br.To {
+			known = br.To
+		}
+		if expected := cp.expectedSize(); expected > 0 && !math.IsNaN(known) {
+			b.TriggerMargin = analysis.Num(known / expected)
+		}
+	}
+}
+
+// modelBoundary is the model's smallest trapping size at rho with
+// amplification a.
+func (cp *campaign) modelBoundary(a, rho float64) float64 {
+	sc := cp.doc.Scenario
+	if cp.scenario.Campaign.Search == vocab.SearchDuration {
+		return analysis.ModelSmallestDuration(a, rho, sc.Multiplier, sc.TimeoutS)
+	}
+	return analysis.ModelSmallestMultiplier(a, rho, sc.SpikeS, sc.TimeoutS)
+}
+
+// expectedSize is expected_spike's size in the search's unit; 0 without.
+func (cp *campaign) expectedSize() float64 {
+	e := cp.doc.ExpectedSpike
+	switch {
+	case e == nil:
+		return 0
+	case cp.scenario.Campaign.Search == vocab.SearchDuration:
+		return e.DurationS
+	}
+	return e.Multiplier
+}
+
+// summarizeRecovery fills baseline i's λ_r from its bracket: the highest
+// demand seen to recover, bracketed by the lowest seen to stay failed.
+func (cp *campaign) summarizeRecovery(i int, br analysis.Bracket) {
+	b := &cp.doc.Baselines[i]
+	if br.Tried == 0 {
+		return
+	}
+	b.RecoveryDemandPerS = analysis.Num(br.Below)
+	b.RecoveryDemandPerSLo, b.RecoveryDemandPerSHi = analysis.Num(br.Below), analysis.Num(br.Above)
+	a := cp.doc.Scenario.AmplificationPlanned
+	if b.AFail != nil {
+		a = *b.AFail
+	}
+	b.ModelRecoveryDemandPerS = analysis.Num(analysis.ModelRecoveryDemand(cp.doc.Scenario.CapacityPerS, a))
+}
+
+// finish sets the end time and judges min_trigger_margin: it passes when
+// every baseline is known to survive that many times expected_spike.
+func (cp *campaign) finish() {
+	d := &cp.doc
+	d.EndedAt = cp.opts.Now().UTC().Format(time.RFC3339)
+	m := cp.scenario.Gate.MinTriggerMargin
+	if m <= 0 {
+		return
+	}
+	g := &analysis.CampaignGate{MinTriggerMargin: m, Passed: true}
+	if d.StoppedReason != ReasonFinished {
+		g.Passed = false
+		g.Failures = append(g.Failures, "the campaign did not finish: "+d.StoppedReason)
+	}
+	for _, b := range d.Baselines {
+		switch {
+		case b.TriggerMargin == nil:
+			g.Passed = false
+			g.Failures = append(g.Failures, fmt.Sprintf("ρ = %.3g: the margin over expected_spike is not measured (%s)", b.Rho, b.SearchEnd))
+		case *b.TriggerMargin < m:
+			g.Passed = false
+			g.Failures = append(g.Failures, fmt.Sprintf("ρ = %.3g: survives %.3g× expected_spike, below min_trigger_margin %g", b.Rho, *b.TriggerMargin, m))
+		}
+	}
+	d.Gate = g
+	if !g.Passed {
+		cp.outcome = max(cp.outcome, GateFailed)
+	}
+}
+
+// write rewrites campaign.json atomically.
+func (cp *campaign) write() error {
+	return report.WriteFileAtomic(cp.opts.OutDir, File, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(cp.doc)
+	})
+}

@@ -1,0 +1,217 @@
+package campaign
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// campaignScenario is a time-compressed campaign against a specimen of
+// System A (two pods of 100/s, C = 200/s) with two client retries
+// (A = 3), τ_out = 0.5 s and Δ = 6 s: at ρ = 0.4 the model's smallest
+// trapping multiplier is (1 + 0.5/6)/0.4 = 2.71.
+func campaignScenario(url, campaignBody string) string {
+	return fmt.Sprintf(`
+scenario "campaign-e2e" { max_duration = "2m" }
+target {
+  url         = %[1]q
+  allow_hosts = ["127.0.0.1"]
+}
+client {
+  timeout  = "500ms"
+  arrivals = "uniform"
+  retry {
+    max_retries = 2
+    on          = ["timeout", "5xx", "503", "connect"]
+  }
+}
+service { capacity = 200 }
+load {
+  baseline = 80
+  warmup   = "3s"
+  spike {
+    multiplier = 3
+    duration   = "6s"
+  }
+  observe = "60s"
+}
+prometheus {
+  address         = "embedded"
+  scrape          = ["%[2]s/metrics"]
+  scrape_interval = "500ms"
+  ingress         = "sum(rate(specimen_ingress_total[3s]))"
+  first_attempts  = "sum(rate(specimen_ingress_total{kind=\"first\"}[3s]))"
+  served          = "sum(rate(specimen_served_total[3s]))"
+  abandoned       = "sum(rate(specimen_served_total{result=\"abandoned\"}[3s]))"
+  wait            = "max(specimen_queue_wait_estimate_seconds)"
+}
+recovery { hold = "3s" }
+on_trap {
+  action  = "drop"
+  observe = "40s"
+}
+expected_spike {
+  multiplier = 1.2
+  duration   = "6s"
+}
+gate { min_trigger_margin = 1.5 }
+campaign {
+%[3]s
+}
+`, url+"/work", url, campaignBody)
+}
+
+// loadCampaign parses and converts a campaign scenario.
+func loadCampaign(t *testing.T, src string) *convert.Test {
+	t.Helper()
+	s, err := scenarios.Parse("campaign.hcl", []byte(src), nil)
+	if err != nil {
+		var se *scenarios.Error
+		if errors.As(err, &se) {
+			var b strings.Builder
+			_ = se.Render(&b, 0, false)
+			t.Fatalf("scenario: %s", b.String())
+		}
+		t.Fatal(err)
+	}
+	test, err := convert.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return test
+}
+
+// readCampaign reads campaign.json back from dir.
+func readCampaign(t *testing.T, dir string) analysis.CampaignDocument {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d analysis.CampaignDocument
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func startSpecimen(t *testing.T) string {
+	t.Helper()
+	sp, err := specimen.StartLoopback(context.Background(), specimen.Config{Pods: 2, PodRate: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sp.Stop() })
+	return sp.URL
+}
+
+// A three-cell campaign at ρ = 0.4 against the specimen: ×1.5 and ×2.25
+// cannot trigger (k·ρ < 1), ×3 traps; the bracket (2.25, 3] holds the
+// model's 2.71 and is within precision 0.3, so the search ends there.
+// Every cell's folder holds its run; campaign.json says what was found,
+// and the gate passes: the service survives 2.25/1.2 = 1.9× the
+// expected spike, above min_trigger_margin 1.5.
+func TestCampaignBracketsTheSmallestTrap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end campaign; skipped with -short")
+	}
+	url := startSpecimen(t)
+	test := loadCampaign(t, campaignScenario(url, `
+  baselines = [0.4]
+  from      = 1.5
+  to        = 4
+  precision = 0.3
+  rest      = "1s"
+`))
+	dir := t.TempDir()
+	started := time.Now()
+	res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond}})
+	t.Logf("campaign took %s", time.Since(started).Round(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Document
+	var sizes []float64
+	for _, c := range d.Cells {
+		sizes = append(sizes, c.Size)
+		t.Logf("cell %d ×%g: %s (%s), recovery %v, A_fail %v", c.Index, c.Size, c.Verdict, c.Note, analysis.Value(c.RecoveryS), analysis.Value(c.AFail))
+		if _, err := os.Stat(filepath.Join(dir, c.Folder, runner.ResultFile)); err != nil {
+			t.Errorf("cell %d: %v", c.Index, err)
+		}
+	}
+	if fmt.Sprint(sizes) != "[1.5 3 2.25]" {
+		t.Fatalf("cells %v; want [1.5 3 2.25]", sizes)
+	}
+	b := d.Baselines[0]
+	if b.SmallestTrap == nil || *b.SmallestTrap != 3 || b.SmallestTrapLo == nil || *b.SmallestTrapLo != 2.25 || b.SearchEnd != string(analysis.BracketNarrow) {
+		t.Errorf("baseline %+v; want the bracket (2.25, 3], narrow", b)
+	}
+	if m := analysis.Value(b.ModelSmallestTrap); math.Abs(m-(1+0.5/6)/0.4) > 1e-9 {
+		t.Errorf("model's smallest trap %g", m)
+	}
+	if d.StoppedReason != ReasonFinished || res.Outcome != Finished || d.Gate == nil || !d.Gate.Passed {
+		t.Errorf("stopped %q, outcome %d, gate %+v", d.StoppedReason, res.Outcome, d.Gate)
+	}
+	if onDisk := readCampaign(t, dir); len(onDisk.Cells) != 3 || onDisk.StoppedReason != ReasonFinished {
+		t.Errorf("campaign.json has %d cells, stopped %q", len(onDisk.Cells), onDisk.StoppedReason)
+	}
+}
+
+// A campaign stopped by its max_duration, or by the abort file before any
+// cell, leaves campaign.json with every finished cell and the reason.
+func TestCampaignStoppedLeavesItsDocument(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end campaign; skipped with -short")
+	}
+	url := startSpecimen(t)
+	t.Run("max_duration", func(t *testing.T) {
+		test := loadCampaign(t, campaignScenario(url, `
+  baselines    = [0.4]
+  from         = 3
+  to           = 4
+  max_duration = "8s"
+`))
+		dir := t.TempDir()
+		res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond}})
+		var re *runner.Error
+		if !errors.As(err, &re) || re.Kind != runner.KindInterrupted || res == nil || res.Outcome != Interrupted {
+			t.Fatalf("err %v, result %+v; want interrupted", err, res)
+		}
+		d := readCampaign(t, dir)
+		if !strings.Contains(d.StoppedReason, "max_duration (8s) reached") || len(d.Cells) != 1 || d.Gate == nil || d.Gate.Passed {
+			t.Errorf("stopped %q, %d cells, gate %+v", d.StoppedReason, len(d.Cells), d.Gate)
+		}
+	})
+	t.Run("abort file", func(t *testing.T) {
+		test := loadCampaign(t, campaignScenario(url, `
+  baselines = [0.4]
+  from      = 3
+  to        = 4
+`))
+		dir, abort := t.TempDir(), filepath.Join(t.TempDir(), "abort")
+		if err := os.WriteFile(abort, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: t.Logf, AbortFile: abort}})
+		var re *runner.Error
+		if !errors.As(err, &re) || re.Kind != runner.KindStopped || res == nil || res.Outcome != Stopped {
+			t.Fatalf("err %v, result %+v; want stopped", err, res)
+		}
+		if d := readCampaign(t, dir); !strings.Contains(d.StoppedReason, "abort file") || len(d.Cells) != 0 {
+			t.Errorf("stopped %q, %d cells", d.StoppedReason, len(d.Cells))
+		}
+	})
+}

@@ -1,0 +1,69 @@
+package campaign
+
+import (
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// PlannedBaseline is what a campaign plans at one baseline: the first
+// cell's size and the most cells its searches can take.
+type PlannedBaseline struct {
+	Rho, DemandPerS float64
+	First           float64
+	// MaxTriggerCells bounds the smallest-trap search; MaxRecoveryCells
+	// the λ_r search (0 without hysteresis).
+	MaxTriggerCells, MaxRecoveryCells int
+	// ModelSmallestTrap is the model's boundary from the scenario's A
+	// (+Inf: no size traps).
+	ModelSmallestTrap float64
+}
+
+// Planned is a campaign's plan, for --dry-run: the cells and the longest
+// it can take.
+type Planned struct {
+	Baselines []PlannedBaseline
+	// CellLength is the longest one cell can take (warmup, spike, observe,
+	// on_trap's observation); ProbeLimit the longest the probe before it
+	// waits; Rest the pause before each cell after the first.
+	CellLength, ProbeLimit, Rest time.Duration
+	MaxCells                     int
+	// Longest is the most the campaign can take: every cell at its
+	// longest, with its rest and probe, bounded by max_duration.
+	Longest time.Duration
+	// Bounded says max_duration, not the cells, bounds Longest.
+	Bounded bool
+}
+
+// Plan is what Run would do with test, without sending anything.
+func Plan(s *scenarios.Scenario, plannedA, patienceS float64) Planned {
+	c := s.Campaign
+	p := Planned{ProbeLimit: probeLimit(s), Rest: c.Rest}
+	longestSpike := s.Load.Spike.Duration
+	if d := time.Duration(c.To * float64(time.Second)); c.Search.String() == "duration" && d > longestSpike {
+		longestSpike = d
+	}
+	ls := *s
+	ls.Load.Spike.Duration = longestSpike
+	ls.OnTrap = &scenarios.OnTrap{Observe: probeLimit(s)}
+	p.CellLength = cellLength(&ls)
+	for i, rho := range c.Baselines {
+		b := PlannedBaseline{Rho: rho, DemandPerS: c.Rates[i], First: c.From, MaxTriggerCells: analysis.MaxSteps(c.From, c.To, c.Precision)}
+		if c.Hysteresis {
+			b.MaxRecoveryCells = analysis.MaxKnownSteps(0, c.Rates[i], c.Precision)
+		}
+		if c.Search.String() == "duration" {
+			b.ModelSmallestTrap = analysis.ModelSmallestDuration(plannedA, rho, s.Load.Spike.Multiplier, patienceS)
+		} else {
+			b.ModelSmallestTrap = analysis.ModelSmallestMultiplier(plannedA, rho, s.Load.Spike.Duration.Seconds(), patienceS)
+		}
+		p.MaxCells += b.MaxTriggerCells + b.MaxRecoveryCells
+		p.Baselines = append(p.Baselines, b)
+	}
+	p.Longest = time.Duration(p.MaxCells) * (p.CellLength + p.ProbeLimit + p.Rest)
+	if p.Longest > c.MaxDuration {
+		p.Longest, p.Bounded = c.MaxDuration, true
+	}
+	return p
+}

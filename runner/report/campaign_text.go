@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// WriteCampaignText writes a campaign's cells and what each baseline
+// showed, for the terminal (docs/design.md, "trigger campaign").
+func WriteCampaignText(w io.Writer, d analysis.CampaignDocument) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Campaign  %s: %s from %g to %g, precision %g %%\n", d.Scenario.Name, d.Search, d.From, d.To, 100*d.Precision)
+	fmt.Fprintf(&b, "Model     C = %g/s, patience %gs, A (planned) = %.3g\n\n", d.Scenario.CapacityPerS, d.Scenario.TimeoutS, d.Scenario.AmplificationPlanned)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "cell\tρ\tλ/s\tspike\theld at\tverdict\tside\trecovery\tA_fail\tfolder")
+	for _, c := range d.Cells {
+		held := "-"
+		if c.HoldDemandPerS != nil {
+			held = fmt.Sprintf("%.4g/s", *c.HoldDemandPerS)
+		}
+		fmt.Fprintf(tw, "%d\t%.3g\t%.4g\t×%.4g for %gs\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Index, c.Rho, c.DemandPerS, c.Multiplier, c.SpikeS, held,
+			c.Verdict, sideWord(c.Trapped), orDash(c.RecoveryS, "%.1f s"), orDash(c.AFail, "%.2f"), c.Folder)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b.WriteString("\n")
+	unit := "×"
+	if d.Search == "duration" {
+		unit = "s"
+	}
+	for _, bl := range d.Baselines {
+		fmt.Fprintf(&b, "ρ = %.3g (%.4g/s): ", bl.Rho, bl.DemandPerS)
+		switch {
+		case bl.SmallestTrap == nil && strings.HasPrefix(bl.SearchEnd, string(analysis.BracketNoneUpTo)):
+			fmt.Fprintf(&b, "no %s up to %g%s trapped", d.Search, d.To, unit)
+		case bl.SmallestTrap == nil:
+			fmt.Fprintf(&b, "smallest trap not measured (%s)", bl.SearchEnd)
+		case bl.SmallestTrapLo == nil:
+			fmt.Fprintf(&b, "smallest trap ≤ %.4g%s (the first size trapped)", *bl.SmallestTrapHi, unit)
+		default:
+			fmt.Fprintf(&b, "smallest trap in (%.4g, %.4g]%s", *bl.SmallestTrapLo, *bl.SmallestTrapHi, unit)
+		}
+		fmt.Fprintf(&b, "; model %s", orDash(bl.ModelSmallestTrap, "%.4g"+unit))
+		if bl.MeasuredModelSmallestTrap != nil {
+			fmt.Fprintf(&b, " (%.4g%s with the measured A_fail %.3g)", *bl.MeasuredModelSmallestTrap, unit, analysis.Value(bl.AFail))
+		}
+		if bl.ModelSmallestTrap == nil {
+			b.WriteString(" (A·ρ < 1: no size traps)")
+		}
+		if bl.RecoveryDemandPerS != nil {
+			fmt.Fprintf(&b, "\n    recovers at λ_r ≥ %.4g/s, stays failed at %s; model C/A = %s", *bl.RecoveryDemandPerS,
+				orDash(bl.RecoveryDemandPerSHi, "%.4g/s"), orDash(bl.ModelRecoveryDemandPerS, "%.4g/s"))
+		}
+		if bl.TriggerMargin != nil {
+			fmt.Fprintf(&b, "\n    survives %.3g× expected_spike", *bl.TriggerMargin)
+		}
+		if bl.Note != "" {
+			fmt.Fprintf(&b, "\n    %s", bl.Note)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\nStopped   %s\n", d.StoppedReason)
+	if g := d.Gate; g != nil {
+		if g.Passed {
+			fmt.Fprintf(&b, "Gate      passed (min_trigger_margin %g)\n", g.MinTriggerMargin)
+		} else {
+			fmt.Fprintf(&b, "Gate      FAILED: %s\n", strings.Join(g.Failures, "; "))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func sideWord(t *bool) string {
+	switch {
+	case t == nil:
+		return "could not tell"
+	case *t:
+		return "trapped"
+	}
+	return "recovered"
+}
+
+func orDash(x *float64, format string) string {
+	if x == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *x)
+}

@@ -1,0 +1,202 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/trigger-test/trigger/vocab"
+)
+
+// Campaign is what `trigger campaign` maps (block "campaign"): at each
+// baseline, the smallest spike that traps the service, found by whole
+// trigger tests (docs/model.md, "Mapping the boundary").
+type Campaign struct {
+	// Baselines are utilizations ρ (λ = ρ·C) at which to search; Rates the
+	// same as first attempts per second. Exactly one is given; Rates is
+	// filled from Baselines (and the other way) once C is known.
+	Baselines []float64
+	Rates     []float64
+	// Search is what varies: the spike's multiplier k (Δ fixed at the
+	// load block's) or its duration Δ (k fixed).
+	Search vocab.SearchKind
+	// From is the first, safe size; To the largest tried: a multiplier
+	// (×) or a duration in seconds.
+	From, To float64
+	// Precision ends a search when the bracket is this narrow, relative to
+	// its upper end: (trapped − recovered)/trapped ≤ Precision.
+	Precision float64
+	// Hysteresis: after a trapped cell, find the demand at which the
+	// failed service recovers (λ_r).
+	Hysteresis bool
+	// MaxDuration bounds the whole campaign's wall time.
+	MaxDuration time.Duration
+	// Rest is the pause without load before each cell after the first.
+	Rest time.Duration
+}
+
+// ExpectedSpike is what production brings (block "expected_spike"): the
+// gate's min_trigger_margin compares the smallest trapping trigger with it.
+type ExpectedSpike struct {
+	Multiplier float64
+	Duration   time.Duration
+}
+
+// Defaults and bounds of the campaign block.
+const (
+	DefaultCampaignPrecision   = 0.1
+	DefaultCampaignMaxDuration = 2 * time.Hour
+	DefaultCampaignRest        = 10 * time.Second
+	// MaxCampaignBaselines bounds how many baselines one campaign maps.
+	MaxCampaignBaselines = 20
+)
+
+// campaignSchema and expectedSpikeSchema: attribute names are the
+// snake_case of Campaign's and ExpectedSpike's fields.
+var (
+	campaignSchema = &hcl.BodySchema{Attributes: attrs("baselines", "rates", "search", "from", "to", "precision",
+		"hysteresis", "max_duration", "rest")}
+	expectedSpikeSchema = &hcl.BodySchema{Attributes: attrs("multiplier", "duration")}
+)
+
+// decodeCampaign decodes the campaign block. from and to are numbers for a
+// multiplier search and durations ("5s") for a duration search.
+func (d *decoder) decodeCampaign(blk *hcl.Block) *Campaign {
+	b := d.open("campaign", "campaign", blk.Body, blk.DefRange, campaignSchema)
+	if sb, ok := blk.Body.(*hclsyntax.Body); ok {
+		d.campaignBody = sb.SrcRange
+	}
+	c := &Campaign{
+		Baselines:   b.numList("baselines"),
+		Rates:       b.numList("rates"),
+		Search:      enum(b, "search", "campaign search", vocab.SearchMultiplier, vocab.SearchKindNames(), vocab.ParseSearchKind),
+		Precision:   b.num("precision", DefaultCampaignPrecision),
+		Hysteresis:  b.boolean("hysteresis", false),
+		MaxDuration: b.duration("max_duration", DefaultCampaignMaxDuration),
+		Rest:        b.duration("rest", DefaultCampaignRest),
+	}
+	if c.Search == vocab.SearchDuration {
+		c.From = b.duration("from", 0).Seconds()
+		c.To = b.duration("to", 0).Seconds()
+	} else {
+		c.From, c.To = b.num("from", 0), b.num("to", 0)
+	}
+	b.require("from", `the first, safe size, e.g. from = 1.5 (a multiplier) or from = "5s" (a duration).`)
+	b.require("to", `the largest size tried, e.g. to = 10.`)
+	return c
+}
+
+// decodeExpectedSpike decodes the expected_spike block.
+func (d *decoder) decodeExpectedSpike(blk *hcl.Block) *ExpectedSpike {
+	b := d.open("expected_spike", "expected_spike", blk.Body, blk.DefRange, expectedSpikeSchema)
+	if sb, ok := blk.Body.(*hclsyntax.Body); ok {
+		d.expectedBody = sb.SrcRange
+	}
+	e := &ExpectedSpike{Multiplier: b.num("multiplier", 0), Duration: b.duration("duration", 0)}
+	b.require("multiplier", `k, the largest spike production brings, e.g. multiplier = 2.`)
+	b.require("duration", `Δ, how long production's spike lasts, e.g. duration = "30s".`)
+	return e
+}
+
+// numList reads a list of numbers; nil when absent.
+func (b *body) numList(name string) []float64 {
+	v, ok := b.eval(name, cty.List(cty.Number))
+	if !ok {
+		return nil
+	}
+	out := make([]float64, 0, v.LengthInt())
+	for it := v.ElementIterator(); it.Next(); {
+		_, ev := it.Element()
+		if ev.IsNull() {
+			b.fail(name, "Invalid value", "The elements of %s must not be null.", name)
+			return nil
+		}
+		f, _ := ev.AsBigFloat().Float64()
+		out = append(out, f)
+	}
+	return out
+}
+
+// campaign checks the campaign and expected_spike blocks, and fills the
+// rates from the baselines (or the other way) with C.
+func (v *validator) campaign() {
+	if e := v.s.ExpectedSpike; e != nil && v.present("expected_spike") {
+		if v.d.src.has("expected_spike.multiplier") {
+			v.errorf(e.Multiplier <= 1 || e.Multiplier > MaxMultiplier, "expected_spike.multiplier", "Value out of range",
+				"multiplier is the spike production brings, a multiple of baseline from above 1 to %d. Got %g.", MaxMultiplier, e.Multiplier)
+		}
+		v.positiveDur(e.Duration, "expected_spike.duration", "duration", "how long production's spike lasts")
+	}
+	c := v.s.Campaign
+	if c == nil || !v.present("campaign") {
+		return
+	}
+	src := v.d.src
+	hasB, hasR := src.has("campaign.baselines"), src.has("campaign.rates")
+	v.errorf(!hasB && !hasR && src.ok("campaign.baselines") && src.ok("campaign.rates"), "campaign", "Missing baselines",
+		"The campaign block needs the load at which to search: baselines = [0.2, 0.3, 0.4] (utilizations ρ, λ = ρ·C) or rates = [20, 30, 40] (first attempts per second).")
+	v.errorf(hasB && hasR, "campaign.rates", "Baselines given twice",
+		"Give either baselines (utilizations ρ) or rates (first attempts per second), not both.")
+	list, path, what := c.Baselines, "campaign.baselines", "a utilization ρ, above 0 and below 1"
+	if hasR {
+		list, path, what = c.Rates, "campaign.rates", "first attempts per second, above 0 and at most 1e6"
+	}
+	v.errorf((hasB || hasR) && len(list) == 0, path, "Empty list", "%s needs at least one value.", path[len("campaign."):])
+	v.errorf(len(list) > MaxCampaignBaselines, path, "Too many baselines", "A campaign maps at most %d baselines; got %d.", MaxCampaignBaselines, len(list))
+	for i, x := range list {
+		bad := x <= 0 || x >= 1
+		if hasR {
+			bad = x <= 0 || x > MaxBaseline
+		}
+		v.errorf(bad, path, "Value out of range", "Element %d of %s is %s. Got %g.", i, path[len("campaign."):], what, x)
+	}
+	v.errorf(c.Search == vocab.SearchCapacity && src.ok("campaign.search"), "campaign.search", "Not supported yet",
+		"search = \"capacity\" (varying a fault's size) is not built yet: a campaign varies the spike's multiplier or duration.")
+	if src.has("campaign.from") && src.has("campaign.to") {
+		unit := "a multiplier above 1"
+		low := 1.0
+		if c.Search == vocab.SearchDuration {
+			unit, low = "a duration above zero", 0
+		}
+		v.errorf(c.From <= low, "campaign.from", "Value out of range", "from is the first, safe size, %s. Got %g.", unit, c.From)
+		v.errorf(c.To <= c.From, "campaign.to", "Value out of range", "to is the largest size tried and must be above from (%g). Got %g.", c.From, c.To)
+		v.errorf(c.Search == vocab.SearchMultiplier && c.To > MaxMultiplier, "campaign.to", "Value out of range",
+			"to may be at most %d, the largest multiplier a spike may have. Got %g.", MaxMultiplier, c.To)
+	}
+	v.errorf(c.Precision <= 0 || c.Precision >= 1 || math.IsNaN(c.Precision), "campaign.precision", "Value out of range",
+		"precision is how narrow the bracket must get, relative to its upper end, above 0 and below 1 (0.1: 10 %%). Got %g.", c.Precision)
+	v.positiveDur(c.MaxDuration, "campaign.max_duration", "max_duration", "the hard limit on the whole campaign's wall time")
+	v.nonNegDur(c.Rest, "campaign.rest", "rest", "the pause without load before each cell")
+	v.fillRates(c, hasB, hasR)
+}
+
+// fillRates gives the campaign both forms of its baselines once C is known.
+func (v *validator) fillRates(c *Campaign, hasB, hasR bool) {
+	C := v.s.Service.Capacity
+	if C <= 0 {
+		return
+	}
+	switch {
+	case hasB && c.Rates == nil:
+		for _, rho := range c.Baselines {
+			c.Rates = append(c.Rates, rho*C)
+		}
+	case hasR && c.Baselines == nil:
+		for _, l := range c.Rates {
+			c.Baselines = append(c.Baselines, l/C)
+		}
+		for i, rho := range c.Baselines {
+			v.errorf(rho >= 1, "campaign.rates", "Value out of range",
+				"Element %d of rates is %g/s, ρ = %.2f of C = %g/s: a baseline at or above capacity is no baseline.", i, c.Rates[i], rho, C)
+		}
+	}
+}
+
+// String is a campaign's one-line summary, for the plan and logs.
+func (c *Campaign) String() string {
+	return fmt.Sprintf("%s from %g to %g at ρ = %v (precision %g)", c.Search, c.From, c.To, c.Baselines, c.Precision)
+}
