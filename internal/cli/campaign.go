@@ -139,15 +139,15 @@ func printCampaignPlan(w io.Writer, test *convert.Test) error {
 	fmt.Fprintf(w, "Model     C = %g/s, patience %gs, A = %.3g: a trigger traps where A·ρ ≥ 1 (ρ ≥ %.3g)\n",
 		s.Service.Capacity, plan.Scenario.PatienceS, plan.Amplification.Predicted, 1/plan.Amplification.Predicted)
 	for _, b := range p.Baselines {
-		model := "none traps (A·ρ < 1)"
+		model := ": no spike traps (A·ρ < 1)"
 		if !math.IsInf(b.ModelSmallestTrap, 1) {
-			model = fmt.Sprintf("%.4g", b.ModelSmallestTrap)
+			model = fmt.Sprintf("'s smallest trap %.4g", b.ModelSmallestTrap)
 		}
 		fmt.Fprintf(w, "ρ = %.3g (%.4g/s): first cell %g, at most %d trigger cells", b.Rho, b.DemandPerS, b.First, b.MaxTriggerCells)
 		if c.Hysteresis {
 			fmt.Fprintf(w, " and %d recovery-demand cells", b.MaxRecoveryCells)
 		}
-		fmt.Fprintf(w, "; model's smallest trap %s\n", model)
+		fmt.Fprintf(w, "; model%s\n", model)
 	}
 	fmt.Fprintf(w, "Each cell at most %s, after a rest of %s and a probe of at most %s\n", p.CellLength, p.Rest, p.ProbeLimit)
 	bound := ""

@@ -212,3 +212,29 @@ func TestImportWritesAPlannableSkeleton(t *testing.T) {
 		t.Errorf("missing file: exit %d", code)
 	}
 }
+
+// campaign --dry-run prints the cells planned and the longest the
+// campaign can take, sending nothing; a scenario without a campaign block
+// and a campaign without --yes off a terminal are usage errors.
+func TestCampaignCommand(t *testing.T) {
+	t.Run("dry-run", func(t *testing.T) {
+		code, out, errb := run(t, "campaign", "--dry-run", "examples/campaign.hcl")
+		if code != ExitPassed {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		t.Chdir("internal/cli")
+		golden(t, "campaign-dry-run.txt", out)
+	})
+	t.Run("no campaign block", func(t *testing.T) {
+		code, _, errb := run(t, "campaign", "--dry-run", "scenarios/recovers.hcl")
+		if code != ExitUsage || !strings.Contains(errb, "has no campaign block") {
+			t.Errorf("exit %d: %s", code, errb)
+		}
+	})
+	t.Run("confirmation", func(t *testing.T) {
+		code, _, errb := run(t, "campaign", "--out", t.TempDir(), "examples/campaign.hcl")
+		if code != ExitUsage || !strings.Contains(errb, "--yes") {
+			t.Errorf("exit %d: %s", code, errb)
+		}
+	})
+}

@@ -238,13 +238,15 @@ func (cp *campaign) ready(ctx context.Context, c cell) error {
 	return nil
 }
 
-// probeLimit is how long the probe waits for the service: on_trap's
-// observation (the time a cell gives the way back).
+// probeLimit is how long the probe waits for the service: the longer of
+// on_trap's observation (the time a cell gives the way back) and the
+// load's (a slow recovery may still be under way when a cell ends).
 func probeLimit(s *scenarios.Scenario) time.Duration {
+	limit := scenarios.DefaultTrapObserve
 	if s.OnTrap != nil && s.OnTrap.Observe > 0 {
-		return s.OnTrap.Observe
+		limit = s.OnTrap.Observe
 	}
-	return scenarios.DefaultTrapObserve
+	return max(limit, s.Load.Observe)
 }
 
 // logf prints a note for the user, when there is a log.

@@ -133,11 +133,21 @@ func (cp *campaign) finish() {
 	}
 }
 
-// write rewrites campaign.json atomically.
+// write rewrites campaign.json and campaign.html atomically; a page that
+// cannot be written is a note, not the campaign's end.
 func (cp *campaign) write() error {
-	return report.WriteFileAtomic(cp.opts.OutDir, File, func(w io.Writer) error {
+	err := report.WriteFileAtomic(cp.opts.OutDir, File, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(cp.doc)
 	})
+	if err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(cp.opts.OutDir, report.CampaignHTMLFile, func(w io.Writer) error {
+		return report.WriteCampaignHTML(w, cp.doc)
+	}); err != nil {
+		cp.logf("campaign: %v", err)
+	}
+	return nil
 }

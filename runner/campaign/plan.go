@@ -40,14 +40,8 @@ type Planned struct {
 func Plan(s *scenarios.Scenario, plannedA, patienceS float64) Planned {
 	c := s.Campaign
 	p := Planned{ProbeLimit: probeLimit(s), Rest: c.Rest}
-	longestSpike := s.Load.Spike.Duration
-	if d := time.Duration(c.To * float64(time.Second)); c.Search.String() == "duration" && d > longestSpike {
-		longestSpike = d
-	}
-	ls := *s
-	ls.Load.Spike.Duration = longestSpike
-	ls.OnTrap = &scenarios.OnTrap{Observe: probeLimit(s)}
-	p.CellLength = cellLength(&ls)
+	// The longest cell is one with the largest size, as a cell runs it.
+	p.CellLength = cellLength(scenarioFor(s, cell{kind: analysis.CellTrigger, size: c.To}))
 	for i, rho := range c.Baselines {
 		b := PlannedBaseline{Rho: rho, DemandPerS: c.Rates[i], First: c.From, MaxTriggerCells: analysis.MaxSteps(c.From, c.To, c.Precision)}
 		if c.Hysteresis {

@@ -45,12 +45,13 @@ func WriteCampaignText(w io.Writer, d analysis.CampaignDocument) error {
 		default:
 			fmt.Fprintf(&b, "smallest trap in (%.4g, %.4g]%s", *bl.SmallestTrapLo, *bl.SmallestTrapHi, unit)
 		}
-		fmt.Fprintf(&b, "; model %s", orDash(bl.ModelSmallestTrap, "%.4g"+unit))
+		if bl.ModelSmallestTrap == nil {
+			b.WriteString("; model: none traps (A·ρ < 1)")
+		} else {
+			fmt.Fprintf(&b, "; model %.4g%s", *bl.ModelSmallestTrap, unit)
+		}
 		if bl.MeasuredModelSmallestTrap != nil {
 			fmt.Fprintf(&b, " (%.4g%s with the measured A_fail %.3g)", *bl.MeasuredModelSmallestTrap, unit, analysis.Value(bl.AFail))
-		}
-		if bl.ModelSmallestTrap == nil {
-			b.WriteString(" (A·ρ < 1: no size traps)")
 		}
 		if bl.RecoveryDemandPerS != nil {
 			fmt.Fprintf(&b, "\n    recovers at λ_r ≥ %.4g/s, stays failed at %s; model C/A = %s", *bl.RecoveryDemandPerS,
