@@ -5,10 +5,12 @@
 //
 //   - at ρ = 0.4 the smallest trapping multiplier within 10 % of
 //     (1 + τ_out/Δ)/ρ = 2.75;
+//
 //   - at ρ = 0.2 and 0.3 (A·ρ < 1) no multiplier up to 10 traps;
+//
 //   - λ_r within 10 % of C/A = 33.3/s.
 //
-//	go run ./bench/campaign [-out DIR]
+//     go run ./bench/campaign [-out DIR]
 //
 // It takes about 25 minutes; the campaign's folder (campaign.json,
 // campaign.html, one run per cell) is kept in -out. It exits 1 when a
