@@ -13,8 +13,10 @@ GO ?= go
 # make test runs in three steps, about 10 minutes on 2 cores with a warm
 # build cache and 17 from a clean one (README, "Two commands"):
 #
-#  1. test-pure, test-fuzz: go vet, the packages above, 20 s of fuzzing the
-#     decoder and 10 s the driver's response reader.
+#  1. test-pure, test-fuzz: go vet, the packages above (with -short: the
+#     command line's one real-time test, simulate --from on recorded runs,
+#     is in step 3), 20 s of fuzzing the decoder and 10 s the driver's
+#     response reader.
 #  2. test-race: every package with goroutines under the race detector,
 #     two packages at a time, with -short: the real-time end-to-end runs
 #     skip there, except a few of the runner's (a whole run to a verdict, a
@@ -23,7 +25,7 @@ GO ?= go
 #     specimen and real Prometheus, the specimen's, the fleet's, the
 #     trigger binary's under signals, stalls and hostile targets, the field
 #     test against Debian's haproxy, prometheus and uwsgi) without the race
-#     detector, in four streams side by side of five to eight minutes each.
+#     detector, in five streams side by side of five to eight minutes each.
 #     Their code paths were raced in step 2; without the detector they use
 #     about a third of the machine together, so the streams do not distort
 #     each other's timing (the field test's cases are still run four at a
@@ -53,7 +55,7 @@ test: test-pure test-fuzz test-race test-e2e
 # (-count=1: never a cached pass).
 test-pure:
 	$(GO) vet ./...
-	$(GO) test $(PURE_PKGS)
+	$(GO) test -short $(PURE_PKGS)
 	$(GO) test -count=1 ./internal/layering
 
 # Scenario files are input from anywhere: fuzz the decoder for a while
@@ -91,10 +93,12 @@ e2e-specimen:
 	$(GO) test -timeout 15m -run '^TestLocalEngine' ./fleet
 	$(GO) test -timeout 15m ./cmd/trigger
 
-# A three-cell campaign, one that finds λ_r, and stopped campaigns
-# (about 3 minutes, little CPU: the specimen at 80 first attempts/s).
+# A three-cell campaign, one that finds λ_r, stopped campaigns, and
+# simulate --from on two recorded runs (about 5 minutes, little CPU: the
+# specimen at 50 to 80 first attempts/s).
 e2e-campaign:
 	$(GO) test -timeout 15m ./runner/campaign
+	$(GO) test -timeout 15m -run '^TestSimulateFromARecordedRun$$' ./internal/cli
 
 e2e-field:
 	$(GO) test -timeout 20m -parallel 4 ./internal/fieldtest/...

@@ -15,7 +15,7 @@ import (
 // runFiles are the files a run writes in its folder.
 var runFiles = []string{
 	report.ResultFile, report.TimelineFile, report.HTMLFile, report.MarkdownFile,
-	report.JUnitFile, report.SVGFile, report.PNGFile,
+	report.JUnitFile, report.SVGFile, report.PNGFile, report.ScenarioFile, report.CompareHTMLFile,
 }
 
 // promDataDir is the embedded Prometheus' data under the run's folder.

@@ -69,6 +69,11 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		}
 		return nil, failf(KindHarness, "output folder: %w", err)
 	}
+	if src := opts.Test.Scenario.Source; len(src) > 0 {
+		if err := writeScenarioCopy(opts.OutDir, src, spec.Secrets); err != nil {
+			return nil, failf(KindHarness, "scenario copy: %w", err)
+		}
+	}
 	reg := prometheus.NewRegistry()
 	phases := newPhaseMetric()
 	var drv load

@@ -71,6 +71,9 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	if svg, err := report.CampaignMapSVG(res.Document); err == nil {
+		_ = os.WriteFile(filepath.Join(*out, "campaign-map.svg"), svg, 0o644)
+	}
 	if !check(res.Document) {
 		os.Exit(1)
 	}

@@ -26,6 +26,16 @@ func (f *scenarioFlags) register(cmd *cobra.Command) {
 // load reads and validates the scenario; every problem is printed to stderr
 // with file:line:col and its source, and the error carries exit code 2.
 func (f *scenarioFlags) load(path string, stderr io.Writer) (*scenarios.Scenario, error) {
+	vars, err := f.values()
+	if err != nil {
+		return nil, err
+	}
+	s, err := scenarios.Load(path, vars)
+	return reportedTo(s, err, stderr)
+}
+
+// values are the --var values by name.
+func (f *scenarioFlags) values() (map[string]string, error) {
 	vars := map[string]string{}
 	for _, v := range f.vars {
 		name, value, err := scenarios.ParseVar(v)
@@ -34,7 +44,12 @@ func (f *scenarioFlags) load(path string, stderr io.Writer) (*scenarios.Scenario
 		}
 		vars[name] = value
 	}
-	s, err := scenarios.Load(path, vars)
+	return vars, nil
+}
+
+// reported prints a scenario's diagnostics (or its warnings) to stderr and
+// gives its error exit code 2.
+func reportedTo(s *scenarios.Scenario, err error, stderr io.Writer) (*scenarios.Scenario, error) {
 	width, color := terminal(stderr)
 	var se *scenarios.Error
 	switch {

@@ -30,13 +30,16 @@ type simulateFlags struct {
 	horizon      float64
 	collapseWait float64
 	loads        []float64
+	// Calibrated from a run.
+	from string
+	sets []string
 }
 
 func newSimulateCommand(stdout, stderr io.Writer) *cobra.Command {
 	var sf scenarioFlags
 	var f simulateFlags
 	cmd := &cobra.Command{
-		Use:   "simulate [--model fluid|request] [--seed N] [--runs N] [--json] SCENARIO.hcl\n  simulate --tipping [--theta θ] [--attempts R] [--runs N] [--json] [SCENARIO.hcl]",
+		Use:   "simulate [--model fluid|request] [--seed N] [--runs N] [--json] SCENARIO.hcl\n  simulate --tipping [--theta θ] [--attempts R] [--runs N] [--json] [SCENARIO.hcl]\n  simulate --from RUN_DIR [--set PATH=VALUE ...] [SCENARIO.hcl]",
 		Short: "Run the scenario through a model of the service, second by second; sends nothing",
 		Long: `simulate runs the scenario's warmup, spike and observation through a model
 of the service and prints what the model shows: the verdict, the recovery
@@ -63,12 +66,31 @@ runs (default 20) per load λ/μ that collapse within the horizon, beside
 λ_c. With a scenario, θ = C·τ_out and R = max_retries + 1 come from it
 unless given.
 
+--from RUN_DIR calibrates the fluid model from a recorded run: the run's
+measured C, baseline λ, hidden retry factor (A_fail over the clients' own)
+and a shorter patience replace the scenario's, the scenario being the copy
+the run kept (scenario.hcl) unless one is given. It prints how close the
+simulation comes to the run's recovery. --set PATH=VALUE changes any
+attribute of the scenario first, a what-if without loading staging again:
+--set client.retry.budget=0.1, --set service.admission_bound=500ms,
+--set layer.gateway.max_retries=0. A figure a --set names keeps the
+what-if's value instead of the run's.
+
 Exit codes as for plan: 0 the gate passes, 1 it fails, 3 no trigger
 (--tipping: 0).`,
 		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.tipping {
 				return runTipping(cmd, &sf, &f, args, stdout, stderr)
+			}
+			if f.from != "" {
+				return runSimulateFrom(cmd.Context(), &sf, &f, args, stdout, stderr)
+			}
+			if len(f.sets) > 0 {
+				if len(args) != 1 {
+					return fmt.Errorf("accepts 1 arg(s), received %d", len(args))
+				}
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--set is a what-if on a recorded run: give --from RUN_DIR (or edit %s)", args[0])}
 			}
 			if len(args) != 1 {
 				return fmt.Errorf("accepts 1 arg(s), received %d", len(args))
@@ -89,6 +111,8 @@ Exit codes as for plan: 0 the gate passes, 1 it fails, 3 no trigger
 	fl.IntVar(&f.attempts, "attempts", 0, "tipping: R, attempts per request in total, 0 for unlimited (default from the scenario)")
 	fl.Float64Var(&f.horizon, "horizon", 0, "tipping: service times each run watches (default max(20000, 200·θ))")
 	fl.Float64Var(&f.collapseWait, "collapse-wait", 0, "tipping: the wait, in timeouts, that counts as collapse (default 20)")
+	fl.StringVar(&f.from, "from", "", "calibrate the fluid model from a recorded run (its folder or result.json): its measured C, λ, hidden retries and patience; the scenario is the run's copy unless given")
+	fl.StringArrayVar(&f.sets, "set", nil, "with --from: a what-if, PATH=VALUE of any scenario attribute (client.retry.budget=0.1, service.admission_bound=500ms); repeatable")
 	fl.Float64SliceVar(&f.loads, "loads", nil, "tipping: the loads λ/μ to sweep, comma-separated (default λ_c × 0.1 … 1.5)")
 	return cmd
 }

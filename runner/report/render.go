@@ -24,6 +24,10 @@ const (
 // name runner.ResultFile and the CLI use.
 const ResultFile = "result.json"
 
+// ScenarioFile is the copy of the scenario's text a run keeps in its
+// folder, its secrets replaced (trigger simulate --from reads it).
+const ScenarioFile = "scenario.hcl"
+
 // ReportFiles are the files WriteAll writes, in the order it writes them.
 var ReportFiles = []string{SVGFile, PNGFile, HTMLFile, MarkdownFile, JUnitFile}
 

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/fluid"
+	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/runner/report"
+	"github.com/trigger-test/trigger/scenarios"
+)
+
+// runSimulateFrom calibrates the fluid model from a recorded run and
+// simulates the run's scenario with it (docs/model.md, "Mapping the
+// boundary", a model calibrated from a run): the run's measured C, λ,
+// hidden retry factor and patience replace the scenario's, --set changes
+// what the scenario says (a what-if), and the output compares the
+// simulation with what the run measured.
+func runSimulateFrom(ctx context.Context, sf *scenarioFlags, f *simulateFlags, args []string, stdout, stderr io.Writer) error {
+	if f.model != "fluid" {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--from calibrates the fluid model; --model %s is not calibrated yet", f.model)}
+	}
+	run, _, err := report.ReadRun(f.from)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--from: %w", err)}
+	}
+	if run.Kind != "run" {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--from %s: not a run's result (kind %q)", f.from, run.Kind)}
+	}
+	path := filepath.Join(runDir(f.from), report.ScenarioFile)
+	if len(args) == 1 {
+		path = args[0]
+	}
+	src, err := readScenarioText(path)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (give the run's scenario file after --from)", err)}
+	}
+	vars := map[string]string{}
+	for name, v := range run.Scenario.Variables {
+		if v != scenarios.SensitiveValue {
+			vars[name] = v // the values the run ran with
+		}
+	}
+	own, err := sf.values()
+	if err != nil {
+		return err
+	}
+	for name, v := range own {
+		vars[name] = v
+	}
+	name := path
+	if len(f.sets) > 0 {
+		if src, err = scenarios.Override(path, src, f.sets); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		name = path + " (with --set)"
+	}
+	s, perr := scenarios.Parse(name, src, vars)
+	s, err = reportedTo(s, perr, stderr)
+	if err != nil {
+		return err
+	}
+	t, err := convert.New(s)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	in, cal := analysis.Calibrate(t.Plan, run, keptBySet(f.sets))
+	doc, err := fluid.SimulatePlan(in, f.step, f.sample)
+	if err != nil {
+		return modelError(err)
+	}
+	return emit(stdout, doc, f.asJSON, func(w io.Writer) error {
+		if err := printCalibration(w, run, doc, cal, f); err != nil {
+			return err
+		}
+		return printTimeline(w, doc.Timeline)
+	})
+}
+
+// keptBySet says which calibrated figures a --set names: the what-if's
+// own value wins over the run's measurement.
+func keptBySet(sets []string) analysis.CalibrateKeep {
+	var k analysis.CalibrateKeep
+	for _, s := range sets {
+		path, _, _ := strings.Cut(s, "=")
+		switch {
+		case strings.HasPrefix(path, "service.capacity"), strings.HasPrefix(path, "service.pod"):
+			k.Capacity = true
+		case path == "load.baseline":
+			k.Demand = true
+		case strings.HasPrefix(path, "layer."), strings.HasPrefix(path, "client.retry"):
+			k.Layers = true
+		case path == "client.timeout":
+			k.Patience = true
+		}
+	}
+	return k
+}
+
+// printCalibration says what the model took from the run and how close
+// the simulation comes to what the run measured.
+func printCalibration(w io.Writer, run, sim analysis.Document, cal analysis.Calibration, f *simulateFlags) error {
+	t := &textWriter{w: w}
+	t.raw("\n")
+	t.line("Calibrated", "from %s: %s", f.from, cal)
+	for _, n := range cal.Notes {
+		t.line("", "%s", n)
+	}
+	if len(f.sets) > 0 {
+		t.line("What-if", "%s", strings.Join(f.sets, ", "))
+	}
+	measured, simulated := analysis.Value(run.RecoveryS), analysis.Value(sim.RecoveryS)
+	t.line("The run", "%s", runOutcome(run.Verdict, measured))
+	line := runOutcome(sim.Verdict, simulated)
+	if finite(measured) && finite(simulated) && measured > 0 && len(f.sets) == 0 {
+		line += fmt.Sprintf(" (%+.0f %% against the run)", 100*(simulated-measured)/measured)
+	}
+	t.line("The model", "%s", line)
+	return t.err
+}
+
+func runOutcome(v analysis.Verdict, recoveryS float64) string {
+	if finite(recoveryS) {
+		return fmt.Sprintf("%s, recovery %s", v, analysis.FormatSeconds(recoveryS))
+	}
+	return string(v)
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// runDir is a run's folder given it or its result.json.
+func runDir(path string) string {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return path
+	}
+	return filepath.Dir(path)
+}
+
+// readScenarioText reads a scenario's text, bounded as scenarios.Load
+// bounds it.
+func readScenarioText(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > scenarios.MaxFileBytes {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, scenarios.MaxFileBytes)
+	}
+	return os.ReadFile(path)
+}
