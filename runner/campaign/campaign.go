@@ -70,6 +70,9 @@ type campaign struct {
 	doc      analysis.CampaignDocument
 	next     int // the next cell's index
 	outcome  Outcome
+	// outer is the caller's context: when it ends the campaign was
+	// interrupted; when only the campaign's own ends, max_duration passed.
+	outer context.Context
 }
 
 // Run maps the scenario's campaign: for each baseline, trigger cells
@@ -90,7 +93,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := prepare(opts.OutDir, opts.Run.Overwrite); err != nil {
 		return nil, err
 	}
-	cp := &campaign{opts: opts, scenario: s, doc: newDocument(opts.Test, opts.Now())}
+	cp := &campaign{opts: opts, scenario: s, doc: newDocument(opts.Test, opts.Now()), outer: ctx}
 	ctx, cancel := context.WithTimeout(ctx, s.Campaign.MaxDuration)
 	defer cancel()
 	err := cp.run(ctx)
@@ -260,7 +263,7 @@ func (cp *campaign) logf(format string, args ...any) {
 func (cp *campaign) stopped(ctx context.Context, err error) error {
 	var re *runner.Error
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case cp.outer.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		cp.doc.StoppedReason = fmt.Sprintf("max_duration (%s) reached", cp.scenario.Campaign.MaxDuration)
 		cp.outcome = max(cp.outcome, Interrupted)
 		return &runner.Error{Kind: runner.KindInterrupted, Err: errors.New(cp.doc.StoppedReason)}

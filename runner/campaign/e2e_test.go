@@ -170,8 +170,9 @@ func TestCampaignBracketsTheSmallestTrap(t *testing.T) {
 	}
 }
 
-// A campaign stopped by its max_duration, or by the abort file before any
-// cell, leaves campaign.json with every finished cell and the reason.
+// A campaign stopped by its max_duration, an interrupt (the context a
+// signal ends), or the abort file before any cell, leaves campaign.json
+// with every finished cell and the reason.
 func TestCampaignStoppedLeavesItsDocument(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end campaign; skipped with -short")
@@ -193,6 +194,28 @@ func TestCampaignStoppedLeavesItsDocument(t *testing.T) {
 		d := readCampaign(t, dir)
 		if !strings.Contains(d.StoppedReason, "max_duration (8s) reached") || len(d.Cells) != 1 || d.Gate == nil || d.Gate.Passed {
 			t.Errorf("stopped %q, %d cells, gate %+v", d.StoppedReason, len(d.Cells), d.Gate)
+		}
+	})
+	t.Run("interrupt", func(t *testing.T) {
+		test := loadCampaign(t, campaignScenario(url, `
+  baselines = [0.4]
+  from      = 3
+  to        = 4
+`))
+		dir := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second) // in the first cell
+		defer cancel()
+		res, err := Run(ctx, Options{Test: test, OutDir: dir, Run: runner.Options{Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond}})
+		var re *runner.Error
+		if !errors.As(err, &re) || re.Kind != runner.KindInterrupted || res == nil || res.Outcome != Interrupted {
+			t.Fatalf("err %v, result %+v; want interrupted", err, res)
+		}
+		d := readCampaign(t, dir)
+		if d.StoppedReason != "interrupted" || len(d.Cells) != 1 || d.EndedAt == "" {
+			t.Errorf("stopped %q, %d cells, ended %q", d.StoppedReason, len(d.Cells), d.EndedAt)
+		}
+		if _, err := os.Stat(filepath.Join(dir, d.Cells[0].Folder, runner.ResultFile)); err != nil {
+			t.Errorf("the interrupted cell left no result: %v", err)
 		}
 	})
 	t.Run("abort file", func(t *testing.T) {
