@@ -216,22 +216,22 @@ func (cp *campaign) cell(ctx context.Context, c cell) (analysis.CampaignCell, er
 }
 
 // ready rests (after the first cell), then probes until the service is
-// back; the abort file and ctx are looked at first.
+// back; the abort file is looked at first and every quarter second of
+// both (the cells' runs hold every brake themselves).
 func (cp *campaign) ready(ctx context.Context, c cell) error {
-	if f := cp.opts.Run.AbortFile; f != "" {
-		if _, err := os.Stat(f); err == nil {
-			return cp.stopped(ctx, &runner.Error{Kind: runner.KindStopped, Err: fmt.Errorf("%w: the abort file %s exists", runner.ErrStopped, f)})
-		}
+	if err := cp.aborted(); err != nil {
+		return cp.stopped(ctx, err)
 	}
 	if c.index > 0 {
-		if err := sleep(ctx, cp.scenario.Campaign.Rest); err != nil {
+		if err := sleep(ctx, cp.scenario.Campaign.Rest, cp.aborted); err != nil {
 			return cp.stopped(ctx, err)
 		}
 	}
 	pr := newProbe(cp.opts.Test, cp.scenario.Service.Capacity, c.rate, probeLimit(cp.scenario))
 	cp.logf("campaign: probing at %g/s until the first-attempt success ratio holds at %.3g for %s", pr.rate(), pr.successRatio, pr.hold)
-	if err := pr.wait(ctx, cp.opts.Run.Transport); err != nil {
-		if ctx.Err() != nil {
+	if err := pr.wait(ctx, cp.opts.Run.Transport, cp.aborted); err != nil {
+		var re *runner.Error
+		if ctx.Err() != nil || errors.As(err, &re) {
 			return cp.stopped(ctx, err)
 		}
 		cp.outcome = max(cp.outcome, GateFailed)
@@ -284,18 +284,39 @@ func (cp *campaign) stopped(ctx context.Context, err error) error {
 	return &runner.Error{Kind: runner.KindHarness, Err: err}
 }
 
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
+// aborted is the abort file's brake: a stopped error once it exists.
+func (cp *campaign) aborted() error {
+	f := cp.opts.Run.AbortFile
+	if f == "" {
+		return nil
+	}
+	if _, err := os.Stat(f); err != nil {
+		return nil
+	}
+	return &runner.Error{Kind: runner.KindStopped, Err: fmt.Errorf("%w: the abort file %s exists", runner.ErrStopped, f)}
+}
+
+// sleep waits d, until ctx ends, or until aborted says so (looked at
+// every quarter second).
+func sleep(ctx context.Context, d time.Duration, aborted func() error) error {
 	if d <= 0 {
 		return nil
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		case <-tick.C:
+			if err := aborted(); err != nil {
+				return err
+			}
+		}
 	}
 }
 

@@ -218,6 +218,24 @@ func TestCampaignStoppedLeavesItsDocument(t *testing.T) {
 			t.Errorf("the interrupted cell left no result: %v", err)
 		}
 	})
+	t.Run("abort file during the probe", func(t *testing.T) {
+		test := loadCampaign(t, campaignScenario(url, `
+  baselines = [0.4]
+  from      = 3
+  to        = 4
+`))
+		dir, abort := t.TempDir(), filepath.Join(t.TempDir(), "abort")
+		timer := time.AfterFunc(time.Second, func() { _ = os.WriteFile(abort, nil, 0o644) }) // the probe holds for 3 s
+		defer timer.Stop()
+		res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: t.Logf, AbortFile: abort}})
+		var re *runner.Error
+		if !errors.As(err, &re) || re.Kind != runner.KindStopped || res == nil || res.Outcome != Stopped {
+			t.Fatalf("err %v, result %+v; want stopped", err, res)
+		}
+		if d := readCampaign(t, dir); !strings.Contains(d.StoppedReason, "abort file") || len(d.Cells) != 0 {
+			t.Errorf("stopped %q, %d cells", d.StoppedReason, len(d.Cells))
+		}
+	})
 	t.Run("abort file", func(t *testing.T) {
 		test := loadCampaign(t, campaignScenario(url, `
   baselines = [0.4]

@@ -43,7 +43,7 @@ func (p probe) rate() float64 { return p.cfg.Stages[0].From }
 // or above the recovery rule's threshold for every second of hold (then
 // nil), or limit has passed, or ctx ends. Seconds without a completed
 // first attempt do not count as held.
-func (p probe) wait(ctx context.Context, transport http.RoundTripper) error {
+func (p probe) wait(ctx context.Context, transport http.RoundTripper, aborted func() error) error {
 	cfg := p.cfg
 	cfg.Transport = transport
 	d, err := loadgen.NewDriver(cfg)
@@ -71,6 +71,9 @@ func (p probe) wait(ctx context.Context, transport http.RoundTripper) error {
 			done <- err
 			return fmt.Errorf("the service was not back within %s (probe ended: %v)", p.limit, err)
 		case <-tick.C:
+		}
+		if err := aborted(); err != nil {
+			return err
 		}
 		secs := d.TimelineSince(seen)
 		for _, s := range secs {
