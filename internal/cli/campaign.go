@@ -17,6 +17,8 @@ import (
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/runner/campaign"
 	"github.com/trigger-test/trigger/runner/report"
+	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 func newCampaignCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -72,7 +74,11 @@ at the campaign's max_duration).`,
 			if out == "" {
 				out = filepath.Join("out", fmt.Sprintf("%s-campaign-%s", s.Name, time.Now().Format("20060102-150405")))
 			}
-			if err := confirm(s, yes, os.Stdin, stderr); err != nil {
+			worst, cells, longest := campaignWorst(test)
+			if !yes {
+				fmt.Fprintf(stderr, "A campaign of up to %d trigger tests, at most %s. The largest:\n", cells, longest)
+			}
+			if err := confirm(worst, yes, os.Stdin, stderr); err != nil {
 				return err
 			}
 			pp := newProgressPrinter(stderr)
@@ -127,6 +133,25 @@ at the campaign's max_duration).`,
 	cmd.Flags().BoolVar(&force, "force", false, "start a fault even though a journal says one is pending (see trigger restore)")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous campaign there")
 	return cmd
+}
+
+// campaignWorst is the scenario as its largest cell drives it, for the
+// confirmation: the highest baseline and the largest spike the campaign
+// may send.
+func campaignWorst(test *convert.Test) (worst *scenarios.Scenario, cells int, longest time.Duration) {
+	s := *test.Scenario
+	c := s.Campaign
+	for _, r := range c.Rates {
+		s.Load.Baseline = max(s.Load.Baseline, r)
+	}
+	if c.Search == vocab.SearchDuration {
+		s.Load.Spike.Duration = time.Duration(c.To * float64(time.Second))
+	} else {
+		s.Load.Spike.Multiplier = c.To
+	}
+	plan := analysis.Plan(test.Plan)
+	p := campaign.Plan(test.Scenario, plan.Amplification.Predicted, plan.Scenario.PatienceS)
+	return &s, p.MaxCells, p.Longest.Round(time.Second)
 }
 
 // printCampaignPlan prints what --dry-run promises: nothing is sent.
