@@ -156,6 +156,8 @@ func (v *validator) campaign() {
 	}
 	v.errorf(c.Search == vocab.SearchCapacity && src.ok("campaign.search"), "campaign.search", "Not supported yet",
 		"search = \"capacity\" (varying a fault's size) is not built yet: a campaign varies the spike's multiplier or duration.")
+	v.errorf(c.Search != vocab.SearchCapacity && v.s.Fault != nil, "campaign", "Campaign of a fault",
+		"This scenario's trigger is a fault, and a campaign varies a spike's multiplier or duration; mapping a fault's size (search = \"capacity\") is not built yet. Map a spike scenario instead.")
 	if src.has("campaign.from") && src.has("campaign.to") {
 		unit := "a multiplier above 1"
 		low := 1.0
