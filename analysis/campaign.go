@@ -85,6 +85,10 @@ type CampaignCell struct {
 	// RecoveryS is the run's recovery time; for a recovery_demand cell the
 	// time from holding the demand until the service was back.
 	RecoveryS *float64 `json:"recovery_s"`
+	// ProjectedRecoveryS is, for a cell still recovering when its run
+	// ended (metastable), the recovery its wait's trend projects, seconds
+	// after the spike; null otherwise.
+	ProjectedRecoveryS *float64 `json:"projected_recovery_s"`
 	// AFail is the run's measured amplification, A_fail.
 	AFail *float64 `json:"a_fail"`
 	// Folder is the cell's run folder, relative to the campaign's.

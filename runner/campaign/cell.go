@@ -119,6 +119,9 @@ func (cp *campaign) runCell(ctx context.Context, c cell) (analysis.CampaignCell,
 	d := res.Document
 	rec.Verdict, rec.Note = d.Verdict, d.Observation.VerdictReason
 	rec.RecoveryS, rec.AFail = d.RecoveryS, d.Amplification.Measured
+	if d.Observation != nil && d.RecoveryS == nil && c.kind == analysis.CellTrigger {
+		rec.ProjectedRecoveryS = d.Observation.ProjectedRecoveryS
+	}
 	rec.Trapped = side(c.kind, d)
 	if c.kind == analysis.CellRecoveryDemand && d.Observation.OnTrap != nil {
 		rec.RecoveryS = d.Observation.OnTrap.RecoveryS

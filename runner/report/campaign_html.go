@@ -87,7 +87,7 @@ func WriteCampaignHTML(w io.Writer, d analysis.CampaignDocument) error {
 		data.Cells = append(data.Cells, campaignHTMLCell{Index: c.Index, Kind: c.Kind, Rho: fmt.Sprintf("%.3g", c.Rho), Rate: fmt.Sprintf("%.4g/s", c.DemandPerS),
 			Spike: fmt.Sprintf("×%.4g for %gs", c.Multiplier, c.SpikeS), Held: orDash(c.HoldDemandPerS, "%.4g/s"),
 			Verdict: string(c.Verdict), VerdictClass: verdictClass(c.Verdict), Side: sideWord(c.Trapped),
-			Recovery: orDash(c.RecoveryS, "%.1f s"), AFail: orDash(c.AFail, "%.2f"), Folder: c.Folder})
+			Recovery: cellRecovery(c), AFail: orDash(c.AFail, "%.2f"), Folder: c.Folder})
 	}
 	if svg, err := CampaignMapSVG(d); err != nil {
 		data.MapError = err.Error()

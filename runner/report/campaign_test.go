@@ -33,6 +33,7 @@ func campaignFixture() analysis.CampaignDocument {
 	for _, k := range []float64{1.5, 3, 6, 10} {
 		cell(analysis.CellTrigger, 0.3, k, nil, analysis.VerdictRecovered, &no, nil)
 	}
+	d.Cells[3].Verdict, d.Cells[3].RecoveryS, d.Cells[3].ProjectedRecoveryS = analysis.VerdictMetastable, nil, n(378)
 	cell(analysis.CellTrigger, 0.4, 1.5, nil, analysis.VerdictNoTrigger, &no, nil)
 	cell(analysis.CellTrigger, 0.4, 3, nil, analysis.VerdictTrapped, &yes, n(2.96))
 	cell(analysis.CellTrigger, 0.4, 2.25, nil, analysis.VerdictNoTrigger, &no, nil)

@@ -23,7 +23,7 @@ func WriteCampaignText(w io.Writer, d analysis.CampaignDocument) error {
 			held = fmt.Sprintf("%.4g/s", *c.HoldDemandPerS)
 		}
 		fmt.Fprintf(tw, "%d\t%.3g\t%.4g\t×%.4g for %gs\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Index, c.Rho, c.DemandPerS, c.Multiplier, c.SpikeS, held,
-			c.Verdict, sideWord(c.Trapped), orDash(c.RecoveryS, "%.1f s"), orDash(c.AFail, "%.2f"), c.Folder)
+			c.Verdict, sideWord(c.Trapped), cellRecovery(c), orDash(c.AFail, "%.2f"), c.Folder)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -75,6 +75,15 @@ func WriteCampaignText(w io.Writer, d analysis.CampaignDocument) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cellRecovery is a cell's recovery time, or its projection (~) when the
+// run ended still recovering.
+func cellRecovery(c analysis.CampaignCell) string {
+	if c.RecoveryS == nil && c.ProjectedRecoveryS != nil {
+		return fmt.Sprintf("~%.0f s", *c.ProjectedRecoveryS)
+	}
+	return orDash(c.RecoveryS, "%.1f s")
 }
 
 func sideWord(t *bool) string {
