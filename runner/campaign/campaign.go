@@ -236,6 +236,9 @@ func (cp *campaign) ready(ctx context.Context, c cell) error {
 		}
 		cp.outcome = max(cp.outcome, GateFailed)
 		cp.doc.StoppedReason = "the service did not come back before cell " + fmt.Sprint(c.index) + ": " + err.Error()
+		if c.index == 0 {
+			cp.doc.StoppedReason = "the service was not healthy before the first cell: " + err.Error()
+		}
 		return &runner.Error{Kind: runner.KindInconclusive, Err: errors.New(cp.doc.StoppedReason)}
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,4 +257,34 @@ func TestCampaignStoppedLeavesItsDocument(t *testing.T) {
 			t.Errorf("stopped %q, %d cells", d.StoppedReason, len(d.Cells))
 		}
 	})
+}
+
+// A service that is not back before a cell stops the campaign: the probe
+// (no retries, a tenth of C) never sees the recovery rule hold against a
+// target that answers every request 503, so no cell runs, campaign.json
+// says why, and the outcome is a failed gate (exit 1).
+func TestCampaignStopsOnAServiceThatDoesNotComeBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end campaign; skipped with -short")
+	}
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	src := strings.Replace(campaignScenario(down.URL, `
+  baselines = [0.4]
+  from      = 3
+  to        = 4
+`), `observe = "60s"`, `observe = "3s"`, 1)
+	src = strings.Replace(src, `observe = "40s"`, `observe = "3s"`, 1)
+	test := loadCampaign(t, src)
+	dir := t.TempDir()
+	res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: t.Logf}})
+	if res == nil || res.Outcome != GateFailed || err == nil {
+		t.Fatalf("result %+v, err %v; want a failed campaign", res, err)
+	}
+	d := readCampaign(t, dir)
+	if !strings.Contains(d.StoppedReason, "not healthy before the first cell") || len(d.Cells) != 0 || d.Gate == nil || d.Gate.Passed {
+		t.Errorf("stopped %q, %d cells, gate %+v", d.StoppedReason, len(d.Cells), d.Gate)
+	}
 }
