@@ -78,7 +78,7 @@ test-race:
 	$(GO) test -race -run '^($(RACE_WHOLE))$$' ./runner
 
 test-e2e:
-	$(MAKE) --no-print-directory -j4 --output-sync=target e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-campaign
+	$(MAKE) --no-print-directory -j5 --output-sync=target e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-campaign
 
 e2e-runner-a:
 	$(GO) test -timeout 15m -run '^($(E2E_RUNNER_A))$$' ./runner
@@ -93,9 +93,10 @@ e2e-specimen:
 	$(GO) test -timeout 15m -run '^TestLocalEngine' ./fleet
 	$(GO) test -timeout 15m ./cmd/trigger
 
-# A three-cell campaign, one that finds λ_r, stopped campaigns, and
-# simulate --from on two recorded runs (about 5 minutes, little CPU: the
-# specimen at 50 to 80 first attempts/s).
+# A three-cell campaign, one that finds λ_r, a capacity campaign, stopped
+# campaigns, and simulate --from on two recorded runs (about 7 minutes,
+# little CPU: the specimen at 50 to 80 first attempts/s), the fifth
+# stream beside the others.
 e2e-campaign:
 	$(GO) test -timeout 15m ./runner/campaign
 	$(GO) test -timeout 15m -run '^TestSimulateFromARecordedRun$$' ./internal/cli

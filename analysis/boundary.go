@@ -170,3 +170,34 @@ func ModelRecoveryDemand(capacity, a float64) float64 {
 	}
 	return capacity / a
 }
+
+// ModelSmallestCapacityLoss is the model's boundary for a capacity
+// search: the smallest share of capacity 1 − C′/C a fault of faultS
+// seconds must take away at utilization rho to trap, where the wait it
+// leaves when the capacity comes back, f·(patience + (A·ρ/f − 1)·(Δ − t0)),
+// is past the patience (docs/model.md, "A capacity trigger"); +Inf when
+// A·ρ < 1 (no fault traps) or no loss short of everything does.
+func ModelSmallestCapacityLoss(a, rho, faultS, patienceS float64) float64 {
+	if !trapped(a, rho) || faultS <= 0 || rho <= 0 || rho >= 1 {
+		return math.Inf(1)
+	}
+	leaves := func(f float64) float64 { return faultPeakWait(a, rho, f, faultS, patienceS) }
+	// The wait left falls as more capacity is left; bisect on f in
+	// (0, fMax), fMax = the most capacity left that still triggers.
+	lo, hi := 1e-9, MaxFaultCapacity(rho, faultS, patienceS)
+	if hi <= lo || leaves(lo) <= patienceS {
+		return math.Inf(1)
+	}
+	if leaves(hi) > patienceS {
+		return 1 - hi
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if leaves(mid) > patienceS {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return 1 - lo
+}

@@ -102,3 +102,24 @@ func TestBracketSpecimenSequence(t *testing.T) {
 		t.Errorf("λ_r = %g", got)
 	}
 }
+
+// The model's smallest trapping capacity loss leaves exactly the patience
+// behind: the demo's fault (ρ = 0.4, A = 3, Δ = 5 s, τ_out = 1 s) at a
+// quarter of capacity traps, and the boundary lies below that loss; with
+// A·ρ < 1 no loss traps.
+func TestModelSmallestCapacityLoss(t *testing.T) {
+	loss := ModelSmallestCapacityLoss(3, 0.4, 5, 1)
+	if !(loss > 0 && loss < 0.75) {
+		t.Fatalf("smallest trapping loss %g; want below the demo's 0.75", loss)
+	}
+	if w := faultPeakWait(3, 0.4, 1-loss, 5, 1); math.Abs(w-1) > 1e-6 {
+		t.Errorf("the wait left at the boundary is %g s; want the patience, 1 s", w)
+	}
+	if w := faultPeakWait(3, 0.4, 0.25, 5, 1); math.Abs(w-3.4) > 0.05 {
+		t.Errorf("the demo's fault leaves %g s; docs/model.md says 3.4 s", w)
+	}
+	if !math.IsInf(ModelSmallestCapacityLoss(3, 0.3, 5, 1), 1) {
+		t.Error("A·ρ = 0.9 < 1 must have no trapping fault")
+	}
+	t.Logf("smallest trapping loss at ρ = 0.4: %.4f (C′/C = %.4f)", loss, 1-loss)
+}

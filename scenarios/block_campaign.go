@@ -22,11 +22,16 @@ type Campaign struct {
 	Baselines []float64
 	Rates     []float64
 	// Search is what varies: the spike's multiplier k (Δ fixed at the
-	// load block's) or its duration Δ (k fixed).
+	// load block's), its duration Δ (k fixed), or the capacity a fault
+	// takes away (its duration fixed).
 	Search vocab.SearchKind
 	// From is the first, safe size; To the largest tried: a multiplier
-	// (×) or a duration in seconds.
+	// (×), a duration in seconds, or a capacity loss 1 − C′/C.
 	From, To float64
+	// CapacityVariable, for a capacity search, names the variable each
+	// cell reads the scenario with, set to the capacity left C′/C: the
+	// fault's commands and its capacity take it from there.
+	CapacityVariable string
 	// Precision ends a search when the bracket is this narrow, relative to
 	// its upper end: (trapped − recovered)/trapped ≤ Precision.
 	Precision float64
@@ -59,7 +64,7 @@ const (
 // snake_case of Campaign's and ExpectedSpike's fields.
 var (
 	campaignSchema = &hcl.BodySchema{Attributes: attrs("baselines", "rates", "search", "from", "to", "precision",
-		"hysteresis", "max_duration", "rest")}
+		"hysteresis", "max_duration", "rest", "capacity_variable")}
 	expectedSpikeSchema = &hcl.BodySchema{Attributes: attrs("multiplier", "duration")}
 )
 
@@ -71,13 +76,14 @@ func (d *decoder) decodeCampaign(blk *hcl.Block) *Campaign {
 		d.campaignBody = sb.SrcRange
 	}
 	c := &Campaign{
-		Baselines:   b.numList("baselines"),
-		Rates:       b.numList("rates"),
-		Search:      enum(b, "search", "campaign search", vocab.SearchMultiplier, vocab.SearchKindNames(), vocab.ParseSearchKind),
-		Precision:   b.num("precision", DefaultCampaignPrecision),
-		Hysteresis:  b.boolean("hysteresis", false),
-		MaxDuration: b.duration("max_duration", DefaultCampaignMaxDuration),
-		Rest:        b.duration("rest", DefaultCampaignRest),
+		Baselines:        b.numList("baselines"),
+		Rates:            b.numList("rates"),
+		Search:           enum(b, "search", "campaign search", vocab.SearchMultiplier, vocab.SearchKindNames(), vocab.ParseSearchKind),
+		Precision:        b.num("precision", DefaultCampaignPrecision),
+		Hysteresis:       b.boolean("hysteresis", false),
+		MaxDuration:      b.duration("max_duration", DefaultCampaignMaxDuration),
+		Rest:             b.duration("rest", DefaultCampaignRest),
+		CapacityVariable: b.str("capacity_variable", ""),
 	}
 	if c.Search == vocab.SearchDuration {
 		c.From = b.duration("from", 0).Seconds()
@@ -154,15 +160,27 @@ func (v *validator) campaign() {
 		}
 		v.errorf(bad, path, "Value out of range", "Element %d of %s is %s. Got %g.", i, path[len("campaign."):], what, x)
 	}
-	v.errorf(c.Search == vocab.SearchCapacity && src.ok("campaign.search"), "campaign.search", "Not supported yet",
-		"search = \"capacity\" (varying a fault's size) is not built yet: a campaign varies the spike's multiplier or duration.")
-	v.errorf(c.Search != vocab.SearchCapacity && v.s.Fault != nil, "campaign", "Campaign of a fault",
-		"This scenario's trigger is a fault, and a campaign varies a spike's multiplier or duration; mapping a fault's size (search = \"capacity\") is not built yet. Map a spike scenario instead.")
+	capacity := c.Search == vocab.SearchCapacity
+	v.errorf(!capacity && v.s.Fault != nil, "campaign.search", "Campaign of a fault",
+		"This scenario's trigger is a fault: map it with search = \"capacity\" (the capacity it takes away), not a spike's %s.", c.Search)
+	v.errorf(capacity && v.s.Fault == nil && src.ok("campaign.search"), "campaign.search", "Capacity search without a fault",
+		"search = \"capacity\" varies the capacity a fault takes away; this scenario has no fault block.")
+	if capacity && v.s.Fault != nil {
+		_, declared := v.s.Variables[c.CapacityVariable]
+		v.errorf(c.CapacityVariable == "" && src.ok("campaign.capacity_variable"), "campaign", "Missing capacity_variable",
+			"A capacity search sets a variable to the capacity each cell leaves, C′/C, and the fault's capacity and start command read it: capacity_variable = \"factor\" with fault { capacity = var.factor, start = [..., var.factor] }.")
+		v.errorf(c.CapacityVariable != "" && !declared, "campaign.capacity_variable", "Unknown variable",
+			"capacity_variable names a declared variable; there is no variable %q.", c.CapacityVariable)
+	}
 	if src.has("campaign.from") && src.has("campaign.to") {
 		unit := "a multiplier above 1"
 		low := 1.0
-		if c.Search == vocab.SearchDuration {
+		switch c.Search {
+		case vocab.SearchDuration:
 			unit, low = "a duration above zero", 0
+		case vocab.SearchCapacity:
+			unit, low = "a capacity loss 1 − C′/C above 0 and below 1", 0
+			v.errorf(c.To >= 1, "campaign.to", "Value out of range", "to is the largest capacity loss tried, 1 − C′/C, below 1 (a fault that leaves nothing). Got %g.", c.To)
 		}
 		v.errorf(c.From <= low, "campaign.from", "Value out of range", "from is the first, safe size, %s. Got %g.", unit, c.From)
 		v.errorf(c.To <= c.From, "campaign.to", "Value out of range", "to is the largest size tried and must be above from (%g). Got %g.", c.From, c.To)

@@ -89,6 +89,8 @@ func (v *validator) gate() {
 		g.MaxAmplification)
 	v.errorf(g.MinTriggerMargin < 0 || (g.MinTriggerMargin > 0 && g.MinTriggerMargin < 1), "gate.min_trigger_margin", "Value out of range",
 		"min_trigger_margin is how many times expected_spike the smallest trapping trigger must be, 0 for none or at least 1. Got %g.", g.MinTriggerMargin)
+	v.errorf(g.MinTriggerMargin > 0 && v.s.Campaign != nil && v.s.Campaign.Search == vocab.SearchCapacity, "gate.min_trigger_margin", "Margin of a capacity search",
+		"min_trigger_margin compares the smallest trapping spike with expected_spike; a capacity search maps a fault's size, which no spike measures.")
 	v.errorf(g.MinTriggerMargin > 0 && v.s.ExpectedSpike == nil, "gate.min_trigger_margin", "Missing expected_spike",
 		"min_trigger_margin compares the smallest trapping trigger with what production brings: add an expected_spike block (multiplier = 2, duration = \"30s\").")
 }

@@ -81,10 +81,15 @@ at the campaign's max_duration).`,
 			if err := confirm(worst, yes, os.Stdin, stderr); err != nil {
 				return err
 			}
+			vars, err := sf.values()
+			if err != nil {
+				return err
+			}
 			pp := newProgressPrinter(stderr)
 			res, err := campaign.Run(cmd.Context(), campaign.Options{
 				Test:   test,
 				OutDir: out,
+				Vars:   vars,
 				Run: runner.Options{
 					Seed:      seed,
 					Progress:  pp.update,
@@ -144,9 +149,10 @@ func campaignWorst(test *convert.Test) (worst *scenarios.Scenario, cells int, lo
 	for _, r := range c.Rates {
 		s.Load.Baseline = max(s.Load.Baseline, r)
 	}
-	if c.Search == vocab.SearchDuration {
+	switch c.Search {
+	case vocab.SearchDuration:
 		s.Load.Spike.Duration = time.Duration(c.To * float64(time.Second))
-	} else {
+	case vocab.SearchMultiplier:
 		s.Load.Spike.Multiplier = c.To
 	}
 	plan := analysis.Plan(test.Plan)

@@ -14,6 +14,7 @@ import (
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // File is the campaign's document in its folder.
@@ -29,6 +30,9 @@ type Options struct {
 	// Run is the options every cell's run gets (seed, abort file, hurry,
 	// logs, progress, transport); Test and OutDir are the cell's.
 	Run runner.Options
+	// Vars are the --var values the scenario was read with: a capacity
+	// search reads it again with them and its capacity variable.
+	Vars map[string]string
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 }
@@ -327,6 +331,9 @@ func sleep(ctx context.Context, d time.Duration, aborted func() error) error {
 func describe(s *scenarios.Scenario, c cell) string {
 	sp := c.spike(s)
 	out := fmt.Sprintf("spike ×%g for %s", sp.Multiplier, sp.Duration)
+	if s.Campaign.Search == vocab.SearchCapacity {
+		out = fmt.Sprintf("capacity to %.4g of C for %s", 1-c.size, sp.Duration)
+	}
 	if c.kind == analysis.CellRecoveryDemand {
 		out += fmt.Sprintf(", then demand held at %.4g/s", c.hold)
 	}

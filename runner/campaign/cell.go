@@ -2,7 +2,10 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"strconv"
 	"path/filepath"
 	"time"
 
@@ -28,9 +31,10 @@ type cell struct {
 // scenario's multiplier or duration.
 func (c cell) spike(s *scenarios.Scenario) scenarios.Spike {
 	sp := s.Load.Spike
-	if s.Campaign.Search == vocab.SearchDuration {
+	switch s.Campaign.Search {
+	case vocab.SearchDuration:
 		sp.Duration = time.Duration(c.size * float64(time.Second)).Round(time.Millisecond)
-	} else {
+	case vocab.SearchMultiplier:
 		sp.Multiplier = c.size
 	}
 	return sp
@@ -45,6 +49,8 @@ func (c cell) folder(search vocab.SearchKind) string {
 		size = fmt.Sprintf("hold%.4g", c.hold)
 	case search == vocab.SearchDuration:
 		size = fmt.Sprintf("d%.4gs", c.size)
+	case search == vocab.SearchCapacity:
+		size = fmt.Sprintf("loss%.4g", c.size)
 	}
 	return fmt.Sprintf("cell-%02d-rho%.3g-%s", c.index, c.rho, size)
 }
@@ -90,15 +96,44 @@ func cellLength(s *scenarios.Scenario) time.Duration {
 	return d
 }
 
+// cellScenario is the scenario a cell runs. For a capacity search the
+// scenario is read again with the campaign's capacity variable set to the
+// capacity the cell leaves, C′/C, so that the fault's capacity and its
+// commands follow it.
+func (cp *campaign) cellScenario(c cell) (*scenarios.Scenario, error) {
+	base := cp.scenario
+	if base.Campaign.Search == vocab.SearchCapacity {
+		vars := maps.Clone(cp.opts.Vars)
+		if vars == nil {
+			vars = map[string]string{}
+		}
+		vars[base.Campaign.CapacityVariable] = strconv.FormatFloat(1-c.size, 'g', 6, 64)
+		s, err := scenarios.Parse(base.File, base.Source, vars)
+		if err != nil {
+			return nil, fmt.Errorf("the scenario with %s = %s: %w", base.Campaign.CapacityVariable, vars[base.Campaign.CapacityVariable], err)
+		}
+		if s.Fault == nil {
+			return nil, errors.New("the scenario read again has no fault")
+		}
+		s.Fault.Capacity = 1 - c.size
+		base = s
+	}
+	return scenarioFor(base, c), nil
+}
+
 // runCell runs one cell in its folder and returns what the campaign
 // records of it, with the run's error (a brake, an interrupt).
 func (cp *campaign) runCell(ctx context.Context, c cell) (analysis.CampaignCell, *runner.Result, error) {
-	cs := scenarioFor(cp.scenario, c)
-	rec := analysis.CampaignCell{Index: c.index, Kind: c.kind, Rho: c.rho, DemandPerS: c.rate, Size: c.size,
-		Multiplier: cs.Load.Spike.Multiplier, SpikeS: cs.Load.Spike.Duration.Seconds(), Folder: c.folder(cp.scenario.Campaign.Search)}
+	rec := analysis.CampaignCell{Index: c.index, Kind: c.kind, Rho: c.rho, DemandPerS: c.rate, Size: c.size, Folder: c.folder(cp.scenario.Campaign.Search)}
 	if c.kind == analysis.CellRecoveryDemand {
 		rec.HoldDemandPerS = analysis.Num(c.hold)
 	}
+	cs, err := cp.cellScenario(c)
+	if err != nil {
+		rec.Verdict, rec.Note = analysis.VerdictInconclusive, err.Error()
+		return rec, nil, &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("cell %d: %w", c.index, err)}
+	}
+	rec.Multiplier, rec.SpikeS = cs.Load.Spike.Multiplier, cs.Load.Spike.Duration.Seconds()
 	test, err := convert.New(cs)
 	if err != nil {
 		rec.Verdict, rec.Note = analysis.VerdictInconclusive, err.Error()

@@ -68,9 +68,17 @@ func (cp *campaign) summarize(i int, br analysis.Bracket) {
 // modelBoundary is the model's smallest trapping size at rho with
 // amplification a.
 func (cp *campaign) modelBoundary(a, rho float64) float64 {
-	sc := cp.doc.Scenario
-	if cp.scenario.Campaign.Search == vocab.SearchDuration {
+	return modelBoundary(cp.scenario.Campaign.Search, a, rho, cp.doc.Scenario)
+}
+
+// modelBoundary is the model's smallest trapping size of a search at rho
+// with amplification a, for the scenario's fixed half of the trigger.
+func modelBoundary(search vocab.SearchKind, a, rho float64, sc analysis.CampaignScenario) float64 {
+	switch search {
+	case vocab.SearchDuration:
 		return analysis.ModelSmallestDuration(a, rho, sc.Multiplier, sc.TimeoutS)
+	case vocab.SearchCapacity:
+		return analysis.ModelSmallestCapacityLoss(a, rho, sc.SpikeS, sc.TimeoutS)
 	}
 	return analysis.ModelSmallestMultiplier(a, rho, sc.SpikeS, sc.TimeoutS)
 }
@@ -83,6 +91,8 @@ func (cp *campaign) expectedSize() float64 {
 		return 0
 	case cp.scenario.Campaign.Search == vocab.SearchDuration:
 		return e.DurationS
+	case cp.scenario.Campaign.Search == vocab.SearchCapacity:
+		return 0 // a spike is no capacity loss
 	}
 	return e.Multiplier
 }

@@ -47,11 +47,8 @@ func Plan(s *scenarios.Scenario, plannedA, patienceS float64) Planned {
 		if c.Hysteresis {
 			b.MaxRecoveryCells = analysis.MaxKnownSteps(0, c.Rates[i], c.Precision)
 		}
-		if c.Search.String() == "duration" {
-			b.ModelSmallestTrap = analysis.ModelSmallestDuration(plannedA, rho, s.Load.Spike.Multiplier, patienceS)
-		} else {
-			b.ModelSmallestTrap = analysis.ModelSmallestMultiplier(plannedA, rho, s.Load.Spike.Duration.Seconds(), patienceS)
-		}
+		b.ModelSmallestTrap = modelBoundary(c.Search, plannedA, rho, analysis.CampaignScenario{
+			Multiplier: s.Load.Spike.Multiplier, SpikeS: s.Load.Spike.Duration.Seconds(), TimeoutS: patienceS})
 		p.MaxCells += b.MaxTriggerCells + b.MaxRecoveryCells
 		p.Baselines = append(p.Baselines, b)
 	}

@@ -137,9 +137,12 @@ func boundaryCurve(d analysis.CampaignDocument, a, ymax float64) plotter.XYs {
 			continue
 		}
 		var y float64
-		if d.Search == "duration" {
+		switch d.Search {
+		case "duration":
 			y = analysis.ModelSmallestDuration(a, rho, sc.Multiplier, sc.TimeoutS)
-		} else {
+		case "capacity":
+			y = analysis.ModelSmallestCapacityLoss(a, rho, sc.SpikeS, sc.TimeoutS)
+		default:
 			y = analysis.ModelSmallestMultiplier(a, rho, sc.SpikeS, sc.TimeoutS)
 		}
 		if finite(y) && y <= ymax {
@@ -252,8 +255,11 @@ func campaignSVG(p *plot.Plot, title string) ([]byte, error) {
 
 // searchLabel names the map's vertical axis.
 func searchLabel(d analysis.CampaignDocument) string {
-	if d.Search == "duration" {
+	switch d.Search {
+	case "duration":
 		return fmt.Sprintf("spike duration Δ (s) at ×%g", d.Scenario.Multiplier)
+	case "capacity":
+		return fmt.Sprintf("capacity a fault of %gs takes away (share of C)", d.Scenario.SpikeS)
 	}
 	return fmt.Sprintf("spike multiplier k for %gs", d.Scenario.SpikeS)
 }

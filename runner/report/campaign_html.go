@@ -36,10 +36,7 @@ type campaignHTMLCell struct {
 // every cell with a link to its run's report. A chart that cannot be drawn
 // leaves a note in its place.
 func WriteCampaignHTML(w io.Writer, d analysis.CampaignDocument) error {
-	unit := "×"
-	if d.Search == "duration" {
-		unit = " s"
-	}
+	unit := searchUnit(d.Search)
 	data := struct {
 		Title, Name, Search, From, To, Precision, Capacity, Patience, A, Started, Ended string
 		Finished                                                                        bool

@@ -29,10 +29,7 @@ func WriteCampaignText(w io.Writer, d analysis.CampaignDocument) error {
 		return err
 	}
 	b.WriteString("\n")
-	unit := "×"
-	if d.Search == "duration" {
-		unit = "s"
-	}
+	unit := searchUnit(d.Search)
 	for _, bl := range d.Baselines {
 		fmt.Fprintf(&b, "ρ = %.3g (%.4g/s): ", bl.Rho, bl.DemandPerS)
 		switch {
@@ -84,6 +81,17 @@ func cellRecovery(c analysis.CampaignCell) string {
 		return fmt.Sprintf("~%.0f s", *c.ProjectedRecoveryS)
 	}
 	return orDash(c.RecoveryS, "%.1f s")
+}
+
+// searchUnit is the unit a search's sizes are written with.
+func searchUnit(search string) string {
+	switch search {
+	case "duration":
+		return "s"
+	case "capacity":
+		return " of C lost"
+	}
+	return "×"
 }
 
 func sideWord(t *bool) string {

@@ -1,4 +1,4 @@
-# A campaign varies a spike; a fault scenario cannot be mapped yet.
+# A fault scenario is mapped by the capacity it takes away, not by a spike.
 # The second row of `trigger demo`: System A again, triggered by a
 # capacity drop instead of a spike. Its fault slows the specimen's pods to
 # a quarter of their rate for 5 s through the specimen's /admin/capacity
