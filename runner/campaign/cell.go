@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
