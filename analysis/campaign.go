@@ -27,6 +27,11 @@ type CampaignDocument struct {
 	StoppedReason string `json:"stopped_reason"`
 	// Gate is min_trigger_margin's verdict; nil without one.
 	Gate *CampaignGate `json:"gate,omitempty"`
+	// CapacityMeasuredPerS is the median C the trigger cells measured (the
+	// served rate when busy); null when none did. The measured model's
+	// boundaries use it with the measured A_fail: at a baseline of
+	// nominal ρ the service is really at λ/C_measured.
+	CapacityMeasuredPerS *float64 `json:"capacity_measured_per_s"`
 }
 
 // CampaignScenario identifies the campaign's scenario.
@@ -89,8 +94,10 @@ type CampaignCell struct {
 	// ended (metastable), the recovery its wait's trend projects, seconds
 	// after the spike; null otherwise.
 	ProjectedRecoveryS *float64 `json:"projected_recovery_s"`
-	// AFail is the run's measured amplification, A_fail.
-	AFail *float64 `json:"a_fail"`
+	// AFail is the run's measured amplification, A_fail; CapacityPerS the
+	// C it measured (null when it took the scenario's).
+	AFail        *float64 `json:"a_fail"`
+	CapacityPerS *float64 `json:"capacity_per_s"`
 	// Folder is the cell's run folder, relative to the campaign's.
 	Folder string `json:"folder"`
 	// Note says why a cell could not tell, or what else happened.
@@ -113,7 +120,7 @@ type CampaignBaseline struct {
 	SearchEnd string `json:"search_end"`
 	// ModelSmallestTrap is the model's boundary from the scenario's A and
 	// τ_out (null when A·ρ < 1: no size traps); MeasuredModelSmallestTrap
-	// the same from the cells' measured A_fail.
+	// the same from the cells' measured A_fail and C.
 	ModelSmallestTrap         *float64 `json:"model_smallest_trap"`
 	MeasuredModelSmallestTrap *float64 `json:"measured_model_smallest_trap"`
 	// AFail is the median A_fail the trapped cells measured; null when
@@ -124,7 +131,8 @@ type CampaignBaseline struct {
 	RecoveryDemandPerS   *float64 `json:"recovery_demand_per_s"`
 	RecoveryDemandPerSLo *float64 `json:"recovery_demand_per_s_lo"`
 	RecoveryDemandPerSHi *float64 `json:"recovery_demand_per_s_hi"`
-	// ModelRecoveryDemandPerS is C/A (measured A_fail when there is one).
+	// ModelRecoveryDemandPerS is C/A (the measured A_fail and C when
+	// there are).
 	ModelRecoveryDemandPerS *float64 `json:"model_recovery_demand_per_s"`
 	// TriggerMargin is SmallestTrapLo over expected_spike's size: how many
 	// times production's spike the service is known to survive; null

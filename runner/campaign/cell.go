@@ -154,6 +154,9 @@ func (cp *campaign) runCell(ctx context.Context, c cell) (analysis.CampaignCell,
 	d := res.Document
 	rec.Verdict, rec.Note = d.Verdict, d.Observation.VerdictReason
 	rec.RecoveryS, rec.AFail = d.RecoveryS, d.Amplification.Measured
+	if o := d.Observation; o != nil && o.CapacitySource == "served" {
+		rec.CapacityPerS = o.CapacityPerS
+	}
 	if d.Observation != nil && d.RecoveryS == nil && c.kind == analysis.CellTrigger {
 		rec.ProjectedRecoveryS = d.Observation.ProjectedRecoveryS
 	}

@@ -41,17 +41,21 @@ func (cp *campaign) summarize(i int, br analysis.Bracket) {
 	if !math.IsNaN(br.Above) {
 		b.SmallestTrapLo = analysis.Num(br.Below)
 	}
-	var afails []float64
+	var afails, capacities []float64
 	for _, c := range d.Cells {
 		if c.Rho == b.Rho && c.Kind == analysis.CellTrigger && c.Trapped != nil && *c.Trapped && c.AFail != nil {
 			afails = append(afails, *c.AFail)
 		}
+		if c.Kind == analysis.CellTrigger && c.CapacityPerS != nil {
+			capacities = append(capacities, *c.CapacityPerS)
+		}
 	}
 	b.AFail = analysis.Num(median(afails))
+	d.CapacityMeasuredPerS = analysis.Num(median(capacities))
 	b.ModelSmallestTrap = analysis.Num(cp.modelBoundary(d.Scenario.AmplificationPlanned, b.Rho))
 	b.MeasuredModelSmallestTrap = nil
 	if b.AFail != nil {
-		b.MeasuredModelSmallestTrap = analysis.Num(cp.modelBoundary(*b.AFail, b.Rho))
+		b.MeasuredModelSmallestTrap = analysis.Num(cp.modelBoundary(*b.AFail, b.Rho*cp.capacityScale()))
 	}
 	b.TriggerMargin = nil
 	if e := d.ExpectedSpike; e != nil {
@@ -63,6 +67,15 @@ func (cp *campaign) summarize(i int, br analysis.Bracket) {
 			b.TriggerMargin = analysis.Num(known / expected)
 		}
 	}
+}
+
+// capacityScale is C_scenario/C_measured: a baseline of nominal ρ is
+// really at ρ·capacityScale(); 1 while no cell measured C.
+func (cp *campaign) capacityScale() float64 {
+	if m := analysis.Value(cp.doc.CapacityMeasuredPerS); m > 0 && cp.doc.Scenario.CapacityPerS > 0 {
+		return cp.doc.Scenario.CapacityPerS / m
+	}
+	return 1
 }
 
 // modelBoundary is the model's smallest trapping size at rho with
@@ -106,11 +119,14 @@ func (cp *campaign) summarizeRecovery(i int, br analysis.Bracket) {
 	}
 	b.RecoveryDemandPerS = analysis.Num(br.Below)
 	b.RecoveryDemandPerSLo, b.RecoveryDemandPerSHi = analysis.Num(br.Below), analysis.Num(br.Above)
-	a := cp.doc.Scenario.AmplificationPlanned
+	a, c := cp.doc.Scenario.AmplificationPlanned, cp.doc.Scenario.CapacityPerS
 	if b.AFail != nil {
 		a = *b.AFail
 	}
-	b.ModelRecoveryDemandPerS = analysis.Num(analysis.ModelRecoveryDemand(cp.doc.Scenario.CapacityPerS, a))
+	if m := analysis.Value(cp.doc.CapacityMeasuredPerS); m > 0 {
+		c = m
+	}
+	b.ModelRecoveryDemandPerS = analysis.Num(analysis.ModelRecoveryDemand(c, a))
 }
 
 // finish sets the end time and judges min_trigger_margin: it passes when

@@ -85,14 +85,20 @@ func CampaignMapSVG(d analysis.CampaignDocument) (out []byte, err error) {
 	if len(afails) > 0 {
 		measured = medianOf(afails)
 	}
+	// The measured model: A_fail and C as the cells measured them; a
+	// baseline of nominal ρ is really at ρ·C/C_measured.
+	scale, cLabel := 1.0, ""
+	if m := analysis.Value(d.CapacityMeasuredPerS); m > 0 && d.Scenario.CapacityPerS > 0 {
+		scale, cLabel = d.Scenario.CapacityPerS/m, fmt.Sprintf(", C = %.4g/s", m)
+	}
 	ymax := maxSize * 1.4 // room for the legend above the cells
 	for _, m := range []struct {
-		a     float64
-		col   color.RGBA
-		label string
+		a, scale float64
+		col      color.RGBA
+		label    string
 	}{
-		{a, colModelPlanned, fmt.Sprintf("model, planned A = %.3g", a)},
-		{measured, colModelMeasured, fmt.Sprintf("model, measured A_fail = %.3g", measured)},
+		{a, 1, colModelPlanned, fmt.Sprintf("model, planned A = %.3g", a)},
+		{measured, scale, colModelMeasured, fmt.Sprintf("model, measured A_fail = %.3g%s", measured, cLabel)},
 	} {
 		if !finite(m.a) || m.a < 1 {
 			continue
@@ -101,7 +107,7 @@ func CampaignMapSVG(d analysis.CampaignDocument) (out []byte, err error) {
 		if m.col == colModelMeasured {
 			style.Dashes = nil
 		}
-		curve := boundaryCurve(d, m.a, ymax)
+		curve := boundaryCurve(d, m.a, m.scale, ymax)
 		if len(curve) > 1 {
 			l, err := plotter.NewLine(curve)
 			if err != nil {
@@ -111,7 +117,7 @@ func CampaignMapSVG(d analysis.CampaignDocument) (out []byte, err error) {
 			p.Add(l)
 			p.Legend.Add(m.label, l)
 		}
-		if rho := 1 / m.a; rho < 1 {
+		if rho := 1 / (m.a * m.scale); rho < 1 {
 			trap, err := plotter.NewLine(plotter.XYs{{X: rho, Y: 0}, {X: rho, Y: ymax}})
 			if err != nil {
 				return nil, err
@@ -127,13 +133,16 @@ func CampaignMapSVG(d analysis.CampaignDocument) (out []byte, err error) {
 }
 
 // boundaryCurve is the trigger condition at amplification a, where it
-// traps (ρ ≥ 1/a), from ρ = 1/a to 1, below ymax.
-func boundaryCurve(d analysis.CampaignDocument, a, ymax float64) plotter.XYs {
+// traps, over the chart's nominal ρ (the service really at ρ·scale), below
+// ymax.
+func boundaryCurve(d analysis.CampaignDocument, a, scale, ymax float64) plotter.XYs {
 	var pts plotter.XYs
 	sc := d.Scenario
+	from := 1 / (a * scale)
 	for i := 0; i <= 200; i++ {
-		rho := 1/a + (1-1/a)*float64(i)/200
-		if rho <= 0 || rho >= 1 {
+		nominal := from + (1-from)*float64(i)/200
+		rho := nominal * scale
+		if rho <= 0 || rho >= 1 || nominal >= 1 {
 			continue
 		}
 		var y float64
@@ -146,7 +155,7 @@ func boundaryCurve(d analysis.CampaignDocument, a, ymax float64) plotter.XYs {
 			y = analysis.ModelSmallestMultiplier(a, rho, sc.SpikeS, sc.TimeoutS)
 		}
 		if finite(y) && y <= ymax {
-			pts = append(pts, plotter.XY{X: rho, Y: y})
+			pts = append(pts, plotter.XY{X: nominal, Y: y})
 		}
 	}
 	return pts

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -23,6 +24,8 @@ func campaignFixture() analysis.CampaignDocument {
 		StartedAt:     "2026-12-02T10:00:00Z", EndedAt: "2026-12-02T10:40:00Z",
 		StoppedReason: "finished",
 		Gate:          &analysis.CampaignGate{MinTriggerMargin: 2, Passed: true},
+		// The cells measured C a little below the scenario's 100/s.
+		CapacityMeasuredPerS: n(96),
 	}
 	i := 0
 	cell := func(kind string, rho, size float64, hold *float64, v analysis.Verdict, trapped *bool, afail *float64) {
@@ -74,13 +77,17 @@ func TestCampaignHTML(t *testing.T) {
 	}
 	page := b.String()
 	for _, want := range []string{"(2.625, 2.812]×", "none up to 10×", "(32.5, 35]/s", "✓ gate: min_trigger_margin 2",
-		`href="cell-a/report.html"`, "campaign map: specimen", "recovery demand: specimen", "model, planned A = 3", "model, measured A_fail = 2.99"} {
+		`href="cell-a/report.html"`, "campaign map: specimen", "recovery demand: specimen", "model, planned A = 3", "model, measured A_fail = 2.99, C = 96/s"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("campaign.html has no %q", want)
 		}
 	}
 	if strings.Contains(page, "could not be drawn") {
 		t.Error("a chart could not be drawn")
+	}
+	// The measured trap line sits at nominal ρ = (C_measured/C)/A_fail.
+	if got, want := boundaryCurve(d, 2.99, 100.0/96, 100)[0].X, 1/(2.99*100/96); math.Abs(got-want) > 1e-9 {
+		t.Errorf("the measured boundary starts at ρ = %g; want %g", got, want)
 	}
 	svg, err := CampaignMapSVG(d)
 	if err != nil {
