@@ -24,7 +24,7 @@ import (
 func newCampaignCommand(stdout, stderr io.Writer) *cobra.Command {
 	var sf scenarioFlags
 	var asJSON, yes, overwrite, force, dryRun bool
-	var out, abortFile string
+	var out, abortFile, metricsAddr string
 	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "campaign [--dry-run] [--yes] [--out DIR] [--var NAME=VALUE] SCENARIO.hcl",
@@ -98,6 +98,8 @@ at the campaign's max_duration).`,
 					Force:     force,
 					Overwrite: overwrite,
 					Hurry:     hurryOf(cmd.Context()),
+					// Each cell serves its driver's metrics there in turn.
+					MetricsListen: metricsAddr,
 				},
 			})
 			pp.end()
@@ -137,6 +139,7 @@ at the campaign's max_duration).`,
 	cmd.Flags().StringVar(&abortFile, "abort-file", "", "stop the campaign (exit 5) as soon as this path exists")
 	cmd.Flags().BoolVar(&force, "force", false, "start a fault even though a journal says one is pending (see trigger restore)")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous campaign there")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve each cell's trigger_* metrics at this address for an outside Prometheus (e.g. 127.0.0.1:9464)")
 	return cmd
 }
 
