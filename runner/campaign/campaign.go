@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -351,7 +353,9 @@ func trappedWord(t *bool) string {
 }
 
 // prepare creates the campaign's folder; one that holds anything is
-// refused unless overwrite (then what is there is removed).
+// refused unless overwrite, and then only a previous campaign is removed
+// (campaign.json, campaign.html, cell-* folders): a folder holding
+// anything else is refused whole.
 func prepare(dir string, overwrite bool) error {
 	entries, err := os.ReadDir(dir)
 	switch {
@@ -359,8 +363,13 @@ func prepare(dir string, overwrite bool) error {
 	case err != nil:
 		return &runner.Error{Kind: runner.KindHarness, Err: err}
 	case len(entries) > 0 && !overwrite:
-		return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %d entries (pass --overwrite to replace them)", runner.ErrOutExists, dir, len(entries))}
+		return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %d entries (pass --overwrite to replace a previous campaign there)", runner.ErrOutExists, dir, len(entries))}
 	case len(entries) > 0:
+		for _, e := range entries {
+			if !campaignEntry(e) {
+				return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %s, which no campaign wrote; nothing was removed", runner.ErrOutExists, dir, e.Name())}
+			}
+		}
 		for _, e := range entries {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return &runner.Error{Kind: runner.KindHarness, Err: err}
@@ -371,6 +380,19 @@ func prepare(dir string, overwrite bool) error {
 		return &runner.Error{Kind: runner.KindHarness, Err: err}
 	}
 	return nil
+}
+
+// campaignEntry says whether a folder entry is one a campaign writes.
+func campaignEntry(e os.DirEntry) bool {
+	name := e.Name()
+	switch {
+	case name == File, name == report.CampaignHTMLFile,
+		strings.HasPrefix(name, "."+File+"-"), strings.HasPrefix(name, "."+report.CampaignHTMLFile+"-"): // a write cut short
+		return !e.IsDir()
+	case strings.HasPrefix(name, "cell-"):
+		return e.IsDir()
+	}
+	return false
 }
 
 // median of xs; NaN for none.
