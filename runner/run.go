@@ -348,13 +348,17 @@ const reportBudget = time.Minute
 // compared with a baseline, compare.html; it waits for them at most
 // reportBudget, or until hurry is closed (a second interrupt).
 func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow, base *comparedBaseline, hurry <-chan struct{}) error {
+	// A run that stops waiting for its reports closes the gate: the
+	// renderer may finish drawing, but writes nothing into the folder
+	// after the run has returned.
+	gate := &report.Gate{}
 	done := make(chan error, 1)
 	go func() {
-		err := report.WriteAll(dir, doc, rows)
+		err := report.WriteAllGated(gate, dir, doc, rows)
 		if base != nil && doc.Comparison != nil {
 			page := report.CompareRuns{Comparison: *doc.Comparison, Base: base.doc, Cand: doc, BaseRows: base.rows, CandRows: rows,
 				BaseName: base.path, CandName: dir}
-			err = errors.Join(err, report.WriteFileAtomic(dir, report.CompareHTMLFile, func(w io.Writer) error { return report.WriteCompareHTML(w, page) }))
+			err = errors.Join(err, report.WriteFileGated(gate, dir, report.CompareHTMLFile, func(w io.Writer) error { return report.WriteCompareHTML(w, page) }))
 		}
 		done <- err
 	}()
@@ -364,8 +368,10 @@ func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow
 	case err := <-done:
 		return err
 	case <-t.C:
+		gate.Close()
 		return fmt.Errorf("not all drawn within %s; `trigger report %s` draws them again", reportBudget, dir)
 	case <-hurry:
+		gate.Close()
 		return fmt.Errorf("not all drawn: interrupted again; `trigger report %s` draws them again", dir)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/trigger-test/trigger/analysis"
 )
@@ -37,6 +38,30 @@ var ReportFiles = []string{SVGFile, PNGFile, HTMLFile, MarkdownFile, JUnitFile}
 // A report that fails does not stop the others; the errors are joined.
 // rows may be empty (a simulate document's own timeline is used then).
 func WriteAll(dir string, doc analysis.Document, rows []analysis.TimelineRow) error {
+	return WriteAllGated(nil, dir, doc, rows)
+}
+
+// Gate lets a caller that stops waiting for a writer make sure nothing is
+// written after that: once Close returns, every write through the gate
+// is refused (ErrGateClosed), and none is under way. A nil *Gate is open.
+type Gate struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+// ErrGateClosed is a write refused because its Gate was closed.
+var ErrGateClosed = errors.New("not written: the caller stopped waiting")
+
+// Close refuses every later write, after waiting for one under way (a
+// file's few writes, not its rendering).
+func (g *Gate) Close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// WriteAllGated is WriteAll whose files are written through g.
+func WriteAllGated(g *Gate, dir string, doc analysis.Document, rows []analysis.TimelineRow) error {
 	var errs []error
 	var svg []byte
 	ch, chartErr := TimelineChart(doc, rows)
@@ -47,17 +72,17 @@ func WriteAll(dir string, doc analysis.Document, rows []analysis.TimelineRow) er
 		errs = append(errs, chartErr)
 	} else {
 		errs = append(errs,
-			WriteFileAtomic(dir, SVGFile, func(w io.Writer) error { _, err := w.Write(svg); return err }),
-			WriteFileAtomic(dir, PNGFile, ch.WritePNG))
+			WriteFileGated(g, dir, SVGFile, func(w io.Writer) error { _, err := w.Write(svg); return err }),
+			WriteFileGated(g, dir, PNGFile, ch.WritePNG))
 	}
 	shown := dir
 	if abs, err := filepath.Abs(dir); err == nil {
 		shown = abs
 	}
 	errs = append(errs,
-		WriteFileAtomic(dir, HTMLFile, func(w io.Writer) error { return writeHTML(w, doc, svg, chartErr, shown) }),
-		WriteFileAtomic(dir, MarkdownFile, func(w io.Writer) error { return WriteMarkdown(w, doc) }),
-		WriteFileAtomic(dir, JUnitFile, func(w io.Writer) error { return WriteJUnit(w, doc) }))
+		WriteFileGated(g, dir, HTMLFile, func(w io.Writer) error { return writeHTML(w, doc, svg, chartErr, shown) }),
+		WriteFileGated(g, dir, MarkdownFile, func(w io.Writer) error { return WriteMarkdown(w, doc) }),
+		WriteFileGated(g, dir, JUnitFile, func(w io.Writer) error { return WriteJUnit(w, doc) }))
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -120,9 +145,22 @@ func ReadDirTimeline(dir string) (rows []analysis.TimelineRow, partial, err erro
 // WriteFileAtomic writes dir/name through a temporary file and a rename,
 // so that a reader, or a process killed midway, never sees half a file.
 func WriteFileAtomic(dir, name string, write func(io.Writer) error) error {
+	return WriteFileGated(nil, dir, name, write)
+}
+
+// WriteFileGated is WriteFileAtomic through g: the content is rendered
+// first, then written and renamed only while g is open.
+func WriteFileGated(g *Gate, dir, name string, write func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if g != nil {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.closed {
+			return fmt.Errorf("%s: %w", name, ErrGateClosed)
+		}
 	}
 	tmp, err := os.CreateTemp(dir, "."+name+"-*")
 	if err != nil {

@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -261,5 +263,24 @@ func BenchmarkWriteAll(b *testing.B) {
 		if err := WriteAll(dir, doc, rows); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Once a Gate is closed nothing more is written through it: the run that
+// stopped waiting for its reports finds no file appearing after it ends.
+func TestGateRefusesWritesAfterClose(t *testing.T) {
+	dir := t.TempDir()
+	g := &Gate{}
+	if err := WriteFileGated(g, dir, "a.txt", func(w io.Writer) error { _, err := io.WriteString(w, "a"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	err := WriteFileGated(g, dir, "b.txt", func(w io.Writer) error { _, err := io.WriteString(w, "b"); return err })
+	if !errors.Is(err, ErrGateClosed) {
+		t.Errorf("a write after Close: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "a.txt" {
+		t.Errorf("the folder holds %v; want a.txt alone", entries)
 	}
 }
