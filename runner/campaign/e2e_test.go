@@ -220,6 +220,26 @@ func TestCampaignStoppedLeavesItsDocument(t *testing.T) {
 			t.Errorf("the interrupted cell left no result: %v", err)
 		}
 	})
+	t.Run("stop_when", func(t *testing.T) {
+		// A brake that fires from the start: the first cell's preflight
+		// sends nothing and the campaign stops there.
+		test := loadCampaign(t, campaignScenario(url, `
+  baselines = [0.4]
+  from      = 3
+  to        = 4
+`)+`
+stop_when "always" { query = "vector(1)" }
+`)
+		dir := t.TempDir()
+		res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond}})
+		var re *runner.Error
+		if !errors.As(err, &re) || re.Kind != runner.KindStopped || res == nil || res.Outcome != Stopped {
+			t.Fatalf("err %v, result %+v; want stopped", err, res)
+		}
+		if d := readCampaign(t, dir); !strings.HasPrefix(d.StoppedReason, "stopped by a brake") || len(d.Cells) != 1 || d.Cells[0].Trapped != nil {
+			t.Errorf("stopped %q, cells %+v", d.StoppedReason, d.Cells)
+		}
+	})
 	t.Run("abort file during the probe", func(t *testing.T) {
 		test := loadCampaign(t, campaignScenario(url, `
   baselines = [0.4]
