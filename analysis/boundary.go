@@ -83,10 +83,13 @@ func (b Bracket) Next() (float64, BracketEnd) {
 		}
 		return math.Min(b.To, 2*b.Below), ""
 	}
-	if w := b.Above - b.Below; w <= b.Precision*b.Above || w <= b.Floor {
+	mid := (b.Below + b.Above) / 2
+	// The last test: adjacent floats, whose midpoint is one of them, are as
+	// narrow as a bracket gets.
+	if w := b.Above - b.Below; w <= b.Precision*b.Above || w <= b.Floor || mid <= b.Below || mid >= b.Above {
 		return math.NaN(), BracketNarrow
 	}
-	return (b.Below + b.Above) / 2, ""
+	return mid, ""
 }
 
 // MaxSteps is the most sizes a search from from to to at precision can

@@ -123,3 +123,12 @@ func TestModelSmallestCapacityLoss(t *testing.T) {
 	}
 	t.Logf("smallest trapping loss at ρ = 0.4: %.4f (C′/C = %.4f)", loss, 1-loss)
 }
+
+// A precision finer than a float can halve still ends the search, once
+// the bracket's ends are adjacent floats.
+func TestBracketEndsAtAdjacentFloats(t *testing.T) {
+	b, end, tried := search(NewBracket(1.5, 10, 1e-17), 2.75)
+	if end != BracketNarrow || len(tried) > 100 || !(b.Below < 2.75 && 2.75 <= b.Above) {
+		t.Errorf("end %q after %d sizes, bracket (%g, %g]", end, len(tried), b.Below, b.Above)
+	}
+}

@@ -75,6 +75,9 @@ func Calibrate(in PlanInputs, run Document, keep CalibrateKeep) (PlanInputs, Cal
 		in.Layers = append([]RetryLayer{in.Layers[0]}, hidden)
 		c.Hidden = h
 	}
+	if finite(patience) && !finite(c.PatienceS) {
+		c.Notes = append(c.Notes, fmt.Sprintf("patience: the run measured %s, applied only with a measured hidden layer; the scenario's layers keep theirs", FormatSeconds(patience)))
+	}
 	return in, c
 }
 

@@ -30,7 +30,7 @@ func TestCalibrate(t *testing.T) {
 		t.Error("Calibrate changed its input")
 	}
 	kept, cal := Calibrate(in, run, CalibrateKeep{Capacity: true, Layers: true})
-	if kept.Scenario.CapacityPerS != 200 || kept.Layers[1].Name != "gateway" || kept.Scenario.DemandPerS != 49 || len(cal.Notes) != 2 {
+	if kept.Scenario.CapacityPerS != 200 || kept.Layers[1].Name != "gateway" || kept.Scenario.DemandPerS != 49 || len(cal.Notes) != 3 {
 		t.Errorf("a what-if's figures: %+v, notes %v", kept, cal.Notes)
 	}
 	none, cal := Calibrate(in, Document{Kind: "run", Observation: &Observation{CapacitySource: "scenario", CapacityPerS: Num(200)}}, CalibrateKeep{})

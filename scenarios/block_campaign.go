@@ -58,6 +58,9 @@ const (
 	DefaultCampaignRest        = 10 * time.Second
 	// MaxCampaignBaselines bounds how many baselines one campaign maps.
 	MaxCampaignBaselines = 20
+	// MinCampaignPrecision is the narrowest bracket a campaign asks for:
+	// no run measures a boundary to a millionth.
+	MinCampaignPrecision = 1e-6
 )
 
 // campaignSchema and expectedSpikeSchema: attribute names are the
@@ -187,8 +190,8 @@ func (v *validator) campaign() {
 		v.errorf(c.Search == vocab.SearchMultiplier && c.To > MaxMultiplier, "campaign.to", "Value out of range",
 			"to may be at most %d, the largest multiplier a spike may have. Got %g.", MaxMultiplier, c.To)
 	}
-	v.errorf(c.Precision <= 0 || c.Precision >= 1 || math.IsNaN(c.Precision), "campaign.precision", "Value out of range",
-		"precision is how narrow the bracket must get, relative to its upper end, above 0 and below 1 (0.1: 10 %%). Got %g.", c.Precision)
+	v.errorf(c.Precision < MinCampaignPrecision || c.Precision >= 1 || math.IsNaN(c.Precision), "campaign.precision", "Value out of range",
+		"precision is how narrow the bracket must get, relative to its upper end, from %g to below 1 (0.1: 10 %%). Got %g.", MinCampaignPrecision, c.Precision)
 	v.positiveDur(c.MaxDuration, "campaign.max_duration", "max_duration", "the hard limit on the whole campaign's wall time")
 	v.nonNegDur(c.Rest, "campaign.rest", "rest", "the pause without load before each cell")
 	v.fillRates(c, hasB, hasR)

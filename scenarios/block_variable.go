@@ -30,6 +30,21 @@ func ParseVar(s string) (name, value string, err error) {
 	return name, value, nil
 }
 
+// VariableText is the --var text that gives a variable the value
+// Scenario.Variables renders as the HCL literal lit: a string's own text
+// (not its quoted literal), any other value's literal as it is.
+func VariableText(lit string) string {
+	expr, diags := hclsyntax.ParseExpression([]byte(lit), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return lit
+	}
+	v, diags := expr.Value(nil)
+	if diags.HasErrors() || !v.IsKnown() || v.IsNull() || v.Type() != cty.String {
+		return lit
+	}
+	return v.AsString()
+}
+
 // varFilePrefix names the pseudo-file holding one --var override's value,
 // so its diagnostics render with a snippet like those of the scenario.
 const varFilePrefix = "<value for var."

@@ -41,6 +41,11 @@ func Override(filename string, src []byte, sets []string) ([]byte, error) {
 		if len(parts) < 2 {
 			return nil, fmt.Errorf("--set %q: the path names a block and an attribute, e.g. service.capacity", set)
 		}
+		for _, p := range parts {
+			if !hclsyntax.ValidIdentifier(p) {
+				return nil, fmt.Errorf("--set %q: %q is no block, label or attribute name", set, p)
+			}
+		}
 		body := f.Body()
 		for i := 0; i < len(parts)-1; i++ {
 			typ := parts[i]
@@ -82,7 +87,11 @@ func Override(filename string, src []byte, sets []string) ([]byte, error) {
 func expandOneLine(body *hclwrite.Body) {
 	toks := body.BuildTokens(nil)
 	attrs := body.Attributes()
-	if len(toks) == 0 || toks[0].Type == hclsyntax.TokenNewline || len(attrs) != 1 || len(body.Blocks()) != 0 {
+	if len(toks) == 0 {
+		body.AppendNewline() // `a {}`: what is added goes on a line of its own
+		return
+	}
+	if toks[0].Type == hclsyntax.TokenNewline || len(attrs) != 1 || len(body.Blocks()) != 0 {
 		return
 	}
 	for name, a := range attrs {

@@ -121,13 +121,13 @@ at the campaign's max_duration).`,
 			code := map[campaign.Outcome]int{campaign.Finished: ExitPassed, campaign.Incomplete: ExitInconclusive,
 				campaign.GateFailed: ExitGateFailed, campaign.Stopped: ExitStopped, campaign.Interrupted: ExitInterrupted}[res.Outcome]
 			var re *runner.Error
-			if errors.As(err, &re) && re.Kind == runner.KindHarness {
-				code = ExitHarness
+			if errors.As(err, &re) && (re.Kind == runner.KindHarness || re.Kind == runner.KindUsage) {
+				code = map[runner.Kind]int{runner.KindHarness: ExitHarness, runner.KindUsage: ExitUsage}[re.Kind]
 			}
 			if code == ExitPassed {
 				return nil
 			}
-			return &ExitError{Code: code, Err: err, Reported: err == nil || code != ExitHarness}
+			return &ExitError{Code: code, Err: err, Reported: err == nil || (code != ExitHarness && code != ExitUsage)}
 		},
 	}
 	sf.register(cmd)

@@ -44,7 +44,7 @@ func runSimulateFrom(ctx context.Context, sf *scenarioFlags, f *simulateFlags, a
 	vars := map[string]string{}
 	for name, v := range run.Scenario.Variables {
 		if v != scenarios.SensitiveValue {
-			vars[name] = v // the values the run ran with
+			vars[name] = scenarios.VariableText(v) // the values the run ran with
 		}
 	}
 	own, err := sf.values()
@@ -55,11 +55,18 @@ func runSimulateFrom(ctx context.Context, sf *scenarioFlags, f *simulateFlags, a
 		vars[name] = v
 	}
 	name := path
+	// The run's copy is read as the original file, whose folder relative
+	// paths (data files, fault commands) are taken from.
+	if len(args) == 0 && run.Scenario.File != "" {
+		if fi, err := os.Stat(filepath.Dir(run.Scenario.File)); err == nil && fi.IsDir() {
+			name = run.Scenario.File
+		}
+	}
 	if len(f.sets) > 0 {
 		if src, err = scenarios.Override(path, src, f.sets); err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		name = path + " (with --set)"
+		name += " (with --set)"
 	}
 	s, perr := scenarios.Parse(name, src, vars)
 	s, err = reportedTo(s, perr, stderr)
@@ -89,6 +96,7 @@ func keptBySet(sets []string) analysis.CalibrateKeep {
 	var k analysis.CalibrateKeep
 	for _, s := range sets {
 		path, _, _ := strings.Cut(s, "=")
+		path = strings.TrimSpace(path)
 		switch {
 		case strings.HasPrefix(path, "service.capacity"), strings.HasPrefix(path, "service.pod"):
 			k.Capacity = true
@@ -145,12 +153,20 @@ func runDir(path string) string {
 // readScenarioText reads a scenario's text, bounded as scenarios.Load
 // bounds it.
 func readScenarioText(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() || fi.Size() > scenarios.MaxFileBytes {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, scenarios.MaxFileBytes)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	return os.ReadFile(path)
+	b, err := io.ReadAll(io.LimitReader(f, scenarios.MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > scenarios.MaxFileBytes {
+		return nil, fmt.Errorf("%s: longer than %d bytes", path, scenarios.MaxFileBytes)
+	}
+	return b, nil
 }

@@ -107,8 +107,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		cp.doc.StoppedReason = err.Error()
 	}
 	cp.finish()
-	if werr := cp.write(); werr != nil && err == nil {
-		err = &runner.Error{Kind: runner.KindHarness, Err: werr}
+	if werr := cp.write(); werr != nil {
+		if err == nil {
+			err = &runner.Error{Kind: runner.KindHarness, Err: werr}
+		} else {
+			cp.logf("campaign: %s not written: %v", File, werr)
+		}
 	}
 	return &Result{Document: cp.doc, Outcome: cp.outcome, OutDir: opts.OutDir}, err
 }

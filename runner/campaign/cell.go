@@ -131,13 +131,13 @@ func (cp *campaign) runCell(ctx context.Context, c cell) (analysis.CampaignCell,
 	cs, err := cp.cellScenario(c)
 	if err != nil {
 		rec.Verdict, rec.Note = analysis.VerdictInconclusive, err.Error()
-		return rec, nil, &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("cell %d: %w", c.index, err)}
+		return rec, nil, &runner.Error{Kind: runner.KindUsage, Err: err}
 	}
 	rec.Multiplier, rec.SpikeS = cs.Load.Spike.Multiplier, cs.Load.Spike.Duration.Seconds()
 	test, err := convert.New(cs)
 	if err != nil {
 		rec.Verdict, rec.Note = analysis.VerdictInconclusive, err.Error()
-		return rec, nil, &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("cell %d: %w", c.index, err)}
+		return rec, nil, &runner.Error{Kind: runner.KindUsage, Err: err}
 	}
 	opts := cp.opts.Run
 	opts.Test = test

@@ -9,12 +9,13 @@ import (
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/retry"
+	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/vocab"
 )
 
 // probe is the light load that checks a service is back before a cell:
 // first attempts at a tenth of capacity (at most half the cell's
-// baseline, at least one a second) with the clients' timeout and no
+// baseline, at least two a second) with the clients' timeout and no
 // retries, so that it cannot keep a failed service failed.
 type probe struct {
 	cfg          loadgen.Config
@@ -27,7 +28,7 @@ type probe struct {
 // baseline.
 func newProbe(test *convert.Test, capacity, baseline float64, limit time.Duration) probe {
 	cfg := test.Driver
-	rate := max(1, min(capacity/10, baseline/2))
+	rate := max(2, min(capacity/10, baseline/2))
 	cfg.Stages = []loadgen.Stage{loadgen.Constant(limit, rate)}
 	cfg.Retry = retry.Policy{}
 	cfg.Tracers = nil
@@ -42,13 +43,13 @@ func (p probe) rate() float64 { return p.cfg.Stages[0].From }
 // wait drives the probe until the first-attempt success ratio has been at
 // or above the recovery rule's threshold for every second of hold (then
 // nil), or limit has passed, or ctx ends. Seconds without a completed
-// first attempt do not count as held.
+// first attempt count neither way.
 func (p probe) wait(ctx context.Context, transport http.RoundTripper, aborted func() error) error {
 	cfg := p.cfg
 	cfg.Transport = transport
 	d, err := loadgen.NewDriver(cfg)
 	if err != nil {
-		return fmt.Errorf("probe: %w", err)
+		return &runner.Error{Kind: runner.KindHarness, Err: fmt.Errorf("probe: %w", err)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.limit+time.Second)
 	defer cancel()
@@ -83,7 +84,10 @@ func (p probe) wait(ctx context.Context, transport http.RoundTripper, aborted fu
 				all += n
 			}
 			switch {
-			case all > 0 && float64(ok) >= p.successRatio*float64(all):
+			case all == 0:
+				// No first attempt completed this second (a light probe's
+				// arrivals are sparse): it neither holds nor breaks the rule.
+			case float64(ok) >= p.successRatio*float64(all):
 				held++
 			default:
 				held = 0
