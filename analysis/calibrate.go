@@ -22,6 +22,14 @@ type Calibration struct {
 	Notes []string
 }
 
+// Bounds on what Calibrate takes from a run's document, which is a file
+// from anywhere: a rate or factor past them is kept out, with a note
+// (the scenario's own bounds: capacity 1e7/s, 1,000 retries).
+const (
+	MaxCalibratedRatePerS = 1e7
+	MaxCalibratedHidden   = 1000
+)
+
 // CalibrateKeep names the figures a what-if sets itself, which the run's
 // measurements must not replace.
 type CalibrateKeep struct {
@@ -47,6 +55,8 @@ func Calibrate(in PlanInputs, run Document, keep CalibrateKeep) (PlanInputs, Cal
 		c.Notes = append(c.Notes, "C: the what-if's")
 	case !finite(x) || x <= 0 || o.CapacitySource == "" || o.CapacitySource == "scenario":
 		c.Notes = append(c.Notes, "C: the scenario's (the run did not measure it)")
+	case x > MaxCalibratedRatePerS:
+		c.Notes = append(c.Notes, fmt.Sprintf("C: the scenario's (the run's %.3g/s is past any real service's)", x))
 	default:
 		in.Scenario.CapacityPerS, c.CapacityPerS = x, x
 	}
@@ -55,6 +65,8 @@ func Calibrate(in PlanInputs, run Document, keep CalibrateKeep) (PlanInputs, Cal
 		c.Notes = append(c.Notes, "λ: the what-if's")
 	case !finite(x) || x <= 0:
 		c.Notes = append(c.Notes, "λ: the scenario's (the run did not measure it)")
+	case x > MaxCalibratedRatePerS:
+		c.Notes = append(c.Notes, fmt.Sprintf("λ: the scenario's (the run's %.3g/s is past any real load's)", x))
 	default:
 		in.Scenario.DemandPerS, c.DemandPerS = x, x
 	}
@@ -67,6 +79,8 @@ func Calibrate(in PlanInputs, run Document, keep CalibrateKeep) (PlanInputs, Cal
 		c.Notes = append(c.Notes, "retry layers: the what-if's")
 	case !finite(h) || h < 1 || len(in.Layers) == 0:
 		c.Notes = append(c.Notes, "retry layers: the scenario's (the run did not measure A_fail"+hiddenWhy(run)+")")
+	case h > MaxCalibratedHidden:
+		c.Notes = append(c.Notes, fmt.Sprintf("retry layers: the scenario's (a hidden factor of %.3g is no measurement)", h))
 	default:
 		hidden := RetryLayer{Name: "hidden (measured)", MaxRetries: int(math.Ceil(h)), HasBudget: true, Budget: h - 1}
 		if finite(patience) {

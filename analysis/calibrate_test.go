@@ -33,6 +33,13 @@ func TestCalibrate(t *testing.T) {
 	if kept.Scenario.CapacityPerS != 200 || kept.Layers[1].Name != "gateway" || kept.Scenario.DemandPerS != 49 || len(cal.Notes) != 3 {
 		t.Errorf("a what-if's figures: %+v, notes %v", kept, cal.Notes)
 	}
+	// A document from anywhere: absurd figures are kept out, with notes.
+	wild := Document{Kind: "run", Observation: &Observation{CapacityPerS: Num(1e300), CapacitySource: "served", BaselinePerS: Num(math.Inf(1))}}
+	wild.Amplification.Hidden = Num(1e300)
+	kept, cal = Calibrate(in, wild, CalibrateKeep{})
+	if kept.Scenario.CapacityPerS != 200 || kept.Scenario.DemandPerS != 50 || kept.Layers[1].Name != "gateway" || len(cal.Notes) != 3 {
+		t.Errorf("absurd figures taken: %+v, notes %v", kept.Scenario, cal.Notes)
+	}
 	none, cal := Calibrate(in, Document{Kind: "run", Observation: &Observation{CapacitySource: "scenario", CapacityPerS: Num(200)}}, CalibrateKeep{})
 	if none.Scenario.CapacityPerS != 200 || none.Layers[1].Name != "gateway" || len(cal.Notes) != 3 || cal.String() != "nothing measured" {
 		t.Errorf("nothing measured: %+v, %q %v", none, cal, cal.Notes)

@@ -1,5 +1,10 @@
 package analysis
 
+import (
+	"math"
+	"slices"
+)
+
 // CampaignDocument is campaign.json: what `trigger campaign` measured, cell
 // by cell, and the boundary it bracketed at each baseline (docs/model.md,
 // "Mapping the boundary"; docs/design.md, "campaign.json"). It is written
@@ -50,6 +55,33 @@ type CampaignScenario struct {
 	// the search (Δ for a multiplier search, k for a duration search).
 	Multiplier float64 `json:"multiplier"`
 	SpikeS     float64 `json:"spike_s"`
+}
+
+// Median is the median of xs; NaN for none. xs is left as it is.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// SmallestTrap is the model's smallest trapping size of a search
+// ("multiplier", "duration" or "capacity") at utilization rho with
+// amplification a, for the scenario's fixed half of the trigger: +Inf
+// where no size traps (docs/model.md, "Mapping the boundary").
+func (sc CampaignScenario) SmallestTrap(search string, a, rho float64) float64 {
+	switch search {
+	case "duration":
+		return ModelSmallestDuration(a, rho, sc.Multiplier, sc.TimeoutS)
+	case "capacity":
+		return ModelSmallestCapacityLoss(a, rho, sc.SpikeS, sc.TimeoutS)
+	}
+	return ModelSmallestMultiplier(a, rho, sc.SpikeS, sc.TimeoutS)
 }
 
 // ExpectedSpikeSection is expected_spike: k and Δ production brings.
@@ -134,9 +166,10 @@ type CampaignBaseline struct {
 	// ModelRecoveryDemandPerS is C/A (the measured A_fail and C when
 	// there are).
 	ModelRecoveryDemandPerS *float64 `json:"model_recovery_demand_per_s"`
-	// TriggerMargin is SmallestTrapLo over expected_spike's size: how many
-	// times production's spike the service is known to survive; null
-	// without an expected_spike or a bracket.
+	// TriggerMargin is the largest size a cell recovered from (or did not
+	// trigger at) over expected_spike's size: how many times production's
+	// spike the service was seen to survive; null without an
+	// expected_spike or such a cell. A metastable cell does not count.
 	TriggerMargin *float64 `json:"trigger_margin"`
 	Note          string   `json:"note,omitempty"`
 }

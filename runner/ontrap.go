@@ -29,12 +29,21 @@ type onTrapState struct {
 	ours atomic.Bool // the run cancelled the command itself
 }
 
+// newOnTrapState is an action started at now (seconds since the load
+// started), nothing measured yet: no recovery, and no trend at a held
+// demand (a zero Judgement's interval [0, 0] would read as "not falling",
+// a claim nothing measured).
+func newOnTrapState(now float64) *onTrapState {
+	return &onTrapState{at: now, recovered: math.NaN(), held: analysis.Judgement{SlopeLo: math.NaN(), SlopeHi: math.NaN(),
+		Reason: "not judged: the run ended first"}}
+}
+
 // startOnTrap runs the scenario's on_trap action once the service is
 // judged trapped, or seen failing past its recovery budget: drop demand to zero, set it to a rate, or run a command
 // (demand stays at baseline).
 func (r *run) startOnTrap(now float64) {
 	ot := r.spec.OnTrap
-	st := &onTrapState{at: now, recovered: math.NaN()}
+	st := newOnTrapState(now)
 	r.onTrap = st
 	r.setPhase(analysis.PhaseOnTrap)
 	switch ot.Action {

@@ -306,6 +306,17 @@ func requestRows(reqs []loadgen.RequestSecond) []analysis.RequestRow {
 	return out
 }
 
+// DriverRows are the driver's seconds as timeline rows without the
+// service's columns: what a probe that is no run (trigger campaign's,
+// between cells) hands to the runs' own rules, such as infer.FindRecovery.
+func DriverRows(secs []loadgen.Second) []analysis.TimelineRow {
+	out := make([]analysis.TimelineRow, len(secs))
+	for i, s := range secs {
+		out[i] = measuredSecond(s, unknownSample())
+	}
+	return out
+}
+
 // measuredSecond converts one of the driver's seconds and the service's
 // sample for it into a timeline row.
 func measuredSecond(sec loadgen.Second, svc serviceSample) analysis.TimelineRow {

@@ -22,6 +22,22 @@ import (
 // scenario itself is invalid (syntax or semantics); other errors (file not
 // readable) are wrapped os errors.
 func Load(path string, vars map[string]string) (*Scenario, error) {
+	src, err := ReadSource(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(path, src, vars)
+	if err != nil {
+		return nil, err
+	}
+	s.File = path
+	return s, nil
+}
+
+// ReadSource reads a scenario's text as Load does, for a caller that
+// edits it before Parse (trigger simulate --from): bounded to
+// MaxFileBytes (a larger file is an *Error), a pipe within its timeout.
+func ReadSource(path string) ([]byte, error) {
 	src, size, err := readBounded(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load scenario: %w", err)
@@ -30,12 +46,7 @@ func Load(path string, vars map[string]string) (*Scenario, error) {
 		diag := tooLarge(path, src, size)
 		return nil, newError(hcl.Diagnostics{diag}, map[string]*hcl.File{path: snippetFile(src, diag.Subject)})
 	}
-	s, err := Parse(path, src, vars)
-	if err != nil {
-		return nil, err
-	}
-	s.File = path
-	return s, nil
+	return src, nil
 }
 
 // readBounded reads at most limit+1 bytes of the file at path (a larger

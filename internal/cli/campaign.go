@@ -118,16 +118,17 @@ at the campaign's max_duration).`,
 				}
 				fmt.Fprintf(stdout, "\nCampaign: %s\n", filepath.Join(res.OutDir, campaign.File))
 			}
+			// A broken campaign (a cell's usage error, a harness error)
+			// exits as a run would; otherwise the outcome decides.
+			if re := (*runner.Error)(nil); errors.As(err, &re) && (re.Kind == runner.KindHarness || re.Kind == runner.KindUsage) {
+				return runError(err)
+			}
 			code := map[campaign.Outcome]int{campaign.Finished: ExitPassed, campaign.Incomplete: ExitInconclusive,
 				campaign.GateFailed: ExitGateFailed, campaign.Stopped: ExitStopped, campaign.Interrupted: ExitInterrupted}[res.Outcome]
-			var re *runner.Error
-			if errors.As(err, &re) && (re.Kind == runner.KindHarness || re.Kind == runner.KindUsage) {
-				code = map[runner.Kind]int{runner.KindHarness: ExitHarness, runner.KindUsage: ExitUsage}[re.Kind]
-			}
 			if code == ExitPassed {
 				return nil
 			}
-			return &ExitError{Code: code, Err: err, Reported: err == nil || (code != ExitHarness && code != ExitUsage)}
+			return &ExitError{Code: code, Err: err, Reported: true}
 		},
 	}
 	sf.register(cmd)

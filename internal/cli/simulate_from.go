@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -37,9 +38,13 @@ func runSimulateFrom(ctx context.Context, sf *scenarioFlags, f *simulateFlags, a
 	if len(args) == 1 {
 		path = args[0]
 	}
-	src, err := readScenarioText(path)
-	if err != nil {
+	src, err := scenarios.ReadSource(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (give the run's scenario file after --from)", err)}
+	}
+	if err != nil {
+		_, err = reportedTo(nil, err, stderr) // a file too large is a diagnostic
+		return err
 	}
 	vars := map[string]string{}
 	for name, v := range run.Scenario.Variables {
@@ -148,25 +153,4 @@ func runDir(path string) string {
 		return path
 	}
 	return filepath.Dir(path)
-}
-
-// readScenarioText reads a scenario's text, bounded as scenarios.Load
-// bounds it.
-func readScenarioText(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, scenarios.MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > scenarios.MaxFileBytes {
-		return nil, fmt.Errorf("%s: longer than %d bytes", path, scenarios.MaxFileBytes)
-	}
-	return b, nil
 }

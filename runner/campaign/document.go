@@ -50,23 +50,36 @@ func (cp *campaign) summarize(i int, br analysis.Bracket) {
 			capacities = append(capacities, *c.CapacityPerS)
 		}
 	}
-	b.AFail = analysis.Num(median(afails))
-	d.CapacityMeasuredPerS = analysis.Num(median(capacities))
+	b.AFail = analysis.Num(analysis.Median(afails))
+	d.CapacityMeasuredPerS = analysis.Num(analysis.Median(capacities))
 	b.ModelSmallestTrap = analysis.Num(cp.modelBoundary(d.Scenario.AmplificationPlanned, b.Rho))
 	b.MeasuredModelSmallestTrap = nil
 	if b.AFail != nil {
 		b.MeasuredModelSmallestTrap = analysis.Num(cp.modelBoundary(*b.AFail, b.Rho*cp.capacityScale()))
 	}
 	b.TriggerMargin = nil
-	if e := d.ExpectedSpike; e != nil {
-		known := br.Below // the largest size known to recover
-		if math.IsNaN(br.Above) && br.Below >= br.To {
-			known = br.To
-		}
-		if expected := cp.expectedSize(); expected > 0 && !math.IsNaN(known) {
+	if expected := cp.expectedSize(); expected > 0 {
+		if known := cp.largestRecovered(b.Rho); !math.IsNaN(known) {
 			b.TriggerMargin = analysis.Num(known / expected)
 		}
 	}
+}
+
+// largestRecovered is the largest size a trigger cell at rho was seen to
+// come back from (recovered, or never triggered); NaN when none was. A
+// metastable cell is on the survivable side of the boundary, but its
+// service was still failing when the run ended: the gate's margin never
+// rests on a recovery nobody saw.
+func (cp *campaign) largestRecovered(rho float64) float64 {
+	known := math.NaN()
+	for _, c := range cp.doc.Cells {
+		if c.Kind == analysis.CellTrigger && c.Rho == rho && (c.Verdict == analysis.VerdictRecovered || c.Verdict == analysis.VerdictNoTrigger) {
+			if math.IsNaN(known) || c.Size > known {
+				known = c.Size
+			}
+		}
+	}
+	return known
 }
 
 // capacityScale is C_scenario/C_measured: a baseline of nominal ρ is
@@ -81,19 +94,7 @@ func (cp *campaign) capacityScale() float64 {
 // modelBoundary is the model's smallest trapping size at rho with
 // amplification a.
 func (cp *campaign) modelBoundary(a, rho float64) float64 {
-	return modelBoundary(cp.scenario.Campaign.Search, a, rho, cp.doc.Scenario)
-}
-
-// modelBoundary is the model's smallest trapping size of a search at rho
-// with amplification a, for the scenario's fixed half of the trigger.
-func modelBoundary(search vocab.SearchKind, a, rho float64, sc analysis.CampaignScenario) float64 {
-	switch search {
-	case vocab.SearchDuration:
-		return analysis.ModelSmallestDuration(a, rho, sc.Multiplier, sc.TimeoutS)
-	case vocab.SearchCapacity:
-		return analysis.ModelSmallestCapacityLoss(a, rho, sc.SpikeS, sc.TimeoutS)
-	}
-	return analysis.ModelSmallestMultiplier(a, rho, sc.SpikeS, sc.TimeoutS)
+	return cp.doc.Scenario.SmallestTrap(cp.doc.Search, a, rho)
 }
 
 // expectedSize is expected_spike's size in the search's unit; 0 without.

@@ -47,8 +47,8 @@ func Plan(s *scenarios.Scenario, plannedA, patienceS float64) Planned {
 		if c.Hysteresis {
 			b.MaxRecoveryCells = analysis.MaxKnownSteps(0, c.Rates[i], c.Precision)
 		}
-		b.ModelSmallestTrap = modelBoundary(c.Search, plannedA, rho, analysis.CampaignScenario{
-			Multiplier: s.Load.Spike.Multiplier, SpikeS: s.Load.Spike.Duration.Seconds(), TimeoutS: patienceS})
+		sc := analysis.CampaignScenario{Multiplier: s.Load.Spike.Multiplier, SpikeS: s.Load.Spike.Duration.Seconds(), TimeoutS: patienceS}
+		b.ModelSmallestTrap = sc.SmallestTrap(c.Search.String(), plannedA, rho)
 		p.MaxCells += b.MaxTriggerCells + b.MaxRecoveryCells
 		p.Baselines = append(p.Baselines, b)
 	}

@@ -6,11 +6,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/infer"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/runner"
-	"github.com/trigger-test/trigger/vocab"
 )
 
 // probe is the light load that checks a service is back before a cell:
@@ -40,10 +41,11 @@ func newProbe(test *convert.Test, capacity, baseline float64, limit time.Duratio
 // rate is the probe's first attempts per second.
 func (p probe) rate() float64 { return p.cfg.Stages[0].From }
 
-// wait drives the probe until the first-attempt success ratio has been at
-// or above the recovery rule's threshold for every second of hold (then
-// nil), or limit has passed, or ctx ends. Seconds without a completed
-// first attempt count neither way.
+// wait drives the probe until its seconds meet the runs' recovery rule
+// (infer.FindRecovery: the first-attempt success ratio at or above the
+// threshold for hold seconds; seconds without a completed first attempt,
+// or lost to the driver itself, count neither way), then nil; or until
+// limit has passed, or ctx ends.
 func (p probe) wait(ctx context.Context, transport http.RoundTripper, aborted func() error) error {
 	cfg := p.cfg
 	cfg.Transport = transport
@@ -56,8 +58,9 @@ func (p probe) wait(ctx context.Context, transport http.RoundTripper, aborted fu
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
 	defer func() { cancel(); <-done }()
-	need := int(max(1, p.hold.Round(time.Second)/time.Second))
-	held, seen := 0, 0
+	// The probe's seconds, judged by the runs' own recovery rule; at most
+	// limit of them.
+	var rows []analysis.TimelineRow
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -76,25 +79,9 @@ func (p probe) wait(ctx context.Context, transport http.RoundTripper, aborted fu
 		if err := aborted(); err != nil {
 			return err
 		}
-		secs := d.TimelineSince(seen)
-		for _, s := range secs {
-			seen++
-			ok, all := s.FirstOutcomes[vocab.OutcomeOK], int64(0)
-			for _, n := range s.FirstOutcomes {
-				all += n
-			}
-			switch {
-			case all == 0:
-				// No first attempt completed this second (a light probe's
-				// arrivals are sparse): it neither holds nor breaks the rule.
-			case float64(ok) >= p.successRatio*float64(all):
-				held++
-			default:
-				held = 0
-			}
-			if held >= need {
-				return nil
-			}
+		rows = append(rows, runner.DriverRows(d.TimelineSince(len(rows)))...)
+		if _, ok := infer.FindRecovery(rows, 0, p.successRatio, p.hold.Seconds()); ok {
+			return nil
 		}
 	}
 }

@@ -3,10 +3,8 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"html"
 	"image/color"
 	"math"
-	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -75,16 +73,13 @@ func CampaignMapSVG(d analysis.CampaignDocument) (out []byte, err error) {
 		p.Legend.Add("cell: "+side.name, sc)
 	}
 	a := d.Scenario.AmplificationPlanned
-	measured := math.NaN()
 	var afails []float64
 	for _, b := range d.Baselines {
 		if b.AFail != nil {
 			afails = append(afails, *b.AFail)
 		}
 	}
-	if len(afails) > 0 {
-		measured = medianOf(afails)
-	}
+	measured := analysis.Median(afails)
 	// The measured model: A_fail and C as the cells measured them; a
 	// baseline of nominal ρ is really at ρ·C/C_measured.
 	scale, cLabel := 1.0, ""
@@ -145,16 +140,7 @@ func boundaryCurve(d analysis.CampaignDocument, a, scale, ymax float64) plotter.
 		if rho <= 0 || rho >= 1 || nominal >= 1 {
 			continue
 		}
-		var y float64
-		switch d.Search {
-		case "duration":
-			y = analysis.ModelSmallestDuration(a, rho, sc.Multiplier, sc.TimeoutS)
-		case "capacity":
-			y = analysis.ModelSmallestCapacityLoss(a, rho, sc.SpikeS, sc.TimeoutS)
-		default:
-			y = analysis.ModelSmallestMultiplier(a, rho, sc.SpikeS, sc.TimeoutS)
-		}
-		if finite(y) && y <= ymax {
+		if y := sc.SmallestTrap(d.Search, a, rho); finite(y) && y <= ymax {
 			pts = append(pts, plotter.XY{X: nominal, Y: y})
 		}
 	}
@@ -254,12 +240,7 @@ func campaignSVG(p *plot.Plot, title string) ([]byte, error) {
 	if _, err := cv.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("chart: svg: %w", err)
 	}
-	svg := buf.Bytes()
-	if loc := svgOpenTag.FindIndex(svg); loc != nil {
-		t := "\n<title>" + html.EscapeString(title) + "</title>"
-		svg = append(svg[:loc[1]:loc[1]], append([]byte(t), svg[loc[1]:]...)...)
-	}
-	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
+	return withTitleAndFonts(buf.Bytes(), title), nil
 }
 
 // searchLabel names the map's vertical axis.
@@ -271,14 +252,4 @@ func searchLabel(d analysis.CampaignDocument) string {
 		return fmt.Sprintf("capacity a fault of %gs takes away (share of C)", d.Scenario.SpikeS)
 	}
 	return fmt.Sprintf("spike multiplier k for %gs", d.Scenario.SpikeS)
-}
-
-// medianOf is the median of xs (not empty).
-func medianOf(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

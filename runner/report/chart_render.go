@@ -151,11 +151,7 @@ func fitText(st text.Style, s string, width vg.Length) string {
 
 // decorate adds the title, the series classes and the font fallbacks.
 func (ch *Chart) decorate(svg []byte) []byte {
-	if loc := svgOpenTag.FindIndex(svg); loc != nil {
-		t := "\n<title>" + html.EscapeString(ch.Title) + "</title>"
-		svg = append(svg[:loc[1]:loc[1]], append([]byte(t), svg[loc[1]:]...)...)
-	}
-	svg = svgPath.ReplaceAllFunc(svg, func(p []byte) []byte {
+	svg = svgPath.ReplaceAllFunc(withTitleAndFonts(svg, ch.Title), func(p []byte) []byte {
 		m := svgStroke.FindSubmatch(p)
 		if m == nil {
 			return p
@@ -166,6 +162,16 @@ func (ch *Chart) decorate(svg []byte) []byte {
 		}
 		return append([]byte(`<path class="`+seriesClassPrefix+class+`"`), p[len("<path"):]...)
 	})
+	return svg
+}
+
+// withTitleAndFonts gives an SVG gonum drew a <title> and font fallbacks
+// (metric-compatible families for Liberation Sans).
+func withTitleAndFonts(svg []byte, title string) []byte {
+	if loc := svgOpenTag.FindIndex(svg); loc != nil {
+		t := "\n<title>" + html.EscapeString(title) + "</title>"
+		svg = append(svg[:loc[1]:loc[1]], append([]byte(t), svg[loc[1]:]...)...)
+	}
 	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
 }
 
