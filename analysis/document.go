@@ -79,6 +79,9 @@ type ScenarioSection struct {
 	// Requests is the target's request mix, each with its share of first
 	// attempts from the weights; omitted for a single request.
 	Requests []RequestShare `json:"requests,omitempty"`
+	// Touches is what the test does outside its process besides its
+	// load: servers, commands, secrets (named) and files.
+	Touches *Touches `json:"touches,omitempty"`
 }
 
 // FaultSection is a capacity trigger as the scenario gives it: capacity

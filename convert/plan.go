@@ -47,6 +47,7 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 			ObserveS:        s.Load.Observe.Seconds(),
 			TimeoutS:        s.Client.Timeout.Seconds(),
 			AdmissionBoundS: s.Service.AdmissionBound.Seconds(),
+			Touches:         touchesSection(s.Touches, s.Secrets),
 		},
 		Layers:          []analysis.RetryLayer{clientLayer(s, policy)},
 		ClientBackoffS:  meanBackoffs(policy),

@@ -52,6 +52,10 @@ type Run struct {
 	// MaxInFlightChosen says the scenario set client.max_in_flight itself
 	// (a value lowered to the descriptor limit is then worth a note).
 	MaxInFlightChosen bool
+	// Touches is what the run does outside its process besides its load
+	// (scenarios.Touches): the servers, commands, secrets and files,
+	// checked against the operator's Consent and kept in result.json.
+	Touches scenarios.Touches
 
 	sends func() error
 }
@@ -166,6 +170,7 @@ func RunOf(s *scenarios.Scenario) Run {
 		Warmup: s.Load.Warmup, Observe: s.Load.Observe, SpikeDuration: s.Load.Spike.Duration,
 		Recovery:          Recovery{SuccessRatio: s.Recovery.SuccessRatio, Hold: s.Recovery.Hold},
 		Secrets:           s.Secrets,
+		Touches:           s.Touches,
 		MaxInFlightChosen: s.Client.MaxInFlight != scenarios.DefaultMaxInFlight,
 		sends:             func() error { return scenarios.CheckSends(s) },
 	}

@@ -186,7 +186,7 @@ func runFault(t *testing.T, ctx context.Context, fc faultCase, change func(*Opti
 	log := filepath.Join(t.TempDir(), "helper.log")
 	t.Setenv(faultHelperEnv, "1")
 	s := parseSource(t, "fault.hcl", fc.scenario(t, url, log))
-	opts := Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond, StateDir: t.TempDir()}
+	opts := Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond, StateDir: t.TempDir(), Consent: consentAll}
 	if change != nil {
 		change(&opts)
 	}

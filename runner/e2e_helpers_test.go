@@ -203,6 +203,10 @@ func logTimeline(t *testing.T, res *Result) {
 	}
 }
 
+// consentAll is what an operator allows a test's own scenarios: their
+// commands, and secrets to loopback.
+var consentAll = convert.Consent{AllowCommands: true, SecretHosts: []string{"127.0.0.1", "localhost", "::1"}}
+
 // testOf converts a scenario for Run, failing the test if it cannot be.
 func testOf(t testing.TB, s *scenarios.Scenario) *convert.Test {
 	t.Helper()

@@ -73,7 +73,7 @@ func TestE2ENotifyPostsTheOutcome(t *testing.T) {
 			logMu.Lock()
 			defer logMu.Unlock()
 			logs = append(logs, fmt.Sprintf(format, a...))
-		}})
+		}, Consent: consentAll})
 	if res == nil {
 		t.Fatalf("run: %v", err)
 	}

@@ -77,7 +77,7 @@ func TestFaultIsPutBackWhenABrakeFires(t *testing.T) {
 		fired = time.Now()
 		fp.SetQuiet(cond, false)
 	}()
-	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf, StateDir: t.TempDir()})
+	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf, StateDir: t.TempDir(), Consent: consentAll})
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped by a brake", err)
@@ -100,7 +100,7 @@ func TestFaultIsPutBackWhenPrometheusIsLost(t *testing.T) {
 		}
 	}()
 	dir := t.TempDir()
-	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf, StateDir: t.TempDir()})
+	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf, StateDir: t.TempDir(), Consent: consentAll})
 	if err == nil {
 		t.Fatal("a run whose Prometheus died passed")
 	}
@@ -131,7 +131,7 @@ func TestFaultIsPutBackOnAPanic(t *testing.T) {
 				t.Error("the run did not panic")
 			}
 		}()
-		_, _ = Run(context.Background(), Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf, StateDir: t.TempDir(), Progress: progress})
+		_, _ = Run(context.Background(), Options{Test: testOf(t, s), OutDir: t.TempDir(), Logf: t.Logf, StateDir: t.TempDir(), Progress: progress, Consent: consentAll})
 	}()
 	wantStoppedOnce(t, log, panicked, time.Second)
 }

@@ -29,6 +29,10 @@ type Options struct {
 	Force    bool
 	// Logf prints notes for the user (warnings, actions); nil = none.
 	Logf func(format string, args ...any)
+	// Consent is what the operator allows beyond the load: the scenario's
+	// commands, the hosts its secrets may go to. The run refuses, before
+	// anything is sent, a scenario that needs more (convert.Run.CheckConsent).
+	Consent convert.Consent
 	// Getenv reads the environment variables a scenario names for
 	// Prometheus credentials; nil means os.Getenv.
 	Getenv func(string) string

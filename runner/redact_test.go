@@ -31,7 +31,7 @@ func TestSensitiveValuesNeverLeaveTheRun(t *testing.T) {
 		fmt.Fprintf(&logs, format+"\n", args...)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	res, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: logf})
+	res, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: logf, Consent: consentAll})
 	if err == nil || res == nil {
 		t.Fatalf("err = %v, want the warmup to fail against a closed port", err)
 	}

@@ -46,6 +46,9 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if err := checkTarget(spec); err != nil {
 		return nil, err
 	}
+	if err := spec.CheckConsent(opts.Consent); err != nil {
+		return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("%w; nothing was sent", err)}
+	}
 	if f := spec.Fault; f != nil && !opts.Force {
 		stateDir := opts.StateDir
 		if stateDir == "" {

@@ -60,6 +60,10 @@ type Scenario struct {
 	// errors and reports; never serialised.
 	Secrets []string `json:"-"`
 
+	// Touches is what a run of the scenario does outside its process
+	// besides its load: servers, commands, secrets and files.
+	Touches Touches `json:"-"`
+
 	// Warnings holds problems that do not make the scenario invalid (for
 	// example scrape targets given with a remote Prometheus), rendered like
 	// errors with Warnings.Render; nil when there are none.

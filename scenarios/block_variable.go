@@ -167,6 +167,10 @@ func (d *decoder) variables(blks []*hcl.Block, overrides map[string]string, file
 		}
 		d.varSizes[name] = valueSize(v.value)
 		if v.sensitive {
+			if d.sensitiveVars == nil {
+				d.sensitiveVars = map[string]bool{}
+			}
+			d.sensitiveVars[name] = true
 			d.addSecret(v.value, v.raw)
 			values[name] = v.value.Mark(sensitiveMark)
 			rendered[name] = SensitiveValue

@@ -142,6 +142,7 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 		s.Warnings = d.redact(newError(d.diags, files))
 	}
 	s.Secrets = d.secrets
+	s.Touches = d.touches(s)
 	s.Source = src
 	s.Hash = testHash(src, d.gateBody, d.notifyBody, d.campaignBody, d.expectedBody)
 	return s, nil

@@ -55,6 +55,8 @@ type decoder struct {
 	redacted []string        // texts to redact from diagnostics (see redact)
 	hidden   map[string]bool // --var pseudo-files of sensitive variables
 	masks    []mask          // parts of files to hide in snippets
+	// sensitiveVars are the names of the variables declared sensitive.
+	sensitiveVars map[string]bool
 }
 
 // newDecoder starts decoding a file whose body starts at file.

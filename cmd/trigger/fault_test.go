@@ -52,7 +52,7 @@ func faultLog(t *testing.T, dir string) (verbs []string, at []time.Time) {
 // waits until the fault's start has run.
 func startFaultRun(t *testing.T, bin, dir, scenario, out string, env []string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(bin, "run", "--yes", "--out", out, scenario)
+	cmd := exec.Command(bin, "run", "--yes", "--allow-commands", "--out", out, scenario)
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -137,7 +137,7 @@ func TestSIGKILLThenRestore(t *testing.T) {
 		t.Fatalf("faults.log %v after SIGKILL; want the start alone", verbs)
 	}
 
-	again := exec.Command(bin, "run", "--yes", "--out", filepath.Join(dir, "out2"), scenario)
+	again := exec.Command(bin, "run", "--yes", "--allow-commands", "--out", filepath.Join(dir, "out2"), scenario)
 	again.Env = env
 	b, err := again.CombinedOutput()
 	var ee *exec.ExitError
@@ -157,7 +157,7 @@ func TestSIGKILLThenRestore(t *testing.T) {
 	}
 	// The target is free: a run with --force was not needed. (A plan
 	// reads no registry; the run's refusal is what is checked.)
-	free := exec.Command(bin, "run", "--yes", "--abort-file", filepath.Join(dir, "abort"), "--out", filepath.Join(dir, "out3"), scenario)
+	free := exec.Command(bin, "run", "--yes", "--allow-commands", "--abort-file", filepath.Join(dir, "abort"), "--out", filepath.Join(dir, "out3"), scenario)
 	free.Env = env
 	if err := os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644); err != nil {
 		t.Fatal(err)

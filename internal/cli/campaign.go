@@ -17,7 +17,6 @@ import (
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/runner/campaign"
 	"github.com/trigger-test/trigger/runner/report"
-	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -26,6 +25,7 @@ func newCampaignCommand(stdout, stderr io.Writer) *cobra.Command {
 	var asJSON, yes, overwrite, force, dryRun bool
 	var out, abortFile, metricsAddr string
 	var seed uint64
+	var cf consentFlags
 	cmd := &cobra.Command{
 		Use:   "campaign [--dry-run] [--yes] [--out DIR] [--var NAME=VALUE] SCENARIO.hcl",
 		Short: "Map the smallest trigger that traps the service, and the demand it comes back at",
@@ -74,6 +74,9 @@ at the campaign's max_duration).`,
 			if out == "" {
 				out = filepath.Join("out", fmt.Sprintf("%s-campaign-%s", s.Name, time.Now().Format("20060102-150405")))
 			}
+			if err := test.Run.CheckConsent(cf.consent()); err != nil {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w; nothing was sent", err)}
+			}
 			worst, cells, longest := campaignWorst(test)
 			if !yes {
 				fmt.Fprintf(stderr, "A campaign of up to %d trigger tests, at most %s. The largest:\n", cells, longest)
@@ -100,6 +103,7 @@ at the campaign's max_duration).`,
 					Hurry:     hurryOf(cmd.Context()),
 					// Each cell serves its driver's metrics there in turn.
 					MetricsListen: metricsAddr,
+					Consent:       cf.consent(),
 				},
 			})
 			pp.end()
@@ -132,6 +136,7 @@ at the campaign's max_duration).`,
 		},
 	}
 	sf.register(cmd)
+	cf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print campaign.json instead of the table")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the cells planned and the longest the campaign can take; send nothing")
 	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation (required without a terminal)")
@@ -147,7 +152,7 @@ at the campaign's max_duration).`,
 // campaignWorst is the scenario as its largest cell drives it, for the
 // confirmation: the highest baseline and the largest spike the campaign
 // may send.
-func campaignWorst(test *convert.Test) (worst *scenarios.Scenario, cells int, longest time.Duration) {
+func campaignWorst(test *convert.Test) (worst *convert.Test, cells int, longest time.Duration) {
 	s := *test.Scenario
 	c := s.Campaign
 	for _, r := range c.Rates {
@@ -161,7 +166,9 @@ func campaignWorst(test *convert.Test) (worst *scenarios.Scenario, cells int, lo
 	}
 	plan := analysis.Plan(test.Plan)
 	p := campaign.Plan(test.Scenario, plan.Amplification.Predicted, plan.Scenario.PatienceS)
-	return &s, p.MaxCells, p.Longest.Round(time.Second)
+	wt := *test
+	wt.Scenario = &s
+	return &wt, p.MaxCells, p.Longest.Round(time.Second)
 }
 
 // printCampaignPlan prints what --dry-run promises: nothing is sent.

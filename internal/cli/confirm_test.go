@@ -10,35 +10,84 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/scenarios"
-	"github.com/trigger-test/trigger/vocab"
 )
 
+// touching is a scenario that touches, besides its load, a scrape
+// target, a stop condition's Prometheus, a fault's commands with a
+// sensitive value in one, an on_trap command hiding behind a carriage
+// return and an erase-line sequence, and a remote Prometheus with a token
+// from the environment.
+const touching = `
+variable "token" {
+  default   = "s3cr3t"
+  sensitive = true
+}
+scenario "touch" {}
+target {
+  url         = "http://127.0.0.1:8080/work"
+  allow_hosts = ["127.0.0.1"]
+}
+client { timeout = "1s" }
+service { capacity = 100 }
+load {
+  baseline = 50
+  observe  = "30s"
+}
+fault "slow" {
+  start    = ["kubectl", "scale", "deploy/checkout", "--replicas=1", "--token=${var.token}"]
+  stop     = ["kubectl", "scale", "deploy/checkout", "--replicas=4"]
+  duration = "10s"
+  capacity = 0.25
+}
+prometheus {
+  address = "http://prom.staging:9090"
+  ingress = "sum(rate(requests_total[1m]))"
+  auth { bearer_token_env = "PROM_TOKEN" }
+}
+stop_when "burn" {
+  query   = "slo:burn_rate > 10"
+  address = "http://slo.staging:9090"
+}
+on_trap {
+  action  = "command"
+  command = ["sh", "-c", "rm -rf ~/work\r\u001b[2Kecho harmless"]
+}
+`
+
 // The confirmation names everything the run will touch outside the
-// process: the target, the scrape targets, the Prometheus it queries, the
-// stop conditions and an on_trap command.
+// process: the target, the Prometheus it queries, the stop conditions,
+// every command (escaped: the on_trap command's carriage return and
+// erase-line sequence used to reach the terminal and show "echo
+// harmless" alone), every secret and where it goes, and no secret's value.
 func TestConfirmationListsWhatTheRunTouches(t *testing.T) {
-	s := &scenarios.Scenario{
-		Target: scenarios.Target{URL: "http://127.0.0.1:8080/work"},
-		Load:   scenarios.LoadProfile{Baseline: 50, Spike: scenarios.Spike{Multiplier: 5, Duration: 10 * time.Second}},
-		Prometheus: &scenarios.Prometheus{Address: "embedded", Scrape: []string{"http://127.0.0.1:8080/metrics"},
-			ScrapeInterval: 2 * time.Second},
-		StopWhen: []scenarios.StopCondition{{Name: "burn", Query: "slo:burn_rate > 10", Address: "http://prom.staging:9090"}},
-		OnTrap:   &scenarios.OnTrap{Action: vocab.TrapCommand, Command: []string{"kubectl", "rollout", "restart", "deploy/checkout", "--token=s3cr3t"}},
-		Secrets:  []string{"s3cr3t"},
+	s, err := scenarios.Parse(filepath.Join(t.TempDir(), "touch.hcl"), []byte(touching), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	got := confirmation(s)
+	test, err := convert.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := confirmation(test)
 	for _, want := range []string{
-		"http://127.0.0.1:8080/work", "250 first attempts/s for 10s",
-		"scrapes   http://127.0.0.1:8080/metrics every 2s",
-		"stops when burn (slo:burn_rate > 10) on http://prom.staging:9090",
-		"on a trap, runs: kubectl rollout restart deploy/checkout --token=(sensitive)",
+		"http://127.0.0.1:8080/work", "for 10s",
+		"stops when     burn (slo:burn_rate > 10) on http://slo.staging:9090",
+		"contacts       http://prom.staging:9090 (queries)",
+		`runs           fault "slow" start: kubectl scale deploy/checkout --replicas=1 '--token=(sensitive)'`,
+		`runs           fault "slow" stop: kubectl scale deploy/checkout --replicas=4`,
+		`runs           on_trap: sh -c $'rm -rf ~/work\r\x1b[2Kecho harmless'`,
+		"sends secret   environment variable PROM_TOKEN (bearer token) to http://prom.staging:9090",
+		"--allow-commands", "--secret-hosts prom.staging",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("confirmation lacks %q:\n%s", want, got)
 		}
+	}
+	if strings.ContainsAny(got, "\r\x1b") || strings.Contains(got, "s3cr3t") {
+		t.Errorf("confirmation holds a control character or the secret:\n%q", got)
 	}
 }
 
@@ -79,5 +128,48 @@ func TestRunRefusesAUsedOutFolder(t *testing.T) {
 	code, stderr := runScenario(t, srv.URL, "--out", out)
 	if code != ExitUsage || hits.Load() != 0 || !strings.Contains(stderr, "--overwrite") {
 		t.Errorf("exit %d with %d requests sent; want exit 2 naming --overwrite\n%s", code, hits.Load(), stderr)
+	}
+}
+
+// --yes alone runs no command: a scenario with a fault is refused before
+// the question (exit 2), naming its commands and --allow-commands, and the
+// start command never runs.
+func TestRunYesAloneRunsNoCommand(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	src := `
+scenario "cmd" {}
+target {
+  url         = "` + srv.URL + `/"
+  allow_hosts = ["127.0.0.1"]
+}
+client { timeout = "500ms" }
+service { capacity = 100 }
+load {
+  baseline = 10
+  warmup   = "1s"
+  observe  = "2s"
+}
+fault "f" {
+  start    = ["touch", "` + marker + `"]
+  stop     = ["true"]
+  duration = "1s"
+  capacity = 0.5
+}
+`
+	file := filepath.Join(dir, "cmd.hcl")
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"run", "--yes", "--out", filepath.Join(dir, "out"), file}, &out, &errb)
+	if code != ExitUsage || !strings.Contains(errb.String(), "--allow-commands") || !strings.Contains(errb.String(), "touch "+marker) {
+		t.Errorf("exit %d; want 2 naming the command and --allow-commands\n%s", code, errb.String())
+	}
+	if _, err := os.Stat(marker); err == nil || hits.Load() != 0 {
+		t.Errorf("the command ran or load was sent (%d attempts)", hits.Load())
 	}
 }

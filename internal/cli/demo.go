@@ -218,7 +218,11 @@ func runDemoSystem(ctx context.Context, sys demoSystem, out string, stderr io.Wr
 	if err != nil {
 		return nil, err
 	}
-	res, err := runner.Run(ctx, runner.Options{Test: test, OutDir: dir, Progress: pp.update, Logf: pp.note})
+	// The demo's scenarios are the tool's own (examples/), not a user's:
+	// the fault's commands are trigger demo set-capacity on the loopback
+	// specimen.
+	res, err := runner.Run(ctx, runner.Options{Test: test, OutDir: dir, Progress: pp.update, Logf: pp.note,
+		Consent: convert.Consent{AllowCommands: true}})
 	pp.end()
 	return res, err
 }

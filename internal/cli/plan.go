@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -30,7 +31,14 @@ would fail, 3 the spike cannot trigger (the test would be inconclusive),
 				return err
 			}
 			doc := analysis.Plan(t.Plan)
-			if err := emit(stdout, doc, asJSON, nil); err != nil {
+			var extra func(io.Writer) error
+			if text := touchesText(doc.Scenario.Touches, "  "); text != "" {
+				extra = func(w io.Writer) error {
+					_, err := fmt.Fprintf(w, "\nBesides its load, a run of this scenario:\n%s", redact(text, t.Scenario.Secrets))
+					return err
+				}
+			}
+			if err := emit(stdout, doc, asJSON, extra); err != nil {
 				return err
 			}
 			return exitFor(doc)

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/internal/safetext"
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
@@ -24,6 +26,7 @@ func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
 	var out, metricsAddr, abortFile string
 	var seed uint64
 	var ff fleetFlags
+	var cf consentFlags
 	cmd := &cobra.Command{
 		Use:   "run [--yes] [--out DIR] [--json] [--var NAME=VALUE] SCENARIO.hcl",
 		Short: "Run the destructive trigger test against the scenario's target",
@@ -77,7 +80,10 @@ fault's stop command failed: the fault may still be in place),
 			if out == "" {
 				out = filepath.Join("out", fmt.Sprintf("%s-%s", s.Name, time.Now().Format("20060102-150405")))
 			}
-			if err := confirm(s, yes, os.Stdin, stderr); err != nil {
+			if err := test.Run.CheckConsent(cf.consent()); err != nil {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w; nothing was sent", err)}
+			}
+			if err := confirm(test, yes, os.Stdin, stderr); err != nil {
 				return err
 			}
 			pp := newProgressPrinter(stderr)
@@ -93,6 +99,7 @@ fault's stop command failed: the fault may still be in place),
 				Force:         force,
 				Hurry:         hurryOf(cmd.Context()),
 				Fleet:         fleetOpts,
+				Consent:       cf.consent(),
 			})
 			pp.end()
 			if res == nil {
@@ -120,19 +127,20 @@ fault's stop command failed: the fault may still be in place),
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous run there, its Prometheus data included")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. 127.0.0.1:9464)")
 	ff.register(cmd)
+	cf.register(cmd)
 	return cmd
 }
 
 // confirm asks before overloading a target, unless --yes; with no terminal
 // to ask on, it refuses.
-func confirm(s *scenarios.Scenario, yes bool, in *os.File, stderr io.Writer) error {
+func confirm(t *convert.Test, yes bool, in *os.File, stderr io.Writer) error {
 	if yes {
 		return nil
 	}
 	if !term.IsTerminal(int(in.Fd())) {
 		return &ExitError{Code: ExitUsage, Err: errors.New("refusing to overload a target without confirmation: stdin is not a terminal; pass --yes")}
 	}
-	fmt.Fprint(stderr, confirmation(s))
+	fmt.Fprint(stderr, confirmation(t))
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	if strings.TrimSpace(strings.ToLower(line)) != "yes" {
 		return &ExitError{Code: ExitUsage, Err: errors.New("not confirmed; nothing was sent")}
@@ -160,21 +168,24 @@ func runError(err error) error {
 }
 
 // confirmation is what the operator is asked to agree to: everything the
-// run will touch outside this process.
-func confirmation(s *scenarios.Scenario) string {
+// run will touch outside this process, every text from the scenario
+// escaped (safetext) and every secret's value redacted.
+func confirmation(t *convert.Test) string {
+	s := t.Scenario
 	var b strings.Builder
 	peak := s.Load.Spike.Multiplier * s.Load.Baseline
-	target := vocab.Readable(s.Target.Mix()[0].URL, s.Target.Slots)
+	target := safetext.Line(vocab.Readable(s.Target.Mix()[0].URL, s.Target.Slots))
 	if n := len(s.Target.Mix()); n > 1 {
 		target = fmt.Sprintf("%s and %d more requests", target, n-1)
 	}
-	fmt.Fprintf(&b, "This overloads %s on purpose: %.0f first attempts/s for %s, with retries on top.\n", target, peak, s.Load.Spike.Duration)
+	if s.Fault != nil {
+		fmt.Fprintf(&b, "This takes capacity away from %s on purpose, for %s, under %.0f first attempts/s with retries on top.\n", target, s.Fault.Duration, s.Load.Baseline)
+	} else {
+		fmt.Fprintf(&b, "This overloads %s on purpose: %.0f first attempts/s for %s, with retries on top.\n", target, peak, s.Load.Spike.Duration)
+	}
 	if p := s.Prometheus; p != nil {
 		for _, u := range p.Scrape {
-			fmt.Fprintf(&b, "  scrapes   %s every %s\n", u, orDefault(p.ScrapeInterval, time.Second))
-		}
-		if p.Address != "" && p.Address != "embedded" {
-			fmt.Fprintf(&b, "  queries   %s\n", p.Address)
+			fmt.Fprintf(&b, "  %-14s %s every %s\n", "scrapes", safetext.Line(u), orDefault(p.ScrapeInterval, time.Second))
 		}
 	}
 	for _, c := range s.StopWhen {
@@ -182,16 +193,12 @@ func confirmation(s *scenarios.Scenario) string {
 		if c.Address != "" {
 			where = c.Address
 		}
-		fmt.Fprintf(&b, "  stops when %s (%s) on %s\n", c.Name, c.Query, where)
+		fmt.Fprintf(&b, "  %-14s %s (%s) on %s\n", "stops when", safetext.Line(c.Name), safetext.Line(c.Query), safetext.Line(where))
 	}
-	if t := s.OnTrap; t != nil {
-		switch t.Action {
-		case vocab.TrapCommand:
-			fmt.Fprintf(&b, "  on a trap, runs: %s\n", strings.Join(t.Command, " "))
-		default:
-			fmt.Fprintf(&b, "  on a trap: %s\n", t.Action)
-		}
+	if ot := s.OnTrap; ot != nil && ot.Action != vocab.TrapCommand {
+		fmt.Fprintf(&b, "  %-14s %s\n", "on a trap", ot.Action)
 	}
+	b.WriteString(touchesText(t.Plan.Scenario.Touches, "  "))
 	b.WriteString("Proceed? Type yes: ")
 	return redact(b.String(), s.Secrets)
 }

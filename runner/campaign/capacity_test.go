@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner"
 )
 
@@ -111,7 +112,7 @@ campaign {
 }
 `, url, strconv.Quote(exe))
 	test := loadCampaign(t, src)
-	res, err := Run(context.Background(), Options{Test: test, OutDir: t.TempDir(), Run: runner.Options{Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond}})
+	res, err := Run(context.Background(), Options{Test: test, OutDir: t.TempDir(), Run: runner.Options{Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond, Consent: convert.Consent{AllowCommands: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,169 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// everything is a scenario touching every kind of thing outside its
+// process: a remote Prometheus with a token from the environment, a stop
+// condition on another server with basic auth, a webhook, a sensitive
+// header, a fault's commands, an on_trap command, a data file and TLS
+// files.
+const everything = `
+variable "token" {
+  default   = "t0ken"
+  sensitive = true
+}
+variable "hook" {
+  default = "https://hooks.example.com/services/T0/B0/secretpath"
+}
+scenario "all" {}
+data "users" { file = "users.csv" }
+target {
+  url         = "https://api.staging:8443/checkout?u=${data.users.name}"
+  headers     = { Authorization = "Bearer ${var.token}" }
+  allow_hosts = ["api.staging"]
+  tls { ca_file = "ca.pem" }
+}
+client { timeout = "1s" }
+service { capacity = 100 }
+load { baseline = 10 }
+fault "half" {
+  start    = ["kubectl", "scale", "deploy/api", "--replicas=1"]
+  stop     = ["kubectl", "scale", "deploy/api", "--replicas=2"]
+  duration = "10s"
+  capacity = 0.5
+}
+prometheus {
+  address = "http://prom.staging:9090"
+  ingress = "sum(rate(x[1m]))"
+  auth { bearer_token_env = "PROM_TOKEN" }
+}
+stop_when "burn" {
+  query   = "up == 0"
+  address = "https://slo.staging"
+  auth {
+    username_env = "SLO_USER"
+    password_env = "SLO_PASS"
+  }
+}
+on_trap {
+  action  = "command"
+  command = ["sh", "-c", "echo trapped\r\u001b[2K"]
+}
+notify { webhook = var.hook }
+`
+
+// TestTouches: everything a scenario touches outside the process is
+// listed, each secret with where it goes, without showing a secret.
+func TestTouches(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "users.csv"), "name\nann\n")
+	s, err := Parse(filepath.Join(dir, "all.hcl"), []byte(everything), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := s.Touches
+	eq(t, "hosts", tc.Hosts, []HostUse{
+		{"https://api.staging:8443", "load"},
+		{"http://prom.staging:9090", "queries"},
+		{"https://slo.staging:443", `the stop condition "burn"`},
+		{"https://hooks.example.com:443", "the outcome (notify)"},
+	})
+	eq(t, "commands", len(tc.Commands), 3)
+	eq(t, "start", tc.Commands[0].When, `fault "half" start`)
+	eq(t, "start dir", tc.Commands[0].Dir, dir)
+	eq(t, "on_trap argv", tc.Commands[2].Argv[2], "echo trapped\r\x1b[2K")
+	eq(t, "files", tc.Files, []FileUse{
+		{filepath.Join(dir, "users.csv"), `data "users"`},
+		{"ca.pem", "target.tls ca_file"},
+	})
+	eq(t, "secrets", tc.Secrets, []SecretUse{
+		{What: "environment variable PROM_TOKEN", Origin: "http://prom.staging:9090", Host: "prom.staging", As: "bearer token"},
+		{What: "environment variable SLO_USER", Origin: "https://slo.staging:443", Host: "slo.staging", As: "basic auth user"},
+		{What: "environment variable SLO_PASS", Origin: "https://slo.staging:443", Host: "slo.staging", As: "basic auth password"},
+		{What: "the webhook URL", Origin: "https://hooks.example.com:443", Host: "hooks.example.com", As: "the URL posted to"},
+		{What: "sensitive variable token", Origin: "https://api.staging:8443", Host: "api.staging", As: "in target.headers"},
+	})
+	for _, h := range tc.Hosts {
+		if strings.Contains(h.Origin, "secretpath") {
+			t.Errorf("a host shows the webhook's path: %s", h.Origin)
+		}
+	}
+}
+
+// TestSecretInCommand: a sensitive value in a fault's command is listed as
+// handed to that command, not to a host.
+func TestSecretInCommand(t *testing.T) {
+	src := strings.Replace(withSecret, "load {", `fault "f" {
+  start    = ["kubectl", "--token=${var.token}", "scale"]
+  stop     = ["kubectl", "scale"]
+  duration = "5s"
+  capacity = 0.5
+}
+load {`, 1)
+	src = strings.Replace(src, "  spike {\n    multiplier = 2\n    duration   = \"5s\"\n  }\n", "", 1)
+	s, err := Parse("s.hcl", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var local []string
+	for _, u := range s.Touches.Secrets {
+		if u.Local != "" {
+			local = append(local, u.Local)
+		}
+	}
+	eq(t, "local", local, []string{`fault "f" start`})
+}
+
+// TestCheckSecretHosts: a secret bound for a host the operator did not
+// list is refused, whatever the scenario's allow_hosts say; listing the
+// host (in any spelling HostAllowed accepts) lets it through.
+func TestCheckSecretHosts(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "users.csv"), "name\nann\n")
+	s, err := Parse(filepath.Join(dir, "all.hcl"), []byte(everything), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		allowed []string
+		refused int
+	}{
+		// Nothing listed: every secret is refused.
+		{"none", nil, 5},
+		// The scenario's own allow_hosts are not the operator's list.
+		{"allow_hosts only", []string{"api.staging"}, 4},
+		{"all", []string{"API.staging.", "prom.staging", "slo.staging", "hooks.example.com"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckSecretHosts(s.Touches, tc.allowed)
+			var se *SecretHostsError
+			if tc.refused == 0 {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want a *SecretHostsError", err)
+			}
+			eq(t, "refused", len(se.Refused), tc.refused)
+			if msg := err.Error(); strings.Contains(msg, "t0ken") || strings.Contains(msg, "secretpath") {
+				t.Errorf("the error shows a secret: %s", msg)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
