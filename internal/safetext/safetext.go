@@ -57,7 +57,8 @@ func Line(s string) string {
 
 // Arg is one argument of a command line as a reader can copy it to a
 // POSIX shell: unchanged when it holds only characters no shell treats
-// specially, else in single quotes (a quote inside as '\”); a string
+// specially, else in single quotes (a quote inside closes the quotes,
+// is escaped with a backslash and reopens them); a string
 // with characters Line escapes is written as $'…' with those escapes, so
 // the shown line still means the same argument.
 func Arg(s string) string {
