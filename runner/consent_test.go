@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -109,5 +110,61 @@ prometheus {
 	}
 	if target.Load() != 0 || prom.Load() != 0 || withSecret.Load() != 0 {
 		t.Errorf("sent %d attempts, %d queries (%d with the secret); want none", target.Load(), prom.Load(), withSecret.Load())
+	}
+}
+
+// A Prometheus that echoes the Authorization header in its error put the
+// operator's Basic credentials (base64 of user:password) in the run's
+// error and log. They are redacted now, in every form they take on the
+// wire, as the password itself is.
+func TestEchoedCredentialsAreRedacted(t *testing.T) {
+	promURL := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad request from "+r.Header.Get("Authorization"), http.StatusBadRequest)
+	}))
+	targetURL := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	src := fmt.Sprintf(`
+scenario "echo" {}
+target {
+  url         = "%s/work"
+  allow_hosts = ["127.0.0.1"]
+}
+client { timeout = "500ms" }
+service { capacity = 100 }
+load {
+  baseline = 10
+  warmup   = "1s"
+  observe  = "2s"
+  spike {
+    multiplier = 2
+    duration   = "1s"
+  }
+}
+prometheus {
+  address = %q
+  ingress = "sum(rate(x[5s]))"
+  auth {
+    username_env = "PROM_USER"
+    password_env = "PROM_PASS"
+  }
+}`, targetURL, promURL)
+	s, err := scenarios.Parse(filepath.Join(t.TempDir(), "echo.hcl"), []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PROM_USER": "operator", "PROM_PASS": "pa55-w0rd-42"}
+	var logs strings.Builder
+	_, err = Run(context.Background(), Options{Test: testOf(t, s), OutDir: t.TempDir(), StateDir: t.TempDir(),
+		Logf:   func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) },
+		Getenv: func(n string) string { return env[n] }, Consent: consentAll})
+	if err == nil {
+		t.Fatal("the run went on against a Prometheus that answers 400")
+	}
+	said := err.Error() + "\n" + logs.String()
+	if !strings.Contains(said, "bad request from") {
+		t.Fatalf("the server's answer is not quoted, so the test shows nothing: %s", said)
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte("operator:pa55-w0rd-42"))
+	if strings.Contains(said, basic) || strings.Contains(said, "pa55-w0rd-42") {
+		t.Errorf("the credentials are in what the run said:\n%s", said)
 	}
 }

@@ -98,9 +98,18 @@ func startMTLSServer(t *testing.T, pki testPKI) string {
 }
 
 // tlsScenario sends a little load to url with the given tls block, no
-// spike that could trigger anything and no metrics.
-func tlsScenario(t *testing.T, url, tlsBlock string) *scenarios.Scenario {
+// spike that could trigger anything and no metrics; it is read as a file
+// in the PEM files' folder, from which a scenario may read them.
+func tlsScenario(t *testing.T, pki testPKI, url, tlsBlock string) *scenarios.Scenario {
 	t.Helper()
+	s, err := parseTLSScenario(pki, url, tlsBlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func parseTLSScenario(pki testPKI, url, tlsBlock string) (*scenarios.Scenario, error) {
 	src := `
 scenario "mtls" { max_duration = "1m" }
 target {
@@ -121,11 +130,7 @@ load {
 }
 recovery { hold = "1s" }
 `
-	s, err := scenarios.Parse("mtls.hcl", []byte(src), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return scenarios.Parse(filepath.Join(filepath.Dir(pki.caFile), "mtls.hcl"), []byte(src), nil)
 }
 
 // Mutual TLS: with the CA and a client certificate the server trusts the
@@ -136,7 +141,7 @@ func TestMutualTLSToTheTarget(t *testing.T) {
 	pki := newTestPKI(t)
 	url := startMTLSServer(t, pki)
 
-	res, err := runE2E(t, context.Background(), tlsScenario(t, url,
+	res, err := runE2E(t, context.Background(), tlsScenario(t, pki, url,
 		`tls {
     ca_file   = "`+pki.caFile+`"
     cert_file = "`+pki.certFile+`"
@@ -164,15 +169,18 @@ func TestMutualTLSToTheTarget(t *testing.T) {
     cert_file = "` + pki.certFile + `"
     key_file  = "` + pki.keyFile + `"
   }`, "ca_file"},
-		{"a CA file that is not there", `tls { ca_file = "` + pki.caFile + `.missing" }`, "ca_file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := runE2E(t, context.Background(), tlsScenario(t, url, tc.block))
+			res, err := runE2E(t, context.Background(), tlsScenario(t, pki, url, tc.block))
 			var re *Error
 			if !errors.As(err, &re) || re.Kind != KindUsage || !strings.Contains(err.Error(), tc.want) || res != nil {
 				t.Fatalf("err = %v (result %v); want a usage error naming %s, nothing sent", err, res != nil, tc.want)
 			}
 			t.Log(err)
 		})
+	}
+	// A CA file that is not there is the scenario's error, before any run.
+	if _, err := parseTLSScenario(pki, url, `tls { ca_file = "`+pki.caFile+`.missing" }`); err == nil || !strings.Contains(err.Error(), "Unusable TLS file") {
+		t.Errorf("a missing ca_file: %v; want the scenario refused", err)
 	}
 }

@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"encoding/base64"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -14,6 +16,9 @@ import (
 type redactor struct{ r *strings.Replacer }
 
 func newRedactor(secrets []string) redactor {
+	// The longest first: a secret that holds another is replaced whole.
+	secrets = slices.Clone(secrets)
+	slices.SortStableFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 	var pairs []string
 	for _, s := range secrets {
 		if s != "" {
@@ -102,4 +107,38 @@ func (x redactor) walk(v reflect.Value) {
 			v.SetMapIndex(k, e)
 		}
 	}
+}
+
+// credentialTexts are the credentials the run reads from the environment
+// for its Prometheus and stop conditions (auth blocks), in every form
+// they take on the wire: the token, the password, and user:password in
+// base64 as a Basic Authorization header carries it. They are redacted as
+// sensitive values are: a server that echoes the Authorization header in
+// an error used to put it in the log.
+func credentialTexts(spec convert.Run, getenv func(string) string) []string {
+	var out []string
+	add := func(a *convert.Auth) {
+		if a == nil {
+			return
+		}
+		if tok := getenv(a.BearerTokenEnv); a.BearerTokenEnv != "" && tok != "" {
+			out = append(out, tok)
+		}
+		if a.PasswordEnv == "" {
+			return
+		}
+		user, pass := getenv(a.UsernameEnv), getenv(a.PasswordEnv)
+		if pass == "" {
+			return
+		}
+		pair := user + ":" + pass
+		out = append(out, pass, base64.StdEncoding.EncodeToString([]byte(pair)), base64.URLEncoding.EncodeToString([]byte(pair)))
+	}
+	if spec.Metrics != nil {
+		add(spec.Metrics.Auth)
+	}
+	for _, b := range spec.Brakes {
+		add(b.Auth)
+	}
+	return out
 }

@@ -35,7 +35,7 @@ const ResultFile = report.ResultFile
 // report.md, junit.xml) at the end, also when a signal stops it (then the
 // error is an *Error of KindInterrupted and the Result is still valid).
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	red := newRedactor(opts.Test.Run.Secrets)
+	red := newRedactor(append(credentialTexts(opts.Test.Run, opts.getenv), opts.Test.Run.Secrets...))
 	opts.Logf = red.logf(opts.Logf)
 	res, err := run1(ctx, opts, red)
 	return res, red.Err(err)
@@ -72,7 +72,13 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		}
 		return nil, failf(KindHarness, "output folder: %w", err)
 	}
-	if src := opts.Test.Scenario.Source; len(src) > 0 {
+	// The copy the run keeps has its sensitive variables' defaults
+	// replaced (scenarios.Scenario.KeptSource), and every secret.
+	src := opts.Test.Scenario.KeptSource
+	if len(src) == 0 {
+		src = opts.Test.Scenario.Source
+	}
+	if len(src) > 0 {
 		if err := writeScenarioCopy(opts.OutDir, src, spec.Secrets); err != nil {
 			return nil, failf(KindHarness, "scenario copy: %w", err)
 		}

@@ -68,12 +68,11 @@ func (d *decoder) decodeData(top *body) []vocab.DataSet {
 		ds.Random = order == DataRandom
 		b.require("file", `the file of rows, e.g. file = "users.csv" (a header row, then one row per line) or "users.jsonl" (one JSON object per line), relative to the scenario's folder.`)
 		if ds.File != "" && !d.src.failed[path+".file"] {
-			file := ds.File
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(d.dir, file)
-			}
-			cols, rows, err := readDataFile(file)
-			if err != nil {
+			cols, rows, err := d.readDataFile(ds.File)
+			switch {
+			case errors.Is(err, ErrOutsideFolder):
+				b.fail("file", "Data file outside the scenario's folder", "%s", err)
+			case err != nil:
 				b.fail("file", "Unusable data file", "%s", err)
 			}
 			ds.Columns, ds.Rows = cols, rows
@@ -170,9 +169,12 @@ func (d *decoder) checkDataRef(t hcl.Traversal) bool {
 	}
 	if _, ok := d.dataSlots[k][column]; !ok {
 		ds := d.data[k]
-		detail := fmt.Sprintf("%s has no column %q; its columns are %s.", ds.File, column, quoteList(ds.Columns))
-		if s := closest(column, ds.Columns); s != "" {
-			detail = fmt.Sprintf("%s has no column %q. Did you mean %q?", ds.File, column, s)
+		detail := fmt.Sprintf("%s has no column %q; its header row is not shown, as it does not read as column names.", ds.File, column)
+		if columnNames(ds.Columns) {
+			detail = fmt.Sprintf("%s has no column %q; its columns are %s.", ds.File, column, quoteList(ds.Columns))
+			if s := closest(column, ds.Columns); s != "" {
+				detail = fmt.Sprintf("%s has no column %q. Did you mean %q?", ds.File, column, s)
+			}
 		}
 		d.errorf(t.SourceRange().Ptr(), "Unknown data column", "%s", detail)
 		return false
@@ -187,8 +189,18 @@ func (d *decoder) checkDataRef(t hcl.Traversal) bool {
 
 // readDataFile reads a data file: JSON lines when its name ends in .jsonl
 // or .ndjson, CSV with a header row otherwise.
-func readDataFile(path string) ([]string, [][]string, error) {
-	src, size, err := readBounded(path, MaxDataBytes)
+// Only a file within the scenario's folder or an allowed one is opened
+// (fileAccess).
+func (d *decoder) readDataFile(file string) ([]string, [][]string, error) {
+	path := d.files.path(file)
+	f, err := d.files.open(file)
+	if errors.Is(err, ErrOutsideFolder) {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	src, size, err := readOpened(f, path, MaxDataBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
@@ -272,8 +284,10 @@ func checkColumns(path string, line int, names []string) error {
 		switch {
 		case strings.TrimSpace(n) == "":
 			return fmt.Errorf("%s:%d: column %d has no name", path, line, i+1)
-		case seen[n]:
+		case seen[n] && columnNames([]string{n}):
 			return fmt.Errorf("%s:%d: column %q is named twice", path, line, n)
+		case seen[n]:
+			return fmt.Errorf("%s:%d: column %d has the name of an earlier one", path, line, i+1)
 		}
 		seen[n] = true
 	}
@@ -372,4 +386,24 @@ func jsonText(raw json.RawMessage) string {
 		return b.String()
 	}
 	return string(raw)
+}
+
+// columnNames reports whether names read as column names (a letter or
+// underscore, then letters, digits, '_', '.' or '-', at most 64 in all),
+// so a diagnostic may show them. Anything else in a header row may be a
+// file's content (a credentials file's first line): a diagnostic never
+// shows it.
+func columnNames(names []string) bool {
+	for _, n := range names {
+		if len(n) == 0 || len(n) > 64 {
+			return false
+		}
+		for i, r := range n {
+			ok := r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || (i > 0 && (r == '.' || r == '-' || ('0' <= r && r <= '9')))
+			if !ok {
+				return false
+			}
+		}
+	}
+	return true
 }

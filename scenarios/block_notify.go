@@ -47,6 +47,19 @@ func (d *decoder) decodeNotify(blk *hcl.Block) *Notify {
 		// Hidden wherever the file's lines are shown: in the notify block, in
 		// a variable's default, anywhere.
 		d.masks = append(d.masks, mask{rng: hcl.Range{Filename: blk.DefRange.Filename, End: hcl.Pos{Byte: math.MaxInt}}, text: n.Webhook})
+		// A webhook built from variables (a host and a path) puts its
+		// secret in them: they are secrets too (Scenario.Variables reads
+		// SensitiveValue for each).
+		if a := b.content.Attributes["webhook"]; a != nil {
+			for _, tr := range a.Expr.Variables() {
+				if tr.RootName() != "var" || len(tr) < 2 {
+					continue
+				}
+				if at, ok := tr[1].(hcl.TraverseAttr); ok {
+					d.webhookVars = append(d.webhookVars, at.Name)
+				}
+			}
+		}
 	}
 	return n
 }

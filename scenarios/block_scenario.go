@@ -60,6 +60,15 @@ type Scenario struct {
 	// errors and reports; never serialised.
 	Secrets []string `json:"-"`
 
+	// KeptSource is Source as a run keeps it in its folder: the default of
+	// every sensitive variable replaced by "(sensitive)" (a --var
+	// overriding it left the default in clear). The run replaces the
+	// values in Secrets on top.
+	KeptSource []byte `json:"-"`
+	// AllowFiles are the folders besides its own the scenario was allowed
+	// to read files from (Options.AllowFiles), for whatever reads it again
+	// (a campaign's cells).
+	AllowFiles []string `json:"-"`
 	// Touches is what a run of the scenario does outside its process
 	// besides its load: servers, commands, secrets and files.
 	Touches Touches `json:"-"`

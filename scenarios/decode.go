@@ -17,16 +17,31 @@ import (
 	"github.com/trigger-test/trigger/vocab"
 )
 
+// Options are what the reader of a scenario takes besides its text.
+type Options struct {
+	// Vars holds --var NAME=VALUE overrides (raw strings).
+	Vars map[string]string
+	// AllowFiles are folders, besides the scenario's own, that its data
+	// and TLS files may come from (--allow-files): the operator's, never
+	// the scenario's.
+	AllowFiles []string
+}
+
 // Load reads, decodes and validates the scenario file at path. vars holds
 // --var NAME=VALUE overrides (raw strings). The error is *Error when the
 // scenario itself is invalid (syntax or semantics); other errors (file not
 // readable) are wrapped os errors.
 func Load(path string, vars map[string]string) (*Scenario, error) {
+	return LoadWith(path, Options{Vars: vars})
+}
+
+// LoadWith is Load with the reader's options.
+func LoadWith(path string, o Options) (*Scenario, error) {
 	src, err := ReadSource(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := Parse(path, src, vars)
+	s, err := ParseWith(path, src, o)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +77,12 @@ func readBounded(path string, limit int64) ([]byte, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	return readOpened(f, path, limit)
+}
+
+// readOpened is readBounded of a file already opened without waiting; it
+// closes f.
+func readOpened(f *os.File, path string, limit int64) ([]byte, int64, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
@@ -105,6 +126,12 @@ var pipeReadTimeout = 30 * time.Second
 // The returned Scenario has File "" (Load sets it). Problems that do not
 // make the scenario invalid are in Scenario.Warnings.
 func Parse(filename string, src []byte, vars map[string]string) (*Scenario, error) {
+	return ParseWith(filename, src, Options{Vars: vars})
+}
+
+// ParseWith is Parse with the reader's options.
+func ParseWith(filename string, src []byte, o Options) (*Scenario, error) {
+	vars := o.Vars
 	// Refuse what would make hcl's parser overflow its stack or take
 	// long, before it sees the bytes (see prescan).
 	if diag := prescan(filename, src, false); diag != nil {
@@ -121,6 +148,7 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 
 	d := newDecoder(f.Body.MissingItemRange())
 	d.dir = filepath.Dir(filename)
+	d.files = newFileAccess(d.dir, o.AllowFiles)
 	d.diags = diags
 	top := d.open("scenario file", "", f.Body, f.Body.MissingItemRange(), fileSchema)
 
@@ -132,6 +160,7 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 			s.Variables[name] = SensitiveValue
 		}
 	}
+	d.hideWebhookParts(s)
 	// Semantic checks run even after decoding errors, so that every problem
 	// is reported in one pass; values that failed to decode are skipped.
 	validate(s, d)
@@ -142,6 +171,8 @@ func Parse(filename string, src []byte, vars map[string]string) (*Scenario, erro
 		s.Warnings = d.redact(newError(d.diags, files))
 	}
 	s.Secrets = d.secrets
+	s.KeptSource = d.keptSource(src)
+	s.AllowFiles = o.AllowFiles
 	s.Touches = d.touches(s)
 	s.Source = src
 	s.Hash = testHash(src, d.gateBody, d.notifyBody, d.campaignBody, d.expectedBody)

@@ -172,7 +172,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 			AllowHosts: []string{"127.0.0.1", "localhost"},
 			OKStatus:   append(seq(200, 299), 304),
 			Protocol:   vocab.ProtocolH2,
-			TLS:        &tlsfiles.Files{CAFile: "target-ca.pem", CertFile: "client.pem", KeyFile: "client-key.pem", ServerName: "api.staging"},
+			TLS:        &tlsfiles.Files{CAFile: "testdata/good/target-ca.pem", CertFile: "testdata/good/client.pem", KeyFile: "testdata/good/client-key.pem", ServerName: "api.staging"},
 		},
 		Client: Client{
 			Timeout: 750 * time.Millisecond, Arrivals: vocab.Uniform, MaxInFlight: 5000,
@@ -202,7 +202,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 			Address: "https://prom.internal:9090", ScrapeInterval: 2 * time.Second, Timeout: 5 * time.Second,
 			Ingress: "i", FirstAttempts: "f", Served: "s", Abandoned: "a", Wait: "w", Pods: "p",
 			Auth: &PrometheusAuth{UsernameEnv: "U", PasswordEnv: "P"},
-			TLS:  &tlsfiles.Files{CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem", ServerName: "prom", InsecureSkipVerify: true},
+			TLS:  &tlsfiles.Files{CAFile: "testdata/good/ca.pem", CertFile: "testdata/good/c.pem", KeyFile: "testdata/good/k.pem", ServerName: "prom", InsecureSkipVerify: true},
 		},
 		Recovery: Recovery{SuccessRatio: 0.95, Hold: 20 * time.Second},
 		OnTrap:   &OnTrap{Action: vocab.TrapCommand, Command: []string{"kubectl", "rollout", "restart", "deploy/api"}, Observe: 3 * time.Minute},
@@ -215,7 +215,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		StopWhen: []StopCondition{
 			{Name: "burn-rate", Query: `slo:burn_rate:ratio_1h{env="staging-eu"} > 10`, Address: "https://prom.staging-eu.internal:9090",
 				Timeout: 500 * time.Millisecond, Auth: &PrometheusAuth{BearerTokenEnv: "STOP_TOKEN"},
-				TLS: &tlsfiles.Files{CAFile: "stop-ca.pem", ServerName: "prom-eu"}},
+				TLS: &tlsfiles.Files{CAFile: "testdata/good/stop-ca.pem", ServerName: "prom-eu"}},
 			{Name: "production-alerts", Query: `ALERTS{alertstate="firing",env="production"}`, Timeout: 2 * time.Second},
 		},
 		Variables: map[string]string{
@@ -251,6 +251,8 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		t.Errorf("another timeout kept the hash: %v", err)
 	}
 	want.Hash = s.Hash
+	want.Touches = s.Touches       // TestTouches checks them
+	want.KeptSource = s.KeptSource // TestKeptSourceHidesSensitiveDefaults checks it
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("decoded\n%+v\nwant\n%+v", s, want)
 	}

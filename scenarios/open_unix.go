@@ -13,3 +13,6 @@ import (
 func openNoWait(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
+
+// nonBlock makes an open not wait for a FIFO's writer.
+const nonBlock = syscall.O_NONBLOCK

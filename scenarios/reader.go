@@ -41,15 +41,17 @@ type decoder struct {
 	data      []vocab.DataSet
 	dataSlots []map[string]int
 	badData   []string
-	dir       string    // the scenario's folder, data files' base
-	gateBody  hcl.Range // the gate block's body, left out of Scenario.Hash
+	dir       string     // the scenario's folder, data files' base
+	files     fileAccess // where data and TLS files may come from
+	gateBody  hcl.Range  // the gate block's body, left out of Scenario.Hash
 	// notifyBody is the notify block's body, left out of Scenario.Hash too.
 	notifyBody hcl.Range
 	// campaignBody and expectedBody are the campaign's and expected_spike's
 	// bodies, left out of Scenario.Hash: a run of the scenario is the same
 	// test with or without a campaign around it.
 	campaignBody, expectedBody hcl.Range
-	webhook                    string // notify.webhook, a secret: no variable's value shows it
+	webhook                    string   // notify.webhook, a secret: no variable's value shows it
+	webhookVars                []string // the variables notify.webhook is built from: secrets too
 
 	secrets  []string        // Scenario.Secrets
 	redacted []string        // texts to redact from diagnostics (see redact)

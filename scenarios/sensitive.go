@@ -203,3 +203,50 @@ func (d *decoder) redact(e *Error) *Error {
 	e.Files = files
 	return e
 }
+
+// hideWebhookParts treats the variables notify.webhook is built from as
+// secrets: each reads SensitiveValue in s.Variables (result.json showed a
+// webhook's path held in a variable of its own), and its text is
+// redacted as a sensitive value's is. A value shorter than four
+// characters is not redacted from text (a "1" would blank every digit
+// one of the reports holds); it is still hidden from Variables.
+func (d *decoder) hideWebhookParts(s *Scenario) {
+	if len(d.webhookVars) == 0 || d.ctx == nil {
+		return
+	}
+	vars := d.ctx.Variables["var"]
+	for _, name := range d.webhookVars {
+		if _, ok := s.Variables[name]; !ok {
+			continue
+		}
+		s.Variables[name] = SensitiveValue
+		if !vars.Type().IsObjectType() || !vars.Type().HasAttribute(name) {
+			continue
+		}
+		v, _ := vars.GetAttr(name).Unmark()
+		if v.Type() == cty.String && v.IsKnown() && !v.IsNull() && len(v.AsString()) >= 4 {
+			d.addSecret(v, "")
+		}
+	}
+}
+
+// keptSource is src with the default of every sensitive variable replaced
+// by "(sensitive)" (null when the default is not a string), for the copy
+// a run keeps in its folder.
+func (d *decoder) keptSource(src []byte) []byte {
+	var out []byte
+	last := 0
+	for _, m := range d.masks {
+		if m.text != "" || m.rng.Start.Byte < last || m.rng.End.Byte > len(src) || m.rng.Start.Byte >= m.rng.End.Byte {
+			continue
+		}
+		out = append(out, src[last:m.rng.Start.Byte]...)
+		if src[m.rng.Start.Byte] == '"' {
+			out = append(out, fmt.Sprintf("%q", SensitiveValue)...)
+		} else {
+			out = append(out, "null"...)
+		}
+		last = m.rng.End.Byte
+	}
+	return append(out, src[last:]...)
+}

@@ -152,3 +152,51 @@ func TestSensitiveOnlySecrets(t *testing.T) {
 	eq(t, "summary", d.Summary, "Invalid HTTP method")
 	eq(t, "detail", d.Detail, `"trigger now" is not an HTTP method, such as "GET" or "POST".`)
 }
+
+// A webhook built from variables: each one is a secret, hidden from
+// Variables (result.json's scenario echo showed a webhook's path) and
+// redacted from text.
+func TestWebhookPartsAreSecret(t *testing.T) {
+	src := minimal + `service { capacity = 100 }
+variable "hook_host" { default = "hooks.example.com" }
+variable "hook_path" { default = "T000/B000/XXXXsecretpath" }
+variable "other" { default = "kept" }
+notify { webhook = "https://${var.hook_host}/services/${var.hook_path}" }
+`
+	s, err := Parse("s.hcl", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "variables", s.Variables, map[string]string{"hook_host": SensitiveValue, "hook_path": SensitiveValue, "other": `"kept"`})
+	if !contains(s.Secrets, "T000/B000/XXXXsecretpath") || !contains(s.Secrets, "hooks.example.com") {
+		t.Errorf("secrets = %q; want the webhook's parts", s.Secrets)
+	}
+}
+
+// The copy of the scenario a run keeps has every sensitive variable's
+// default replaced, also when --var gave another value (the default was
+// copied verbatim).
+func TestKeptSourceHidesSensitiveDefaults(t *testing.T) {
+	src := withSecret + `variable "n" {
+  default   = 12345
+  sensitive = true
+}
+`
+	for _, vars := range []map[string]string{nil, {"token": "other-value"}} {
+		s, err := Parse("s.hcl", []byte(src), vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := string(s.KeptSource)
+		if strings.Contains(kept, "dflt-t0ken-value") || strings.Contains(kept, "12345") {
+			t.Errorf("vars %v: the kept copy holds a sensitive default:\n%s", vars, kept)
+		}
+		if !strings.Contains(kept, `default   = "(sensitive)"`) || !strings.Contains(kept, "default   = null") {
+			t.Errorf("vars %v: the kept copy does not say where the defaults were:\n%s", vars, kept)
+		}
+		// The copy still reads, given the values it lacks.
+		if _, err := Parse("kept.hcl", s.KeptSource, map[string]string{"n": "1"}); err != nil {
+			t.Errorf("the kept copy does not parse: %v", err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -130,7 +131,9 @@ stop_when "x" {
   tls { ca_file = "ca.pem" }
 }
 `
-	s, err := Parse("s.hcl", []byte(src), nil)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "ca.pem"), "a stand-in")
+	s, err := Parse(filepath.Join(dir, "s.hcl"), []byte(src), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,7 +136,7 @@ func commandsOf(s *Scenario) []CommandUse {
 func (d *decoder) filesOf(s *Scenario) []FileUse {
 	var fs []FileUse
 	for _, ds := range s.Data {
-		fs = append(fs, FileUse{Path: d.resolve(ds.File), For: fmt.Sprintf("data %q", ds.Name)})
+		fs = append(fs, FileUse{Path: d.files.path(ds.File), For: fmt.Sprintf("data %q", ds.Name)})
 	}
 	tls := func(t *tlsfiles.Files, block string) {
 		if t == nil {
@@ -157,15 +156,6 @@ func (d *decoder) filesOf(s *Scenario) []FileUse {
 		tls(c.TLS, fmt.Sprintf("stop_when[%d]", i))
 	}
 	return fs
-}
-
-// resolve is a data file's path as it is opened: relative to the
-// scenario's folder.
-func (d *decoder) resolve(file string) string {
-	if file == "" || filepath.IsAbs(file) {
-		return file
-	}
-	return filepath.Join(d.dir, file)
 }
 
 // secretsOf lists the secrets that leave the process: the environment

@@ -63,6 +63,7 @@ notify { webhook = var.hook }
 func TestTouches(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "users.csv"), "name\nann\n")
+	writeFile(t, filepath.Join(dir, "ca.pem"), "a stand-in")
 	s, err := Parse(filepath.Join(dir, "all.hcl"), []byte(everything), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestTouches(t *testing.T) {
 	eq(t, "on_trap argv", tc.Commands[2].Argv[2], "echo trapped\r\x1b[2K")
 	eq(t, "files", tc.Files, []FileUse{
 		{filepath.Join(dir, "users.csv"), `data "users"`},
-		{"ca.pem", "target.tls ca_file"},
+		{filepath.Join(dir, "ca.pem"), "target.tls ca_file"},
 	})
 	eq(t, "secrets", tc.Secrets, []SecretUse{
 		{What: "environment variable PROM_TOKEN", Origin: "http://prom.staging:9090", Host: "prom.staging", As: "bearer token"},
@@ -126,6 +127,7 @@ load {`, 1)
 func TestCheckSecretHosts(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "users.csv"), "name\nann\n")
+	writeFile(t, filepath.Join(dir, "ca.pem"), "a stand-in")
 	s, err := Parse(filepath.Join(dir, "all.hcl"), []byte(everything), nil)
 	if err != nil {
 		t.Fatal(err)

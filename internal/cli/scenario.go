@@ -16,21 +16,30 @@ import (
 
 // scenarioFlags are the flags every command that reads a scenario takes.
 type scenarioFlags struct {
-	vars []string
+	vars       []string
+	allowFiles []string
 }
 
 func (f *scenarioFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a scenario variable, NAME=VALUE (repeatable)")
+	cmd.Flags().StringArrayVar(&f.allowFiles, "allow-files", nil,
+		"let the scenario read data and TLS files from DIR too, not only from its own folder (repeatable)")
+}
+
+// options are the reader's options the flags give.
+func (f *scenarioFlags) options() (scenarios.Options, error) {
+	vars, err := f.values()
+	return scenarios.Options{Vars: vars, AllowFiles: f.allowFiles}, err
 }
 
 // load reads and validates the scenario; every problem is printed to stderr
 // with file:line:col and its source, and the error carries exit code 2.
 func (f *scenarioFlags) load(path string, stderr io.Writer) (*scenarios.Scenario, error) {
-	vars, err := f.values()
+	o, err := f.options()
 	if err != nil {
 		return nil, err
 	}
-	s, err := scenarios.Load(path, vars)
+	s, err := scenarios.LoadWith(path, o)
 	return reportedTo(s, err, stderr)
 }
 

@@ -73,7 +73,7 @@ func runSimulateFrom(ctx context.Context, sf *scenarioFlags, f *simulateFlags, a
 		}
 		name += " (with --set)"
 	}
-	s, perr := scenarios.Parse(name, src, vars)
+	s, perr := scenarios.ParseWith(name, src, scenarios.Options{Vars: vars, AllowFiles: sf.allowFiles})
 	s, err = reportedTo(s, perr, stderr)
 	if err != nil {
 		return err

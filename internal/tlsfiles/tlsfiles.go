@@ -9,7 +9,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"os"
 )
 
 // Files is a TLS setup by file name.
@@ -37,7 +36,7 @@ func (f Files) Load() (*tls.Config, error) {
 		InsecureSkipVerify: f.InsecureSkipVerify, //nolint:gosec // explicit user choice, documented
 	}
 	if f.CAFile != "" {
-		pem, err := os.ReadFile(f.CAFile)
+		pem, err := ReadFile(f.CAFile)
 		if err != nil {
 			return nil, fmt.Errorf("tls ca_file: %w", err)
 		}
@@ -49,9 +48,17 @@ func (f Files) Load() (*tls.Config, error) {
 	}
 	switch {
 	case f.CertFile != "" && f.KeyFile != "":
-		cert, err := tls.LoadX509KeyPair(f.CertFile, f.KeyFile)
+		certPEM, err := ReadFile(f.CertFile)
 		if err != nil {
-			return nil, fmt.Errorf("tls client certificate: %w", err)
+			return nil, fmt.Errorf("tls cert_file: %w", err)
+		}
+		keyPEM, err := ReadFile(f.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("tls key_file: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return nil, fmt.Errorf("tls client certificate %s and key %s: %w", f.CertFile, f.KeyFile, err)
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	case f.CertFile != "" || f.KeyFile != "":

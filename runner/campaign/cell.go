@@ -108,7 +108,7 @@ func (cp *campaign) cellScenario(c cell) (*scenarios.Scenario, error) {
 			vars = map[string]string{}
 		}
 		vars[base.Campaign.CapacityVariable] = strconv.FormatFloat(1-c.size, 'g', 6, 64)
-		s, err := scenarios.Parse(base.File, base.Source, vars)
+		s, err := scenarios.ParseWith(base.File, base.Source, scenarios.Options{Vars: vars, AllowFiles: base.AllowFiles})
 		if err != nil {
 			return nil, fmt.Errorf("the scenario with %s = %s: %w", base.Campaign.CapacityVariable, vars[base.Campaign.CapacityVariable], err)
 		}

@@ -7,7 +7,7 @@ target {
   allow_hosts = ["127.0.0.1"]
   protocol    = "http2"
   tls {
-    cert_file = "client.pem"
+    cert_file = "testdata/bad/client.pem"
   }
 }
 
