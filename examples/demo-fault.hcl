@@ -5,7 +5,7 @@
 # against a specimen you started:
 #
 #   go run ./examples/specimen -pods 2 -pod-rate 100 -addr 127.0.0.1:8080 &
-#   trigger run --var port=8080 examples/demo-fault.hcl
+#   trigger run --allow-commands --var port=8080 examples/demo-fault.hcl
 #
 # The numbers (docs/model.md, "A capacity trigger"):
 #   C = 200/s, λ = 80/s          ρ = 0.4
