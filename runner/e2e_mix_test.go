@@ -83,13 +83,16 @@ func TestRequestMixArrivesInItsShares(t *testing.T) {
 		users = append(users, u)
 		csvText += u[0] + `,"` + strings.ReplaceAll(u[1], `"`, `""`) + "\"\n"
 	}
-	file := filepath.Join(t.TempDir(), "users.csv")
+	// The data file sits in the scenario's folder, the only place a
+	// scenario may read from.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "users.csv")
 	if err := os.WriteFile(file, []byte(csvText), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	src := `
 scenario "mix" { max_duration = "1m" }
-data "users" { file = "` + file + `" }
+data "users" { file = "users.csv" }
 target {
   allow_hosts = ["127.0.0.1"]
   headers     = { "X-Common" = "yes" }
@@ -129,7 +132,7 @@ load {
 }
 recovery { hold = "1s" }
 `
-	s, err := scenarios.Parse("mix.hcl", []byte(src), nil)
+	s, err := scenarios.Parse(filepath.Join(dir, "mix.hcl"), []byte(src), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
