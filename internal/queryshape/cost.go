@@ -73,7 +73,7 @@ func CheckCost(expr string, ev Evaluation) error {
 	// Depth first: a deep tree is refused before the engine's own
 	// preprocessing recurses through it.
 	if d := depth(e); d > MaxDepth {
-		return fmt.Errorf("%w: the expression is nested %d deep, more than %d", ErrTooCostly, d, MaxDepth)
+		return fmt.Errorf("%w: the expression is nested more than %d deep", ErrTooCostly, MaxDepth)
 	}
 	if e, err = promql.PreprocessExpr(e, ev.Start, ev.End, ev.Step); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)

@@ -199,7 +199,7 @@ func TestEmbeddedEndToEnd(t *testing.T) {
 	}
 
 	// The JSON is decoded by client_golang's v1 client as such.
-	c, err := api.NewClient(api.Config{Address: e.URL()})
+	c, err := api.NewClient(api.Config{Address: e.URL(), RoundTripper: bearerTransport{e.Token(), api.DefaultRoundTripper}})
 	if err != nil {
 		t.Fatal(err)
 	}
