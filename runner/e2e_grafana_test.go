@@ -70,7 +70,7 @@ func TestE2EGrafanaDashboardQueries(t *testing.T) {
 	}
 	end := res.Start.Add(time.Duration(res.Document.Observation.EndS * float64(time.Second)))
 
-	db, err := prom.OpenEmbedded(context.Background(), filepath.Join(res.OutDir, "prometheus"), "")
+	db, err := prom.OpenRecorded(context.Background(), filepath.Join(res.OutDir, "prometheus"), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -85,6 +84,7 @@ type Embedded struct {
 	srv     *http.Server
 	url     string
 	token   string
+	tempDir string // removed by Close: OpenRecorded's copy
 	remote  *Remote
 	scrapeC *http.Client
 
@@ -110,22 +110,6 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("prom: embedded dir: %w", err)
-	}
-	return start(ctx, cfg)
-}
-
-// OpenEmbedded serves the data a previous Embedded left in dir, with no
-// scraping, on listen (a loopback address; "" = DefaultListen, a free
-// port): `trigger prometheus` serves a recorded run through it. The TSDB
-// is opened normally (it takes the directory's lock and replays the WAL),
-// so dir must be writable and not in use.
-func OpenEmbedded(ctx context.Context, dir, listen string) (*Embedded, error) {
-	if _, err := os.Stat(filepath.Join(dir, "wal")); err != nil {
-		return nil, fmt.Errorf("prom: %s holds no recorded Prometheus data: %w", dir, err)
-	}
-	cfg, err := EmbeddedConfig{Dir: dir, Listen: listen}.withDefaults()
-	if err != nil {
-		return nil, err
 	}
 	return start(ctx, cfg)
 }
@@ -288,6 +272,11 @@ func (e *Embedded) Close() error {
 		e.scrapeC.CloseIdleConnections()
 		if err := e.db.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("prom: close tsdb: %w", err))
+		}
+		if e.tempDir != "" {
+			if err := os.RemoveAll(e.tempDir); err != nil {
+				errs = append(errs, fmt.Errorf("prom: remove the copy: %w", err))
+			}
 		}
 		e.closeErr = errors.Join(errs...)
 	})
