@@ -100,7 +100,8 @@ type apiServer struct {
 	// subqueryStep is the step of a subquery without one: the engine's
 	// NoStepSubqueryIntervalFn, for the cost check.
 	subqueryStep time.Duration
-	sem          chan struct{} // bounds the evaluations in flight
+	sem          chan struct{} // bounds the run's own evaluations in flight
+	otherSem     chan struct{} // bounds everyone else's, apart from the run's
 	now          func() time.Time
 }
 
@@ -114,6 +115,7 @@ func newAPI(db storage.Queryable, engine *promql.Engine, lookback, subqueryStep 
 		lookback:     lookback,
 		subqueryStep: subqueryStep,
 		sem:          make(chan struct{}, maxConcurrentQueries),
+		otherSem:     make(chan struct{}, maxOtherQueries),
 		now:          time.Now,
 	}
 }
@@ -198,7 +200,10 @@ func badParam(name string, err error) *apiError {
 }
 
 // queryContext applies the optional timeout parameter and waits for an
-// evaluation slot. The returned release must be called.
+// evaluation slot: one of the run's own (a request guard marked as the
+// run's, ownRequest) or one of the others', so that nobody else's queries
+// hold the slots the run's sampling needs. The returned release must be
+// called.
 func (a *apiServer) queryContext(r *http.Request) (context.Context, func(), *apiError) {
 	ctx, cancel := r.Context(), func() {}
 	if s := r.FormValue("timeout"); s != "" {
@@ -211,13 +216,17 @@ func (a *apiServer) queryContext(r *http.Request) (context.Context, func(), *api
 		}
 		ctx, cancel = context.WithTimeout(ctx, d)
 	}
+	sem := a.otherSem
+	if ownRequest(r.Context()) {
+		sem = a.sem
+	}
 	select {
-	case a.sem <- struct{}{}:
+	case sem <- struct{}{}:
 	case <-ctx.Done():
 		cancel()
 		return nil, nil, engineError(ctx.Err())
 	}
-	return ctx, func() { <-a.sem; cancel() }, nil
+	return ctx, func() { <-sem; cancel() }, nil
 }
 
 // queryOpts reads the optional lookback_delta parameter.

@@ -83,7 +83,8 @@ type Embedded struct {
 	ln      net.Listener
 	srv     *http.Server
 	url     string
-	token   string
+	token   string // the operator's
+	own     string // the Querier's
 	tempDir string // removed by Close: OpenRecorded's copy
 	remote  *Remote
 	scrapeC *http.Client
@@ -193,14 +194,15 @@ func start(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		ln:      ln,
 		url:     "http://" + ln.Addr().String(),
 		token:   newToken(),
+		own:     newToken(),
 		scrapeC: &http.Client{Transport: newTransport(nil)},
 	}
-	e.remote, err = NewRemote(RemoteConfig{Address: e.url, BearerToken: e.token})
+	e.remote, err = NewRemote(RemoteConfig{Address: e.url, BearerToken: e.own})
 	if err != nil {
 		return nil, errors.Join(err, ln.Close(), db.Close())
 	}
 	e.srv = &http.Server{
-		Handler:           guard(e.token, newAPI(db, engine, cfg.Lookback, cfg.ScrapeInterval).handler()),
+		Handler:           guard(e.own, e.token, newAPI(db, engine, cfg.Lookback, cfg.ScrapeInterval).handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
@@ -225,9 +227,11 @@ func start(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 // URL returns the base URL of the HTTP API, "http://127.0.0.1:PORT".
 func (e *Embedded) URL() string { return e.url }
 
-// Token returns the bearer token every request to the HTTP API must carry
-// ("Authorization: Bearer TOKEN"): 64 hex digits, new for each server.
-// Querier sends it.
+// Token returns the bearer token a client other than Querier (Grafana,
+// promtool, the operator) sends to the HTTP API ("Authorization: Bearer
+// TOKEN"): 64 hex digits, new for each server. Querier sends a token of
+// its own, not shown, whose queries have slots of their own: nobody
+// else's queries can make the run's wait.
 func (e *Embedded) Token() string { return e.token }
 
 // Dir returns the TSDB directory.

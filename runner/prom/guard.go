@@ -1,6 +1,7 @@
 package prom
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -32,10 +33,11 @@ func newToken() string {
 // panic into a 500 (the process lives on); a Host check that answers 403
 // to a Host header that is not localhost or a loopback address (a page
 // of another site whose name was rebound to 127.0.0.1 sends its own
-// name); the bearer token, without which the answer is 401; and a bound
-// on the request body.
-func guard(token string, h http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
+// name); a bearer token, without which the answer is 401: own (the run's
+// own client, whose requests are marked for ownRequest) or token (the
+// one given to the operator); and a bound on the request body.
+func guard(own, token string, h http.Handler) http.Handler {
+	wantOwn, want := []byte("Bearer "+own), []byte("Bearer "+token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -52,15 +54,30 @@ func guard(token string, h http.Handler) http.Handler {
 				Error: "the Host header must be localhost or a loopback address"})
 			return
 		}
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		got := []byte(r.Header.Get("Authorization"))
+		isOwn := subtle.ConstantTimeCompare(got, wantOwn) == 1
+		if !isOwn && subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="trigger"`)
 			writeJSON(w, http.StatusUnauthorized, response{Status: "error", ErrorType: errUnauthorized,
 				Error: "this API needs the run's bearer token: send Authorization: Bearer TOKEN"})
 			return
 		}
+		if isOwn {
+			r = r.WithContext(context.WithValue(r.Context(), ownKey{}, true))
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// ownKey marks, in a request's context, a request of the run's own client.
+type ownKey struct{}
+
+// ownRequest reports whether guard found the run's own token on the
+// request whose context is ctx.
+func ownRequest(ctx context.Context) bool {
+	own, _ := ctx.Value(ownKey{}).(bool)
+	return own
 }
 
 // loopbackHost reports whether a Host header names this machine:

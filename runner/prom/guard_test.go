@@ -84,8 +84,8 @@ func TestEmbeddedAPINeedsToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if other.Token() == e.Token() {
-		t.Error("two servers have the same token")
+	if other.Token() == e.Token() || e.own == e.Token() || len(e.own) != 64 {
+		t.Error("two servers, or the run's client and the operator, have the same token")
 	}
 	q := url.Values{"query": {"1"}}
 	for name, h := range map[string]map[string]string{
@@ -165,7 +165,7 @@ func TestEmbeddedAPIRefusesForeignHost(t *testing.T) {
 // server goes on answering.
 func TestGuardPanicIs500(t *testing.T) {
 	calls := 0
-	h := guard("tok", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := guard("own", "tok", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
 		if r.URL.Path == "/panic" {
 			panic("boom")
@@ -184,5 +184,30 @@ func TestGuardPanicIs500(t *testing.T) {
 	}
 	if calls != 2 {
 		t.Errorf("%d calls, want 2", calls)
+	}
+}
+
+// The run's own client has evaluation slots of its own: with every slot
+// of the other clients taken, their next query waits (here until its
+// timeout parameter, 503) while the run's is answered.
+func TestEmbeddedAPIKeepsSlotsForTheRun(t *testing.T) {
+	a := fixtureAPI(t)
+	srv := httptest.NewServer(guard("own", "tok", a.handler()))
+	defer srv.Close()
+	for range cap(a.otherSem) {
+		a.otherSem <- struct{}{}
+	}
+	q := url.Values{"query": {"1"}, "timeout": {"0.2"}}
+	if got := get(t, tokenClient("tok"), srv.URL, "/api/v1/query", q, nil); got.code != http.StatusServiceUnavailable || got.body.ErrorType != errTimeout {
+		t.Errorf("another client, its slots taken: %d %+v, want 503 timeout", got.code, got.body)
+	}
+	if got := get(t, tokenClient("own"), srv.URL, "/api/v1/query", q, nil); got.code != http.StatusOK {
+		t.Errorf("the run's client: %d %+v, want 200", got.code, got.body)
+	}
+	for range cap(a.otherSem) {
+		<-a.otherSem
+	}
+	if got := get(t, tokenClient("tok"), srv.URL, "/api/v1/query", q, nil); got.code != http.StatusOK {
+		t.Errorf("another client, slots free: %d %+v, want 200", got.code, got.body)
 	}
 }

@@ -15,8 +15,12 @@ import (
 // what one query may cost: nothing a query asks can take the run's
 // memory (docs/safety.md).
 const (
-	// maxConcurrentQueries bounds the PromQL evaluations in flight.
+	// maxConcurrentQueries bounds the PromQL evaluations in flight of
+	// the run's own client (Embedded.Querier).
 	maxConcurrentQueries = 4
+	// maxOtherQueries bounds those of every other client (Grafana,
+	// promtool, with Embedded.Token), in slots of their own.
+	maxOtherQueries = 2
 	// queryTimeout bounds one PromQL evaluation in the engine, whatever
 	// timeout the request asks for.
 	queryTimeout = 10 * time.Second
