@@ -70,7 +70,7 @@ func TestE2EGrafanaDashboardQueries(t *testing.T) {
 	}
 	end := res.Start.Add(time.Duration(res.Document.Observation.EndS * float64(time.Second)))
 
-	db, err := prom.OpenEmbedded(context.Background(), filepath.Join(res.OutDir, "prometheus"), "")
+	db, err := prom.OpenRecorded(context.Background(), filepath.Join(res.OutDir, "prometheus"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestE2EGrafanaDashboardQueries(t *testing.T) {
 	for title, exprs := range queries {
 		for _, expr := range exprs {
 			q := fill.Replace(expr)
-			series := queryRange(t, db.URL(), q, res.Start, end)
+			series := queryRange(t, db.URL(), db.Token(), q, res.Start, end)
 			if len(series) == 0 {
 				t.Errorf("panel %q: %s returned no data", title, q)
 				continue
@@ -109,12 +109,17 @@ type rangeSeries struct {
 }
 
 // queryRange evaluates q over [from, to] every second through the
-// Prometheus HTTP API at base, as Grafana does, and returns the series
-// with at least one finite value.
-func queryRange(t *testing.T, base, q string, from, to time.Time) []rangeSeries {
+// Prometheus HTTP API at base with the bearer token, as Grafana does, and
+// returns the series with at least one finite value.
+func queryRange(t *testing.T, base, token, q string, from, to time.Time) []rangeSeries {
 	t.Helper()
 	v := url.Values{"query": {q}, "start": {strconv.FormatInt(from.Unix(), 10)}, "end": {strconv.FormatInt(to.Unix()+1, 10)}, "step": {"1"}}
-	resp, err := http.Get(base + "/api/v1/query_range?" + v.Encode())
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, base+"/api/v1/query_range?"+v.Encode(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,6 +110,9 @@ func openMetrics(ctx context.Context, opts Options, driver prometheus.Gatherer) 
 			return nil, failf(KindHarness, "embedded prometheus: %w", err)
 		}
 		m.embedded, m.querier, m.address = e, e.Querier(), e.URL()
+		// The operator may query it during the run (Grafana, promtool):
+		// with the token, from this machine, within the cost bounds.
+		opts.logf("embedded Prometheus at %s, bearer token %s (this run's only; send Authorization: Bearer TOKEN)", e.URL(), e.Token())
 	} else {
 		cfg := prom.RemoteConfig{Address: p.Address, Timeout: p.Timeout}
 		if err := remoteAuth(&cfg, p.Auth, p.TLS, opts.getenv); err != nil {

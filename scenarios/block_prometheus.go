@@ -154,6 +154,9 @@ func (v *validator) prometheus() {
 	} {
 		v.errorf(len(q.text) > MaxQueryBytes, "prometheus."+q.name, "Query too long",
 			"The query is %d bytes; a query may be at most %d. Use a recording rule for a long expression.", len(q.text), MaxQueryBytes)
+		if len(q.text) <= MaxQueryBytes {
+			v.queryCost(q.text, "prometheus."+q.name)
+		}
 	}
 	v.warnf(strings.TrimSpace(p.Ingress) == "", "prometheus", "No ingress query",
 		"Without ingress (attempts per second arriving at the service) a run cannot measure A_fail, the amplification the service really suffers.")

@@ -130,6 +130,7 @@ func (v *validator) stopQuery(q, path string) {
 		v.errorf(true, path, "Query is not a vector",
 			"A stop_when query must return an instant vector, whose samples fire the brake; this one returns a %s. Compare series with a threshold, such as \"slo:burn_rate:ratio_1h > 10\".", promTypeName(t))
 	}
+	v.queryCost(q, path)
 }
 
 // promTypeName names a PromQL value type as Prometheus' documentation does.

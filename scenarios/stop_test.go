@@ -93,6 +93,8 @@ stop_when "x" { query = "up == 1" }`, "Duplicate stop_when", `"x"`, "already dec
 		{"name", `stop_when "../x" { query = "up == 0" }`, "Invalid stop_when name", `"../x"`, "letters, digits, dots, dashes and underscores"},
 		// A query too long to parse quickly.
 		{"long query", `stop_when "x" { query = "` + strings.Repeat("-", MaxQueryBytes) + `up" }`, "Query too long", `"` + strings.Repeat("-", MaxQueryBytes) + `up"`, "at most 2048"},
+		// A query over the run's Prometheus' cost bounds.
+		{"costly query", `stop_when "x" { query = "count_over_time(up[100d:1ms]) > 0" }`, "Query too costly", `"count_over_time(up[100d:1ms]) > 0"`, "8.64e+09"},
 		// Too many brakes.
 		{"too many", manyStops(MaxStopWhen + 1), "Too many stop_when blocks", `stop_when "s16"`, "at most 16"},
 		// The auth block is checked as the prometheus block's.

@@ -119,6 +119,9 @@ func TestSemanticChecks(t *testing.T) {
 		{"on_trap command missing", `action = "drop"`, `action = "command"`, "Missing command", "on_trap", "add command"},
 		// Prometheus.
 		{"prometheus address", `address = "embedded"`, `address = "prometheus:9090"`, "Invalid Prometheus address", `"prometheus:9090"`, "neither"},
+		// A query over the run's Prometheus' cost bounds (the audit's).
+		{"prometheus query too costly", `ingress = "q"`, `ingress = "count_over_time(up[100d:1ms])"`, "Query too costly", `"count_over_time(up[100d:1ms])"`, "8.64e+09"},
+		{"prometheus subquery without step", `ingress = "q"`, `ingress = "max_over_time(up[30d:])"`, "Query too costly", `"max_over_time(up[30d:])"`, "more than 1000000 evaluation steps"},
 		// Hosts: the target's allow_hosts also bound the Host header and
 		// the scrape targets; an entry with a port would match nothing.
 		{"host header", `url         = "http://127.0.0.1:8080/work"`, "url = \"http://127.0.0.1:8080/work\"\nheaders = { Host = \"prod.example:443\" }", "Host header not allowed", "Host", `"prod.example", which is not in allow_hosts`},

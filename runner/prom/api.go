@@ -97,18 +97,26 @@ type apiServer struct {
 	engine   *promql.Engine
 	parser   parser.Parser
 	lookback time.Duration
-	sem      chan struct{} // bounds the evaluations in flight
-	now      func() time.Time
+	// subqueryStep is the step of a subquery without one: the engine's
+	// NoStepSubqueryIntervalFn, for the cost check.
+	subqueryStep time.Duration
+	sem          chan struct{} // bounds the run's own evaluations in flight
+	otherSem     chan struct{} // bounds everyone else's, apart from the run's
+	now          func() time.Time
 }
 
-func newAPI(db storage.Queryable, engine *promql.Engine, lookback time.Duration) *apiServer {
+// newAPI serves db through engine; lookback is the engine's lookback
+// delta and subqueryStep its step of a subquery without one.
+func newAPI(db storage.Queryable, engine *promql.Engine, lookback, subqueryStep time.Duration) *apiServer {
 	return &apiServer{
-		db:       db,
-		engine:   engine,
-		parser:   queryshape.Parser(),
-		lookback: lookback,
-		sem:      make(chan struct{}, maxConcurrentQueries),
-		now:      time.Now,
+		db:           db,
+		engine:       engine,
+		parser:       queryshape.Parser(),
+		lookback:     lookback,
+		subqueryStep: subqueryStep,
+		sem:          make(chan struct{}, maxConcurrentQueries),
+		otherSem:     make(chan struct{}, maxOtherQueries),
+		now:          time.Now,
 	}
 }
 
@@ -192,7 +200,10 @@ func badParam(name string, err error) *apiError {
 }
 
 // queryContext applies the optional timeout parameter and waits for an
-// evaluation slot. The returned release must be called.
+// evaluation slot: one of the run's own (a request guard marked as the
+// run's, ownRequest) or one of the others', so that nobody else's queries
+// hold the slots the run's sampling needs. The returned release must be
+// called.
 func (a *apiServer) queryContext(r *http.Request) (context.Context, func(), *apiError) {
 	ctx, cancel := r.Context(), func() {}
 	if s := r.FormValue("timeout"); s != "" {
@@ -205,13 +216,17 @@ func (a *apiServer) queryContext(r *http.Request) (context.Context, func(), *api
 		}
 		ctx, cancel = context.WithTimeout(ctx, d)
 	}
+	sem := a.otherSem
+	if ownRequest(r.Context()) {
+		sem = a.sem
+	}
 	select {
-	case a.sem <- struct{}{}:
+	case sem <- struct{}{}:
 	case <-ctx.Done():
 		cancel()
 		return nil, nil, engineError(ctx.Err())
 	}
-	return ctx, func() { <-a.sem; cancel() }, nil
+	return ctx, func() { <-sem; cancel() }, nil
 }
 
 // queryOpts reads the optional lookback_delta parameter.
@@ -233,7 +248,8 @@ func (a *apiServer) query(r *http.Request, respond func(any, annotations.Annotat
 	if err != nil {
 		return badParam("time", err)
 	}
-	return a.run(r, respond, func(ctx context.Context, opts promql.QueryOpts, qs string) (promql.Query, error) {
+	ev := queryshape.Evaluation{Start: ts, End: ts}
+	return a.run(r, respond, ev, func(ctx context.Context, opts promql.QueryOpts, qs string) (promql.Query, error) {
 		return a.engine.NewInstantQuery(ctx, a.db, opts, qs, ts)
 	})
 }
@@ -261,14 +277,17 @@ func (a *apiServer) queryRange(r *http.Request, respond func(any, annotations.An
 	if end.Sub(start)/step > maxPointsPerSeries {
 		return &apiError{errBadData, errors.New("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)")}
 	}
-	return a.run(r, respond, func(ctx context.Context, opts promql.QueryOpts, qs string) (promql.Query, error) {
+	ev := queryshape.Evaluation{Start: start, End: end, Step: step}
+	return a.run(r, respond, ev, func(ctx context.Context, opts promql.QueryOpts, qs string) (promql.Query, error) {
 		return a.engine.NewRangeQuery(ctx, a.db, opts, qs, start, end, step)
 	})
 }
 
 // run builds the query of parameter query with newQuery, under the request's
-// lookback_delta and timeout and an evaluation slot, and executes it.
-func (a *apiServer) run(r *http.Request, respond func(any, annotations.Annotations, string), newQuery func(context.Context, promql.QueryOpts, string) (promql.Query, error)) *apiError {
+// lookback_delta and timeout and an evaluation slot, and executes it,
+// unless its cost as evaluated by ev is over queryshape's bounds: then
+// the answer is bad_data (400) before any evaluation.
+func (a *apiServer) run(r *http.Request, respond func(any, annotations.Annotations, string), ev queryshape.Evaluation, newQuery func(context.Context, promql.QueryOpts, string) (promql.Query, error)) *apiError {
 	opts, e := a.queryOpts(r)
 	if e != nil {
 		return e
@@ -279,6 +298,11 @@ func (a *apiServer) run(r *http.Request, respond func(any, annotations.Annotatio
 	}
 	defer release()
 	qs := r.FormValue("query")
+	ev.SubqueryStep = a.subqueryStep
+	if err := queryshape.CheckCost(qs, ev); errors.Is(err, queryshape.ErrTooCostly) {
+		return badParam("query", err)
+	}
+	// Any other error (a syntax error) the engine reports in its own words.
 	qry, err := newQuery(ctx, opts, qs)
 	if err != nil {
 		return constructionError(err)

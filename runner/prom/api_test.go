@@ -59,7 +59,7 @@ func fixtureAPI(t *testing.T) *apiServer {
 		t.Fatal(err)
 	}
 	engine := promql.NewEngine(promql.EngineOpts{MaxSamples: 1e6, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
-	a := newAPI(db, engine, 5*time.Minute)
+	a := newAPI(db, engine, 5*time.Minute, time.Second)
 	a.now = func() time.Time { return time.UnixMilli(t0 + 30_000) }
 	return a
 }
@@ -98,6 +98,12 @@ func TestAPIGolden(t *testing.T) {
 		{"range_zero_step", "GET", "/api/v1/query_range", url.Values{"query": {`g`}, "start": {sec(t0)}, "end": {sec(t0 + 4000)}, "step": {"0"}}},
 		{"range_end_before_start", "GET", "/api/v1/query_range", url.Values{"query": {`g`}, "start": {sec(t0 + 4000)}, "end": {sec(t0)}, "step": {"1"}}},
 		{"range_too_many_points", "GET", "/api/v1/query_range", url.Values{"query": {`g`}, "start": {sec(t0)}, "end": {sec(t0 + 86_400_000)}, "step": {"1"}}},
+		// Queries over the cost bounds are refused before evaluation, 400
+		// bad_data (the audit's query asked the engine for about 69 GB).
+		{"query_too_costly", "GET", "/api/v1/query", url.Values{"query": {`count_over_time(up[100d:1ms])`}, "time": {sec(t0)}}},
+		{"query_too_deep", "GET", "/api/v1/query", url.Values{"query": {strings.Repeat("-", 200) + "g"}, "time": {sec(t0)}}},
+		{"range_too_costly", "GET", "/api/v1/query_range", url.Values{"query": {`max_over_time(g[1m:1ms])`}, "start": {sec(t0)}, "end": {sec(t0 + 60_000)}, "step": {"1"}}},
+		{"range_step_under_a_millisecond", "GET", "/api/v1/query_range", url.Values{"query": {`g`}, "start": {sec(t0)}, "end": {sec(t0 + 1)}, "step": {"0.0001"}}},
 		// Label names, all and for a selector.
 		{"labels", "GET", "/api/v1/labels", nil},
 		{"labels_match", "GET", "/api/v1/labels", url.Values{"match[]": {`g`}}},

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/tsdb"
 
-	"github.com/trigger-test/trigger/internal/queryshape"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -34,12 +32,6 @@ const (
 	// DefaultLookback is how far back an instant selector looks for a
 	// sample (PromQL's lookback delta).
 	DefaultLookback = 5 * time.Minute
-	// maxConcurrentQueries bounds the PromQL evaluations in flight.
-	maxConcurrentQueries = 4
-	// queryTimeout bounds one PromQL evaluation in the engine.
-	queryTimeout = 2 * time.Minute
-	// maxSamplesPerQuery bounds the samples one query may hold in memory.
-	maxSamplesPerQuery = 50_000_000
 )
 
 // Target is something the embedded server scrapes: the URL of a /metrics
@@ -81,7 +73,9 @@ type EmbeddedConfig struct {
 
 // Embedded is an in-process Prometheus: a TSDB under Dir, the PromQL
 // engine, a scrape loop per target and Prometheus' HTTP query API on a
-// loopback port. Stop it with Close or by cancelling the context given to
+// loopback port, which answers only requests with its bearer token
+// (Token) and a loopback Host header, and refuses a query over the cost
+// bounds before evaluating it (limits.go). Stop it with Close or by cancelling the context given to
 // StartEmbedded.
 type Embedded struct {
 	db      *tsdb.DB
@@ -89,6 +83,9 @@ type Embedded struct {
 	ln      net.Listener
 	srv     *http.Server
 	url     string
+	token   string // the operator's
+	own     string // the Querier's
+	tempDir string // removed by Close: OpenRecorded's copy
 	remote  *Remote
 	scrapeC *http.Client
 
@@ -114,22 +111,6 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("prom: embedded dir: %w", err)
-	}
-	return start(ctx, cfg)
-}
-
-// OpenEmbedded serves the data a previous Embedded left in dir, with no
-// scraping, on listen (a loopback address; "" = DefaultListen, a free
-// port): `trigger prometheus` serves a recorded run through it. The TSDB
-// is opened normally (it takes the directory's lock and replays the WAL),
-// so dir must be writable and not in use.
-func OpenEmbedded(ctx context.Context, dir, listen string) (*Embedded, error) {
-	if _, err := os.Stat(filepath.Join(dir, "wal")); err != nil {
-		return nil, fmt.Errorf("prom: %s holds no recorded Prometheus data: %w", dir, err)
-	}
-	cfg, err := EmbeddedConfig{Dir: dir, Listen: listen}.withDefaults()
-	if err != nil {
-		return nil, err
 	}
 	return start(ctx, cfg)
 }
@@ -202,18 +183,7 @@ func start(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prom: open tsdb in %s: %w", cfg.Dir, err)
 	}
-	interval := cfg.ScrapeInterval
-	engine := promql.NewEngine(promql.EngineOpts{
-		Logger:               logger,
-		MaxSamples:           maxSamplesPerQuery,
-		Timeout:              queryTimeout,
-		LookbackDelta:        cfg.Lookback,
-		EnableAtModifier:     true,
-		EnableNegativeOffset: true,
-		Parser:               queryshape.Parser(),
-		// A subquery without a step uses the scrape interval.
-		NoStepSubqueryIntervalFn: func(int64) int64 { return interval.Milliseconds() },
-	})
+	engine := newEngine(logger, cfg.Lookback, cfg.ScrapeInterval)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("prom: embedded listen: %w", err), db.Close())
@@ -223,15 +193,18 @@ func start(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		engine:  engine,
 		ln:      ln,
 		url:     "http://" + ln.Addr().String(),
+		token:   newToken(),
+		own:     newToken(),
 		scrapeC: &http.Client{Transport: newTransport(nil)},
 	}
-	e.remote, err = NewRemote(RemoteConfig{Address: e.url})
+	e.remote, err = NewRemote(RemoteConfig{Address: e.url, BearerToken: e.own})
 	if err != nil {
 		return nil, errors.Join(err, ln.Close(), db.Close())
 	}
 	e.srv = &http.Server{
-		Handler:           newAPI(db, engine, cfg.Lookback).handler(),
+		Handler:           guard(e.own, e.token, newAPI(db, engine, cfg.Lookback, cfg.ScrapeInterval).handler()),
 		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
 	}
 	e.wg.Go(func() {
 		_ = e.srv.Serve(ln) // returns http.ErrServerClosed on Close
@@ -253,6 +226,13 @@ func start(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 
 // URL returns the base URL of the HTTP API, "http://127.0.0.1:PORT".
 func (e *Embedded) URL() string { return e.url }
+
+// Token returns the bearer token a client other than Querier (Grafana,
+// promtool, the operator) sends to the HTTP API ("Authorization: Bearer
+// TOKEN"): 64 hex digits, new for each server. Querier sends a token of
+// its own, not shown, whose queries have slots of their own: nobody
+// else's queries can make the run's wait.
+func (e *Embedded) Token() string { return e.token }
 
 // Dir returns the TSDB directory.
 func (e *Embedded) Dir() string { return e.db.Dir() }
@@ -296,6 +276,11 @@ func (e *Embedded) Close() error {
 		e.scrapeC.CloseIdleConnections()
 		if err := e.db.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("prom: close tsdb: %w", err))
+		}
+		if e.tempDir != "" {
+			if err := os.RemoveAll(e.tempDir); err != nil {
+				errs = append(errs, fmt.Errorf("prom: remove the copy: %w", err))
+			}
 		}
 		e.closeErr = errors.Join(errs...)
 	})

@@ -199,7 +199,7 @@ func TestEmbeddedEndToEnd(t *testing.T) {
 	}
 
 	// The JSON is decoded by client_golang's v1 client as such.
-	c, err := api.NewClient(api.Config{Address: e.URL()})
+	c, err := api.NewClient(api.Config{Address: e.URL(), RoundTripper: bearerTransport{e.Token(), api.DefaultRoundTripper}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func TestEmbeddedCloseKeepsData(t *testing.T) {
 	}
 
 	// The recorded data can be read again.
-	r, err := OpenEmbedded(context.Background(), dir, "")
+	r, err := OpenRecorded(context.Background(), dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,8 +373,8 @@ func TestEmbeddedCloseKeepsData(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenEmbedded(context.Background(), t.TempDir(), ""); err == nil {
-		t.Error("OpenEmbedded on an empty dir: no error")
+	if _, err := OpenRecorded(context.Background(), t.TempDir(), ""); err == nil {
+		t.Error("OpenRecorded on an empty dir: no error")
 	}
 }
 
