@@ -439,3 +439,25 @@ func TestFleetAbsurdReportMakesAgentLost(t *testing.T) {
 		}
 	})
 }
+
+// A report signed by its agent but with nonsense indices (a negative
+// from or cohorts_from) is no panic of the handler: it does not add up,
+// so the agent is lost and none of it is taken (it used to be ignored
+// while the run went on with the agent's later reports).
+func TestFleetRefusesNegativeIndices(t *testing.T) {
+	for _, rep := range []fleet.Report{
+		{Index: 0, Ready: true, CohortsFrom: -5, Cohorts: []loadgen.Cohort{{Index: 0}}},
+		{Index: 0, Ready: true, From: -3, Seconds: []loadgen.Second{{Index: 0}}},
+	} {
+		c, f, done := running(t)
+		if code, ctl := f.report(rep); code != http.StatusOK || !ctl.Stop {
+			t.Errorf("%+v: answered %d %+v, want 200 and stop", rep, code, ctl)
+		}
+		if err := testwait.Receive(t, done, 5*time.Second, "Run to return"); !errors.Is(err, fleet.ErrAgentLost) {
+			t.Errorf("Run = %v, want ErrAgentLost", err)
+		}
+		if n := len(c.TimelineSince(0)); n != 0 {
+			t.Errorf("%d seconds taken from a report with nonsense indices", n)
+		}
+	}
+}

@@ -139,7 +139,7 @@ func (f *fleetFlags) kubeOptions() (kube.Options, error) {
 	return o, nil
 }
 
-// printManifests writes what a kubernetes run would create (the token
+// printManifests writes what a kubernetes run would create (the keys
 // redacted) for --dry-run, and sends nothing.
 func (f *fleetFlags) printManifests(w io.Writer, test *convert.Test) error {
 	switch {
