@@ -10,8 +10,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -130,24 +134,57 @@ notify { webhook = %q }
 	}
 }
 
-// An agent pinned to another certificate refuses the coordinator's: it
-// never gets its assignment, and Launch fails.
+// An agent refuses any certificate but the one it pinned: pinned to
+// another, it refuses the coordinator's; behind a proxy that terminates
+// TLS with its own certificate (a relay reading the traffic), it refuses
+// the proxy's. Either way it never gets its assignment, and Launch fails.
 func TestFleetAgentRefusesOtherCertificate(t *testing.T) {
-	eng := &fleettest.Engine{Transport: okRT{}, Edit: func(c *fleet.AgentConfig) {
-		c.CertSHA256 = strings.Repeat("ab", 32)
-	}}
-	c, err := fleet.NewCoordinator(fleet.Config{RunID: "t", Agents: 1, Engine: eng, File: "f.hcl",
-		Source: scenario("http://127.0.0.1:1", 10, "3s"), JoinTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
-	if err := c.Launch(context.Background()); err == nil {
-		t.Fatal("Launch succeeded with an agent pinned to another certificate")
-	}
-	if err := eng.Err(0); !errors.Is(err, fleet.ErrCertMismatch) {
-		t.Errorf("agent: %v, want ErrCertMismatch", err)
-	}
+	t.Run("another pin", func(t *testing.T) {
+		eng := &fleettest.Engine{Transport: okRT{}, Edit: func(c *fleet.AgentConfig) {
+			c.CertSHA256 = strings.Repeat("ab", 32)
+		}}
+		c, err := fleet.NewCoordinator(fleet.Config{RunID: "t", Agents: 1, Engine: eng, File: "f.hcl",
+			Source: scenario("http://127.0.0.1:1", 10, "3s"), JoinTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(context.Background())
+		if err := c.Launch(context.Background()); err == nil {
+			t.Fatal("Launch succeeded with an agent pinned to another certificate")
+		}
+		if err := eng.Err(0); !errors.Is(err, fleet.ErrCertMismatch) {
+			t.Errorf("agent: %v, want ErrCertMismatch", err)
+		}
+	})
+	t.Run("a TLS-terminating proxy", func(t *testing.T) {
+		var target atomic.Value
+		proxied := atomic.Int64{}
+		px := httptest.NewTLSServer(&httputil.ReverseProxy{
+			Rewrite: func(r *httputil.ProxyRequest) {
+				proxied.Add(1)
+				r.SetURL(target.Load().(*url.URL))
+			},
+			Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+		})
+		defer px.Close()
+		eng := &fleettest.Engine{Transport: okRT{}}
+		c, err := fleet.NewCoordinator(fleet.Config{RunID: "t", Agents: 1, Engine: eng, File: "f.hcl",
+			Source: scenario("http://127.0.0.1:1", 10, "3s"), JoinTimeout: 5 * time.Second, Advertise: px.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(context.Background())
+		target.Store(&url.URL{Scheme: "https", Host: c.ListenAddr()})
+		if err := c.Launch(context.Background()); err == nil {
+			t.Fatal("Launch succeeded through a proxy with its own certificate")
+		}
+		if err := eng.Err(0); !errors.Is(err, fleet.ErrCertMismatch) {
+			t.Errorf("agent: %v, want ErrCertMismatch", err)
+		}
+		if n := proxied.Load(); n != 0 {
+			t.Errorf("the proxy got %d requests from the agent, want none", n)
+		}
+	})
 }
 
 // nopEngine starts nothing: the test speaks the agents' protocol itself.
