@@ -2,14 +2,15 @@ package fleet
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/trigger-test/trigger/convert"
@@ -19,11 +20,17 @@ import (
 
 // AgentConfig configures one agent (trigger agent).
 type AgentConfig struct {
-	Coordinator string // base URL
+	Coordinator string // base URL, https://
 	Index       int
-	Token       string
-	// Client talks to the coordinator; nil = a client of its own.
-	Client *http.Client
+	// Key is the agent's key, hex (AgentSpec.Keys[Index]): it signs every
+	// request.
+	Key string
+	// CertSHA256 is the coordinator's certificate's fingerprint
+	// (AgentSpec.CertSHA256): any other certificate is refused.
+	CertSHA256 string
+	// WrapTransport, when set, wraps the pinned transport that talks to
+	// the coordinator (tests: an agent killed at once).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// Transport overrides the driver's HTTP transport (tests).
 	Transport http.RoundTripper
 	// Logf prints notes (the agent's standard error); nil = none.
@@ -38,6 +45,8 @@ var ErrCoordinatorLost = errors.New("no answer from the coordinator")
 type agent struct {
 	cfg    AgentConfig
 	client *http.Client
+	key    []byte
+	seq    uint64    // the last request's sequence number
 	lastOK time.Time // the last Control received
 }
 
@@ -49,7 +58,10 @@ type agent struct {
 // coordinator for Silence it stops its driver and returns
 // ErrCoordinatorLost.
 func RunAgent(ctx context.Context, cfg AgentConfig) error {
-	a := &agent{cfg: cfg, client: cmp.Or(cfg.Client, &http.Client{}), lastOK: time.Now()}
+	a, err := newAgent(cfg)
+	if err != nil {
+		return err
+	}
 	asg, err := a.assignment(ctx)
 	if err != nil {
 		return err
@@ -63,14 +75,37 @@ func RunAgent(ctx context.Context, cfg AgentConfig) error {
 	return a.loop(ctx, asg, drv)
 }
 
+// newAgent checks cfg and builds the agent's pinned client.
+func newAgent(cfg AgentConfig) (*agent, error) {
+	if u, err := url.Parse(cfg.Coordinator); err != nil || u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("coordinator %q: want an https:// URL", cfg.Coordinator)
+	}
+	key, err := parseKey(cfg.Key)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := pinnedTransport(cfg.CertSHA256)
+	if err != nil {
+		return nil, err
+	}
+	var rt http.RoundTripper = tr
+	if cfg.WrapTransport != nil {
+		rt = cfg.WrapTransport(tr)
+	}
+	return &agent{cfg: cfg, client: &http.Client{Transport: rt}, key: key, lastOK: time.Now()}, nil
+}
+
 // assignment asks for the assignment until it comes or Silence passes.
 func (a *agent) assignment(ctx context.Context) (Assignment, error) {
 	var asg Assignment
-	url := a.cfg.Coordinator + AssignmentPath + "?index=" + strconv.Itoa(a.cfg.Index)
+	path := AssignmentPath + "?index=" + strconv.Itoa(a.cfg.Index)
 	for {
-		err := a.call(ctx, http.MethodGet, url, nil, &asg)
+		err := a.call(ctx, http.MethodGet, path, nil, &asg)
 		if err == nil {
 			return asg, nil
+		}
+		if errors.Is(err, ErrCertMismatch) {
+			return asg, fmt.Errorf("assignment: %w", err)
 		}
 		if time.Since(a.lastOK) > Silence || ctx.Err() != nil {
 			return asg, fmt.Errorf("%w: assignment: %v", ErrCoordinatorLost, err)
@@ -229,21 +264,24 @@ func (a *agent) post(ctx context.Context, rep Report) (Control, error) {
 	if err != nil {
 		return ctl, err
 	}
-	err = a.call(ctx, http.MethodPost, a.cfg.Coordinator+ReportPath, body, &ctl)
+	err = a.call(ctx, http.MethodPost, ReportPath, body, &ctl)
 	return ctl, err
 }
 
-// call makes one request to the coordinator within a second (and never
-// past the silence deadline) and decodes its answer.
-func (a *agent) call(ctx context.Context, method, url string, body []byte, out any) error {
+// call makes one signed request (path: with its query) to the
+// coordinator within a second (and never past the silence deadline) and
+// decodes its answer.
+func (a *agent) call(ctx context.Context, method, path string, body []byte, out any) error {
 	deadline := min(time.Second, max(time.Until(a.lastOK.Add(Silence)), 10*time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
 	defer cancel()
+	url := strings.TrimSuffix(a.cfg.Coordinator, "/") + path
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+a.cfg.Token)
+	a.seq++
+	req.Header.Set("Authorization", authHeader(a.key, method, req.URL.RequestURI(), a.cfg.Index, a.seq, body))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := a.client.Do(req)
 	if err != nil {

@@ -3,12 +3,15 @@ package fleet
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -24,7 +27,8 @@ type Config struct {
 	// Listen is the address the coordinator serves on; "" = 127.0.0.1:0.
 	Listen string
 	// Advertise is the base URL agents dial (a real cluster reaches the
-	// coordinator at another address); "" = http:// and the listening address.
+	// coordinator at another address), https://; "" = https:// and the
+	// listening address.
 	Advertise string
 	// File, Source and Vars are the scenario as read: its file name, HCL
 	// text and --var overrides. Seed is the run's seed.
@@ -58,7 +62,8 @@ var ErrAgentLost = errors.New("agent lost")
 // in-process driver.
 type Coordinator struct {
 	cfg   Config
-	token string
+	keys  []string // each agent's key, hex (AgentSpec.Keys)
+	cert  string   // the run's certificate's fingerprint (AgentSpec.CertSHA256)
 	url   string
 	srv   *http.Server
 	ln    net.Listener
@@ -79,8 +84,11 @@ type agentState struct {
 	lost                 string // why it was declared lost; "" while not
 	lastSeen             time.Time
 	lastDiagnosed        time.Time // when a late agent was last asked about (see checkSilence)
+	seq                  uint64    // the last sequence number accepted from it (auth.go)
+	key                  []byte    // its key
 	startedUnixNS        int64
 	rows                 []loadgen.Second
+	sums                 running // rows summed (validate.go)
 	cohorts              []loadgen.Cohort
 }
 
@@ -95,35 +103,55 @@ func NewCoordinator(cfg Config) (*Coordinator, error) {
 	cfg.JoinTimeout = cmp.Or(cfg.JoinTimeout, 30*time.Second)
 	cfg.StartLead = cmp.Or(cfg.StartLead, 500*time.Millisecond)
 	cfg.ReplanLead = cmp.Or(cfg.ReplanLead, 750*time.Millisecond)
+	var advHost string
+	if cfg.Advertise != "" {
+		u, err := url.Parse(cfg.Advertise)
+		if err != nil || u.Scheme != "https" || u.Host == "" {
+			return nil, fmt.Errorf("fleet: advertise %q: want an https:// URL (the agents speak TLS to the coordinator)", cfg.Advertise)
+		}
+		advHost = u.Hostname()
+	}
 	ln, err := net.Listen("tcp", cmp.Or(cfg.Listen, "127.0.0.1:0"))
 	if err != nil {
 		return nil, fmt.Errorf("fleet: listen: %w", err)
 	}
-	c := &Coordinator{cfg: cfg, token: randomToken(), ln: ln, serve: make(chan struct{}), changed: make(chan struct{}, 1)}
-	c.url = cmp.Or(strings.TrimSuffix(cfg.Advertise, "/"), "http://"+ln.Addr().String())
+	host, _, _ := net.SplitHostPort(ln.Addr().String())
+	cert, fp, err := newRunCert([]string{host, advHost})
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("fleet: the run's certificate: %w", err)
+	}
+	c := &Coordinator{cfg: cfg, cert: fp, ln: ln, serve: make(chan struct{}), changed: make(chan struct{}, 1)}
+	c.url = cmp.Or(strings.TrimSuffix(cfg.Advertise, "/"), "https://"+ln.Addr().String())
 	for range cfg.Agents {
-		c.agents = append(c.agents, &agentState{})
+		k := newKey()
+		b, _ := hex.DecodeString(k)
+		c.keys = append(c.keys, k)
+		c.agents = append(c.agents, &agentState{key: b})
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+AssignmentPath, c.handleAssignment)
 	mux.HandleFunc("POST "+ReportPath, c.handleReport)
-	c.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { defer close(c.serve); _ = c.srv.Serve(ln) }()
+	c.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+		// A peer that fails the handshake (a client that does not trust
+		// the certificate) is no news for the user.
+		ErrorLog: log.New(io.Discard, "", 0)}
+	tln := tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13})
+	go func() { defer close(c.serve); _ = c.srv.Serve(tln) }()
 	return c, nil
 }
 
-func randomToken() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
+// ListenAddr is the address the coordinator listens on (URL may be
+// another: a proxy's, a Service's).
+func (c *Coordinator) ListenAddr() string { return c.ln.Addr().String() }
 
 // URL is the base URL agents dial.
 func (c *Coordinator) URL() string { return c.url }
 
 // Spec is what the engine gets to launch the agents.
 func (c *Coordinator) Spec() AgentSpec {
-	return AgentSpec{RunID: c.cfg.RunID, Agents: c.cfg.Agents, Coordinator: c.url, Token: c.token, MaxDuration: c.cfg.MaxDuration + Silence}
+	return AgentSpec{RunID: c.cfg.RunID, Agents: c.cfg.Agents, Coordinator: c.url, CertSHA256: c.cert,
+		Keys: append([]string(nil), c.keys...), MaxDuration: c.cfg.MaxDuration + Silence}
 }
 
 // Launch starts the agents and waits until every one is ready (its

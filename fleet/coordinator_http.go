@@ -1,51 +1,76 @@
 package fleet
 
 import (
-	"crypto/subtle"
+	"bytes"
+	"crypto/hmac"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"time"
 )
 
-// authorized checks the run's token (Authorization: Bearer TOKEN).
-func (c *Coordinator) authorized(w http.ResponseWriter, r *http.Request) bool {
-	got := []byte(r.Header.Get("Authorization"))
-	want := []byte("Bearer " + c.token)
-	if subtle.ConstantTimeCompare(got, want) != 1 {
+// authenticate reads a request's body and checks its signature (auth.go):
+// 401 without our Authorization header, 403 for an unknown agent or a bad
+// signature, 409 for a sequence number not above the last accepted one
+// (a replay). It returns the agent's index and the body.
+func (c *Coordinator) authenticate(w http.ResponseWriter, r *http.Request) (int, []byte, bool) {
+	f, ok := parseAuth(r.Header.Get("Authorization"))
+	if !ok {
+		w.Header().Set("WWW-Authenticate", AuthScheme)
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
-		return false
+		return 0, nil, false
 	}
-	return true
+	if f.index < 0 || f.index >= len(c.agents) {
+		http.Error(w, "forbidden", http.StatusForbidden)
+		return 0, nil, false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		http.Error(w, "bad body", http.StatusBadRequest)
+		return 0, nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.agents[f.index]
+	if !hmac.Equal(f.mac, sign(a.key, r.Method, r.URL.RequestURI(), f.index, f.seq, body)) {
+		http.Error(w, "forbidden", http.StatusForbidden)
+		return 0, nil, false
+	}
+	if f.seq <= a.seq {
+		http.Error(w, "replayed request (sequence number "+strconv.FormatUint(f.seq, 10)+" not above "+strconv.FormatUint(a.seq, 10)+")", http.StatusConflict)
+		return 0, nil, false
+	}
+	a.seq = f.seq
+	return f.index, body, true
 }
 
-// knownAgent checks an agent's index, answering 400 when there is no such
-// agent.
-func (c *Coordinator) knownAgent(w http.ResponseWriter, i int) bool {
-	if i < 0 || i >= len(c.agents) {
-		http.Error(w, "no such agent", http.StatusBadRequest)
-		return false
-	}
-	return true
-}
-
-// handleAssignment answers GET /v1/assignment?index=I.
+// handleAssignment answers GET /v1/assignment?index=I: the agent's join.
+// A second join of one index (two agents with its key) makes it lost.
 func (c *Coordinator) handleAssignment(w http.ResponseWriter, r *http.Request) {
-	if !c.authorized(w, r) {
+	i, _, ok := c.authenticate(w, r)
+	if !ok {
 		return
 	}
-	i, err := strconv.Atoi(r.URL.Query().Get("index"))
-	if err != nil {
-		i = -1
-	}
-	if !c.knownAgent(w, i) {
+	if q, err := strconv.Atoi(r.URL.Query().Get("index")); err != nil || q != i {
+		c.markLost(i, "asked for another agent's assignment")
+		http.Error(w, "not your index", http.StatusForbidden)
 		return
 	}
 	c.mu.Lock()
 	a := c.agents[i]
+	twice := a.joined
 	a.joined, a.lastSeen = true, time.Now()
+	if twice && a.lost == "" && !a.final {
+		a.lost = "joined a second time: two agents hold its key"
+	}
 	c.mu.Unlock()
+	if twice {
+		c.logf("%s lost: joined a second time", AgentName(i))
+		http.Error(w, "already joined", http.StatusConflict)
+		return
+	}
 	writeJSON(w, Assignment{
 		RunID: c.cfg.RunID, Index: i, Agents: c.cfg.Agents,
 		File: c.cfg.File, Source: c.cfg.Source, Vars: c.cfg.Vars, Seed: c.cfg.Seed,
@@ -53,20 +78,25 @@ func (c *Coordinator) handleAssignment(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// handleReport takes POST /v1/report and answers with a Control.
+// handleReport takes POST /v1/report and answers with a Control. A
+// report that does not add up (validate.go) makes its agent lost: none
+// of it is data.
 func (c *Coordinator) handleReport(w http.ResponseWriter, r *http.Request) {
-	if !c.authorized(w, r) {
+	i, body, ok := c.authenticate(w, r)
+	if !ok {
 		return
 	}
 	var rep Report
-	if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&rep); err != nil {
-		http.Error(w, "bad report: "+err.Error(), http.StatusBadRequest)
-		return
+	err := json.NewDecoder(bytes.NewReader(body)).Decode(&rep)
+	if err == nil && rep.Index != i {
+		err = errors.New("the report names another agent")
 	}
-	if !c.knownAgent(w, rep.Index) {
-		return
+	var ctl Control
+	if err != nil {
+		ctl = c.refuse(i, "a report that does not read: "+truncateText(err.Error(), 200))
+	} else {
+		ctl = c.take(i, rep)
 	}
-	ctl := c.take(rep.Index, rep)
 	writeJSON(w, ctl)
 	select {
 	case c.changed <- struct{}{}:
@@ -74,17 +104,35 @@ func (c *Coordinator) handleReport(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// refuse declares agent i lost for why and tells it to stop.
+func (c *Coordinator) refuse(i int, why string) Control {
+	c.mu.Lock()
+	a := c.agents[i]
+	if a.lost == "" && !a.final {
+		a.lost = why
+	}
+	n := len(a.rows)
+	c.mu.Unlock()
+	c.logf("%s lost: %s", AgentName(i), why)
+	return Control{Have: n, Stop: true}
+}
+
 // take records an agent's report and says what it must do.
 func (c *Coordinator) take(i int, rep Report) Control {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	a := c.agents[i]
 	a.lastSeen = time.Now()
 	if a.lost != "" {
+		defer c.mu.Unlock()
 		return Control{Have: len(a.rows), Stop: true}
 	}
+	if why := c.checkReport(a, rep, time.Now()); why != "" {
+		c.mu.Unlock()
+		return c.refuse(i, "its report does not add up: "+why)
+	}
+	defer c.mu.Unlock()
 	if rep.Error != "" {
-		a.lost = "failed: " + rep.Error
+		a.lost = "failed: " + truncateText(rep.Error, 500)
 		return Control{Have: len(a.rows), Stop: true}
 	}
 	if rep.Interrupted != "" && !c.stop {
@@ -97,16 +145,15 @@ func (c *Coordinator) take(i int, rep Report) Control {
 	if rep.StartedUnixNS != 0 {
 		a.startedUnixNS = rep.StartedUnixNS
 	}
-	// Seconds overlapping what is held are skipped; a gap (a lost report)
-	// is refused, and Have makes the agent send from the right index.
-	if rep.From >= 0 && rep.From <= len(a.rows) {
-		for k, s := range rep.Seconds {
-			if rep.From+k == len(a.rows) && s.Index == len(a.rows) {
-				a.rows = append(a.rows, s)
-			}
+	// Seconds overlapping what is held are skipped (checkReport has
+	// checked every index).
+	for k, s := range rep.Seconds {
+		if rep.From+k == len(a.rows) {
+			a.rows = append(a.rows, s)
+			a.sums.add(s)
 		}
 	}
-	if rep.Cohorts != nil && rep.CohortsFrom >= 0 && rep.CohortsFrom <= len(a.cohorts) {
+	if rep.Cohorts != nil {
 		a.cohorts = append(a.cohorts[:rep.CohortsFrom], rep.Cohorts...)
 	}
 	if rep.Final && rep.From+len(rep.Seconds) <= len(a.rows) {

@@ -13,12 +13,16 @@
 // the allowlist itself, starts its driver at the common start instant and
 // reports its seconds four times a second.
 //
-// Protocol (every request carries Authorization: Bearer TOKEN):
+// Protocol, over TLS (the coordinator's certificate is made for the run and
+// pinned by the agents, pin.go; every request is signed with the agent's own
+// key and carries a growing sequence number, auth.go):
 //
 //	GET  /v1/assignment?index=I → Assignment (the scenario's file name,
-//	     HCL source and variables, seed, N, max_duration)
+//	     HCL text without its notify block, variables with the secrets
+//	     the load does not use replaced, seed, N, max_duration); once
 //	POST /v1/report             ← Report (ready, an error, seconds from
-//	     index From, cohorts from CohortsFrom, final)
+//	     index From, cohorts from CohortsFrom, final), checked before
+//	     any of it is taken (validate.go)
 //	                            → Control (have, start instant, stop, replan)
 //
 // An agent that gets no Control for Silence (3 s) stops its driver and

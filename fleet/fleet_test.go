@@ -180,36 +180,3 @@ func TestFleetAgentChecksAllowlist(t *testing.T) {
 		t.Fatalf("Launch = %v, want an allowlist refusal naming the agent", err)
 	}
 }
-
-// A report with the token but nonsense indices (a negative cohorts_from or
-// from) is ignored, not a panic of the coordinator's handler; the run goes
-// on with the agents' own reports.
-func TestFleetRefusesNegativeIndices(t *testing.T) {
-	eng := &fleettest.Engine{Transport: okRT{}}
-	c := start(t, 1, scenario("http://127.0.0.1:1", 20, "30s"), eng)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	testwait.For(t, 10*time.Second, 20*time.Millisecond, "a merged second", func() bool { return len(c.TimelineSince(0)) >= 1 })
-	spec := eng.Spec()
-	for _, body := range []string{
-		`{"index":0,"ready":true,"from":0,"cohorts_from":-5,"cohorts":[{"index":0}]}`,
-		`{"index":0,"ready":true,"from":-3,"seconds":[{"index":0}]}`,
-	} {
-		req, _ := http.NewRequest(http.MethodPost, spec.Coordinator+fleet.ReportPath, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+spec.Token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("%s: %v (the handler died?)", body, err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("%s: %s", body, resp.Status)
-		}
-	}
-	n := len(c.TimelineSince(0))
-	testwait.For(t, 10*time.Second, 20*time.Millisecond, "the run to go on", func() bool { return len(c.TimelineSince(0)) > n+1 })
-	cancel()
-	<-done
-}

@@ -59,13 +59,18 @@ func (e *LocalEngine) Start(ctx context.Context, spec AgentSpec) error {
 	if len(e.procs) > 0 {
 		return errors.New("local engine: already started")
 	}
-	env := append(os.Environ(), TokenEnv+"="+spec.Token)
+	if len(spec.Keys) != spec.Agents {
+		return fmt.Errorf("local engine: %d keys for %d agents", len(spec.Keys), spec.Agents)
+	}
+	// The key and the fingerprint go in each process's environment, which
+	// only its user can read, not in its argv, which ps shows to all.
+	env := append(os.Environ(), CertEnv+"="+spec.CertSHA256)
 	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
 		env = append(env, "GOMAXPROCS="+strconv.Itoa(agentProcs(runtime.GOMAXPROCS(0), spec.Agents)))
 	}
 	for i := range spec.Agents {
 		cmd := exec.Command(bin, spec.Command(i)...)
-		cmd.Env = env
+		cmd.Env = append(env[:len(env):len(env)], KeyEnv+"="+spec.Keys[i])
 		p := &localProc{cmd: cmd, stderr: &tail{max: 2048}, done: make(chan struct{})}
 		cmd.Stderr, cmd.Stdout = p.stderr, p.stderr
 		if err := cmd.Start(); err != nil {

@@ -1,16 +1,25 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/fleet"
 	"github.com/trigger-test/trigger/fleet/fleettest"
+	"github.com/trigger-test/trigger/loadgen"
 )
 
 // runFleet runs e against a fresh System A specimen with its load spread
@@ -111,4 +120,80 @@ func TestE2EFleetLostAgentIsInconclusive(t *testing.T) {
 		t.Errorf("verdict %s, fleet %+v", d.Verdict, d.Fleet)
 	}
 	t.Logf("run ended %.1f s after the kill: %v", time.Since(killedAt).Seconds(), err)
+}
+
+// forge posts a report for agent index as someone between the agents and
+// the coordinator would: trusting any certificate, signed with key (none
+// when ""), and returns the status.
+func forge(t *testing.T, spec fleet.AgentSpec, index int, key string, rep fleet.Report) int {
+	t.Helper()
+	body, _ := json.Marshal(rep)
+	req, err := http.NewRequest(http.MethodPost, spec.Coordinator+fleet.ReportPath, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		if err := fleet.Sign(req, key, index, 1<<40, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: 2 * time.Second}).Do(req)
+	if err != nil {
+		t.Errorf("forged report: %v", err)
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// A trapped run (TestE2EFleetTrapped) with forged reports of an agent's
+// seconds (sent = −7, a latency of 1e308) posted during its warmup: those
+// without the agent's key are refused and change nothing; the one signed
+// with its key does not add up and makes the agent lost. The run ends
+// inconclusive, never recovered (a pass), and the forged values are in
+// no timeline.
+func TestE2EFleetForgedReportCannotPass(t *testing.T) {
+	skipShort(t)
+	eng := &fleettest.Engine{}
+	forged := loadgen.Second{Index: 0, Sent: -7, Latency: loadgen.Summary{Count: 1, Mean: 1e308, P50: 1e308, P99: 1e308, Max: 1e308}}
+	rep := fleet.Report{Index: 1, Ready: true, StartedUnixNS: time.Now().UnixNano(), Seconds: []loadgen.Second{forged}}
+	var codes []int
+	res, err := runFleet(t, e2eScenario{capacity: 200, baseline: 80, k: 5, retries: 2, timeout: "1s", spike: "10s"}, eng, func(o *Options) {
+		o.Progress = func(st Status) {
+			if codes == nil && st.Phase == "warmup" && st.Elapsed > time.Second {
+				spec := eng.Spec()
+				codes = append(codes,
+					forge(t, spec, 1, "", rep),
+					forge(t, spec, 1, strings.Repeat("0", 64), rep),
+					forge(t, spec, 1, spec.Keys[0], rep), // agent 0's key for agent 1
+				)
+				codes = append(codes, forge(t, spec, 1, spec.Keys[1], rep))
+			}
+		}
+	})
+	if want := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusForbidden, http.StatusOK}; !slices.Equal(codes, want) {
+		t.Errorf("forged reports answered %v, want %v", codes, want)
+	}
+	var re *Error
+	if !errors.As(err, &re) || re.Kind != KindInconclusive || !errors.Is(err, ErrAgentLost) || !strings.Contains(err.Error(), "agent-1") {
+		t.Fatalf("Run = %v, want inconclusive with agent-1 lost", err)
+	}
+	d := res.Document
+	if d.Verdict != analysis.VerdictInconclusive || d.Fleet == nil || !strings.Contains(d.Fleet.PerAgent[1].Lost, "does not add up") {
+		t.Errorf("verdict %s, fleet %+v; want inconclusive, agent-1 lost for a report that does not add up", d.Verdict, d.Fleet)
+	}
+	if d.Fleet != nil && d.Fleet.PerAgent[0].Lost != "" {
+		t.Errorf("agent-0 lost (%s) by forged reports it did not sign", d.Fleet.PerAgent[0].Lost)
+	}
+	csv, _ := os.ReadFile(filepath.Join(res.OutDir, "timeline.csv"))
+	for _, row := range res.Timeline {
+		if row.Sent < 0 || row.LatencyP99S > 3600 {
+			t.Errorf("timeline row %+v holds a forged value", row)
+		}
+	}
+	if bytes.Contains(csv, []byte("e+308")) || bytes.Contains(csv, []byte(",-7,")) {
+		t.Error("timeline.csv holds a forged value")
+	}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/fleet"
+	"github.com/trigger-test/trigger/scenarios"
 )
 
 // startFleet starts the coordinator and the agents and waits until every
@@ -18,10 +20,14 @@ import (
 func startFleet(ctx context.Context, opts Options) (*fleet.Coordinator, error) {
 	fo := opts.Fleet
 	spec := AgentSpecOf(opts.Test, fo)
+	src, vars, err := agentScenario(opts.Test, fo)
+	if err != nil {
+		return nil, &Error{Kind: KindUsage, Err: err}
+	}
 	c, err := fleet.NewCoordinator(fleet.Config{
 		RunID:  spec.RunID,
 		Agents: fo.Agents, Engine: fo.Engine, Listen: fo.Listen, Advertise: fo.Advertise,
-		File: fo.File, Source: fo.Source, Vars: fo.Vars, Seed: max(opts.Seed, 1),
+		File: fo.File, Source: src, Vars: vars, Seed: max(opts.Seed, 1),
 		MaxInFlight: opts.Test.Driver.MaxInFlight,
 		MaxDuration: spec.MaxDuration,
 		JoinTimeout: fo.JoinTimeout,
@@ -38,6 +44,19 @@ func startFleet(ctx context.Context, opts Options) (*fleet.Coordinator, error) {
 	}
 	opts.logf("%d agents ready (%s engine), coordinator at %s", fo.Agents, fo.Engine.Name(), c.URL())
 	return c, nil
+}
+
+// agentScenario is the scenario the agents get (fleet.AgentScenario): no
+// notify block, and no secret their load does not use.
+func agentScenario(test *convert.Test, fo *FleetOptions) ([]byte, map[string]string, error) {
+	s := test.Scenario
+	if s == nil || !bytes.Equal(s.Source, fo.Source) {
+		var err error
+		if s, err = scenarios.Parse(fo.File, fo.Source, fo.Vars); err != nil {
+			return nil, nil, fmt.Errorf("the scenario for the agents: %w", err)
+		}
+	}
+	return fleet.AgentScenario(s, fo.Vars)
 }
 
 // agentGrace is how long the agents outlive the run's own limit: the run

@@ -73,12 +73,14 @@ type FleetOptions struct {
 	// NewRunID.
 	RunID string
 	// File, Source and Vars are the scenario as read (its file name, HCL
-	// text and --var overrides): each agent reads it as the run did.
+	// text and --var overrides): each agent reads it as the run did, less
+	// what its load does not use (fleet.AgentScenario).
 	File   string
 	Source []byte
 	Vars   map[string]string
 	// Listen is the coordinator's address ("" = 127.0.0.1:0), Advertise
-	// the base URL agents dial ("" = http:// and the listening address).
+	// the base URL agents dial, https:// ("" = https:// and the listening
+	// address).
 	Listen, Advertise string
 	// JoinTimeout bounds the wait for every agent to be ready; 0 = 30 s.
 	JoinTimeout time.Duration

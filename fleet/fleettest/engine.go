@@ -18,6 +18,9 @@ import (
 type Engine struct {
 	// Transport is the agents' drivers' transport; nil = their own.
 	Transport http.RoundTripper
+	// Edit, when set, changes each agent's configuration before it starts
+	// (tests: a relay between the agents and the coordinator, another pin).
+	Edit func(*fleet.AgentConfig)
 
 	mu     sync.Mutex
 	agents []*agent
@@ -25,8 +28,9 @@ type Engine struct {
 	wg     sync.WaitGroup
 }
 
-// Spec is what the coordinator gave Start: its address and the agents'
-// token (tests that speak the protocol themselves).
+// Spec is what the coordinator gave Start: its address, the agents' keys
+// and the certificate's fingerprint (tests that speak the protocol
+// themselves).
 func (e *Engine) Spec() fleet.AgentSpec {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -51,11 +55,15 @@ func (e *Engine) Start(ctx context.Context, spec fleet.AgentSpec) error {
 	for i := range spec.Agents {
 		actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		a := &agent{cancel: cancel, done: make(chan struct{})}
-		client := &http.Client{Transport: killable{a: a, rt: http.DefaultTransport}}
 		e.agents = append(e.agents, a)
+		cfg := fleet.AgentConfig{Coordinator: spec.Coordinator, Index: i, Key: spec.Keys[i], CertSHA256: spec.CertSHA256,
+			Transport: e.Transport, WrapTransport: func(rt http.RoundTripper) http.RoundTripper { return killable{a: a, rt: rt} }}
+		if e.Edit != nil {
+			e.Edit(&cfg)
+		}
 		e.wg.Go(func() {
 			defer close(a.done)
-			a.err = fleet.RunAgent(actx, fleet.AgentConfig{Coordinator: spec.Coordinator, Index: i, Token: spec.Token, Client: client, Transport: e.Transport})
+			a.err = fleet.RunAgent(actx, cfg)
 		})
 	}
 	return nil

@@ -1,11 +1,14 @@
 // Package kube is the Kubernetes engine of package fleet: a run's agents
-// are the pods of one Indexed Job, each with the run's token from a Secret
-// owned by that Job.
+// are the pods of one Indexed Job, each with its own key and the
+// coordinator's certificate fingerprint from a Secret owned by that Job.
 //
 // Start creates the Job, then the Secret (owner-referenced to the Job, so
 // deleting the Job removes it too). Every pod runs the image's entrypoint
-// with `agent --coordinator URL --index $(JOB_COMPLETION_INDEX)`; the
-// kubelet expands the index from the pod's completion-index annotation.
+// with `agent --coordinator URL --index $(JOB_COMPLETION_INDEX) --key-file
+// /var/run/trigger/key-$(JOB_COMPLETION_INDEX)`; the kubelet expands the
+// index from the pod's completion-index annotation. The keys are the
+// Secret's, mounted read-only; the fingerprint comes from it as
+// TRIGGER_AGENT_CERT_SHA256.
 // The coordinator waits for the agents to join; Diagnose and
 // WaitPodsRunning say why a pod has not. Stop deletes the Job (its pods
 // go with it) and the Secret. The Job's activeDeadlineSeconds and
@@ -83,7 +86,7 @@ func (e *Engine) Name() string { return "kubernetes" }
 // Namespace is the namespace the engine creates its Job and Secret in.
 func (e *Engine) Namespace() string { return e.namespace }
 
-// Start creates the run's Job and its token's Secret and returns; the pods
+// Start creates the run's Job and its keys' Secret and returns; the pods
 // start on their own and the agents join the coordinator. On an error it
 // deletes what it had created; Stop is safe after it either way.
 func (e *Engine) Start(ctx context.Context, spec fleet.AgentSpec) error {

@@ -89,8 +89,8 @@ func TestStartCreatesJobAndOwnedSecret(t *testing.T) {
 	if err != nil {
 		t.Fatalf("secret not created: %v", err)
 	}
-	if string(secret.Data[TokenKey]) != testToken {
-		t.Errorf("secret token %q", secret.Data[TokenKey])
+	if string(secret.Data["key-0"]) != testKey0 || string(secret.Data[CertKey]) != testCert {
+		t.Errorf("secret data %q", secret.Data)
 	}
 	if len(secret.OwnerReferences) != 1 {
 		t.Fatalf("secret owner references %+v, want the Job", secret.OwnerReferences)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/trigger-test/trigger/fleet"
@@ -26,8 +27,15 @@ const (
 	RunIDLabel = "trigger.run-id"
 	// RunIDAnnotation carries the run's id unchanged.
 	RunIDAnnotation = "trigger.run-id"
-	// TokenKey is the Secret's key holding the agents' token.
-	TokenKey = "token"
+	// CertKey is the Secret's key holding the fingerprint of the
+	// coordinator's certificate, which the agents pin (fleet.CertEnv).
+	CertKey = "cert-sha256"
+	// AgentKeyPrefix and the agent's index are the Secret's key holding
+	// that agent's key; the pods mount the Secret at KeyDir and read
+	// their own with --key-file.
+	AgentKeyPrefix = "key-"
+	// KeyDir is where the agent pods mount the Secret's keys.
+	KeyDir = "/var/run/trigger"
 	// ContainerName is the agent container's name.
 	ContainerName = "agent"
 	// IndexEnv is the env var holding the pod's completion index, from
@@ -35,7 +43,7 @@ const (
 	IndexEnv = "JOB_COMPLETION_INDEX"
 )
 
-// redacted replaces the token in the dry run's Secret.
+// redacted replaces the keys and the fingerprint in the dry run's Secret.
 const redacted = "REDACTED"
 
 // Fixed parts of every agent pod.
@@ -56,8 +64,9 @@ const (
 // JobName is the name of the run's Job (a DNS label derived from the run's id).
 func JobName(runID string) string { return dnsName("trigger-"+runID, maxNameLen) }
 
-// SecretName is the name of the Secret holding the run's token.
-func SecretName(runID string) string { return JobName(runID) + "-token" }
+// SecretName is the name of the Secret holding the run's agent keys and
+// certificate fingerprint.
+func SecretName(runID string) string { return JobName(runID) + "-keys" }
 
 // RunLabelValue is the run's id made a valid label value: RunIDLabel's value.
 func RunLabelValue(runID string) string { return labelValue(runID) }
@@ -67,7 +76,8 @@ func RunLabelValue(runID string) string { return labelValue(runID) }
 func Selector(runID string) string { return RunIDLabel + "=" + labelValue(runID) }
 
 // Manifests returns the Job and the Secret that Start creates for spec, in
-// that order (the Secret holds spec.Token; Start adds its owner reference
+// that order (the Secret holds spec.Keys and spec.CertSHA256, which no
+// argument and no plain env value of the Job carries; Start adds its owner reference
 // to the Job once the Job exists). The dry run prints them with
 // ManifestsYAML.
 func Manifests(spec fleet.AgentSpec, opts Options) ([]runtime.Object, error) {
@@ -82,6 +92,9 @@ func Manifests(spec fleet.AgentSpec, opts Options) ([]runtime.Object, error) {
 	}
 	if spec.Coordinator == "" {
 		return nil, errors.New("kubernetes: no coordinator URL for the agents to dial (--advertise)")
+	}
+	if !strings.HasPrefix(spec.Coordinator, "https://") {
+		return nil, fmt.Errorf("kubernetes: --advertise %q: want an https:// URL (the agents speak TLS to the coordinator)", spec.Coordinator)
 	}
 	if spec.MaxDuration <= 0 {
 		return nil, errors.New("kubernetes: the run has no max duration: the Job's deadline needs one")
@@ -135,9 +148,23 @@ func Manifests(spec fleet.AgentSpec, opts Options) ([]runtime.Object, error) {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: meta(secretName),
 		Type:       corev1.SecretTypeOpaque,
-		Data:       map[string][]byte{TokenKey: []byte(spec.Token)},
+		Data:       secretData(spec),
 	}
 	return []runtime.Object{job, secret}, nil
+}
+
+// secretData is the Secret's content: the certificate's fingerprint and
+// each agent's key (empty ones in a dry run, which has none yet).
+func secretData(spec fleet.AgentSpec) map[string][]byte {
+	data := map[string][]byte{CertKey: []byte(spec.CertSHA256)}
+	for i := range spec.Agents {
+		var k string
+		if i < len(spec.Keys) {
+			k = spec.Keys[i]
+		}
+		data[AgentKeyPrefix+strconv.Itoa(i)] = []byte(k)
+	}
+	return data
 }
 
 // podSpec is the agent pod: one non-root container with a read-only root
@@ -150,9 +177,12 @@ func podSpec(spec fleet.AgentSpec, opts Options, secretName string, res corev1.R
 		NodeSelector:                  copyMap(opts.NodeSelector),
 		TerminationGracePeriodSeconds: ptr(int64(terminationGrace)),
 		SecurityContext: &corev1.PodSecurityContext{
-			RunAsNonRoot:   ptr(true),
-			RunAsUser:      ptr(int64(nonRootID)),
-			RunAsGroup:     ptr(int64(nonRootID)),
+			RunAsNonRoot: ptr(true),
+			RunAsUser:    ptr(int64(nonRootID)),
+			RunAsGroup:   ptr(int64(nonRootID)),
+			// The keys' files are the group's (0440): readable by the
+			// agent, which is no root.
+			FSGroup:        ptr(int64(nonRootID)),
 			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 		Containers: []corev1.Container{{
@@ -168,10 +198,10 @@ func podSpec(spec fleet.AgentSpec, opts Options, secretName string, res corev1.R
 					}},
 				},
 				{
-					Name: fleet.TokenEnv,
+					Name: fleet.CertEnv,
 					ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 						LocalObjectReference: corev1.LocalObjectReference{Name: secretName},
-						Key:                  TokenKey,
+						Key:                  CertKey,
 					}},
 				},
 			},
@@ -183,46 +213,70 @@ func podSpec(spec fleet.AgentSpec, opts Options, secretName string, res corev1.R
 				Privileged:               ptr(false),
 				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 			},
-			VolumeMounts: []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
+			VolumeMounts: []corev1.VolumeMount{
+				{Name: "tmp", MountPath: "/tmp"},
+				{Name: keysVolume, MountPath: KeyDir, ReadOnly: true},
+			},
 		}},
-		Volumes: []corev1.Volume{{
-			Name: "tmp",
-			VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
-				SizeLimit: ptr(resource.MustParse("64Mi")),
-			}},
-		}},
+		Volumes: []corev1.Volume{
+			{
+				Name: "tmp",
+				VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
+					SizeLimit: ptr(resource.MustParse("64Mi")),
+				}},
+			},
+			{
+				Name: keysVolume,
+				VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+					SecretName:  secretName,
+					DefaultMode: ptr(int32(0o440)),
+				}},
+			},
+		},
 	}
 }
 
+// keysVolume is the name of the volume of the Secret's keys.
+const keysVolume = "keys"
+
 // indexedArgs is spec.Command with the index replaced by a reference to
-// IndexEnv: every pod of an Indexed Job gets the same args, and the
-// kubelet expands $(JOB_COMPLETION_INDEX) to each pod's own index.
+// IndexEnv, and --key-file naming that agent's key in KeyDir: every pod
+// of an Indexed Job gets the same args, and the kubelet expands
+// $(JOB_COMPLETION_INDEX) to each pod's own index. The args name the
+// key's file, never the key.
 func indexedArgs(spec fleet.AgentSpec) []string {
+	idx := "$(" + IndexEnv + ")"
 	args := spec.Command(0)
+	found := false
 	for i := 0; i+1 < len(args); i++ {
 		if args[i] == "--index" {
-			args[i+1] = "$(" + IndexEnv + ")"
-			return args
+			args[i+1], found = idx, true
 		}
 	}
-	return append(args, "--index", "$("+IndexEnv+")")
+	if !found {
+		args = append(args, "--index", idx)
+	}
+	return append(args, fleet.KeyFileFlag, KeyDir+"/"+AgentKeyPrefix+idx)
 }
 
 // ManifestsYAML renders Manifests as a multi-document YAML stream with the
-// Secret's token replaced by REDACTED: what --dry-run prints.
+// Secret's values replaced by REDACTED: what --dry-run prints.
 func ManifestsYAML(spec fleet.AgentSpec, opts Options) ([]byte, error) {
 	objs, err := Manifests(spec, opts)
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# trigger run %s: %d agents (dry run: nothing was created; the token is redacted,\n", spec.RunID, spec.Agents)
+	fmt.Fprintf(&buf, "# trigger run %s: %d agents (dry run: nothing was created; the keys are redacted,\n", spec.RunID, spec.Agents)
 	buf.WriteString("# and a real run makes the Secret owned by the Job)\n")
 	for _, obj := range objs {
 		if s, ok := obj.(*corev1.Secret); ok {
 			s = s.DeepCopy()
+			s.StringData = map[string]string{}
+			for k := range s.Data {
+				s.StringData[k] = redacted
+			}
 			s.Data = nil
-			s.StringData = map[string]string{TokenKey: redacted}
 			obj = s
 		}
 		b, err := toYAML(obj)

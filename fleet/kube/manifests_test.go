@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,14 +21,27 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-const testToken = "s3cr3t-token-value"
+const (
+	testKey0 = "5ec7e7000000000000000000000000000000000000000000000000000000aaaa" // agent 0's key
+	testCert = "ce47000000000000000000000000000000000000000000000000000000000fff"
+)
+
+// testKeys are the agents' keys of testSpec: testKey0 first.
+func testKeys(n int) []string {
+	keys := []string{testKey0}
+	for i := 1; i < n; i++ {
+		keys = append(keys, fmt.Sprintf("5ec7e7%058d", i))
+	}
+	return keys
+}
 
 func testSpec() fleet.AgentSpec {
 	return fleet.AgentSpec{
 		RunID:       "checkout-20261130-234126",
 		Agents:      8,
-		Coordinator: "http://coordinator.trigger.svc:7070",
-		Token:       testToken,
+		Coordinator: "https://coordinator.trigger.svc:7070",
+		Keys:        testKeys(8),
+		CertSHA256:  testCert,
 		MaxDuration: 10*time.Minute + 500*time.Millisecond,
 	}
 }
@@ -123,7 +137,8 @@ func TestManifestsJob(t *testing.T) {
 	if c.Image != opts.Image || c.ImagePullPolicy != corev1.PullIfNotPresent {
 		t.Errorf("image %q pull %q", c.Image, c.ImagePullPolicy)
 	}
-	wantArgs := []string{"agent", "--coordinator", spec.Coordinator, "--index", "$(JOB_COMPLETION_INDEX)"}
+	wantArgs := []string{"agent", "--coordinator", spec.Coordinator, "--index", "$(JOB_COMPLETION_INDEX)",
+		"--key-file", "/var/run/trigger/key-$(JOB_COMPLETION_INDEX)"}
 	if !reflect.DeepEqual(c.Args, wantArgs) {
 		t.Errorf("args %q, want %q", c.Args, wantArgs)
 	}
@@ -139,15 +154,34 @@ func TestManifestsJob(t *testing.T) {
 		idx.ValueFrom.FieldRef.FieldPath != "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
 		t.Errorf("JOB_COMPLETION_INDEX env %+v, want the downward API's completion-index annotation", idx)
 	}
-	tok, ok := env["TRIGGER_AGENT_TOKEN"]
-	if !ok || tok.Value != "" || tok.ValueFrom == nil || tok.ValueFrom.SecretKeyRef == nil ||
-		tok.ValueFrom.SecretKeyRef.Name != SecretName(spec.RunID) || tok.ValueFrom.SecretKeyRef.Key != TokenKey {
-		t.Errorf("TRIGGER_AGENT_TOKEN env %+v, want a secretKeyRef to %s/%s", tok, SecretName(spec.RunID), TokenKey)
+	cert, ok := env["TRIGGER_AGENT_CERT_SHA256"]
+	if !ok || cert.Value != "" || cert.ValueFrom == nil || cert.ValueFrom.SecretKeyRef == nil ||
+		cert.ValueFrom.SecretKeyRef.Name != SecretName(spec.RunID) || cert.ValueFrom.SecretKeyRef.Key != CertKey {
+		t.Errorf("TRIGGER_AGENT_CERT_SHA256 env %+v, want a secretKeyRef to %s/%s", cert, SecretName(spec.RunID), CertKey)
 	}
 	for _, e := range c.Env {
-		if strings.Contains(e.Value, testToken) {
-			t.Errorf("env %s holds the token in clear", e.Name)
+		if strings.Contains(e.Value, testKey0) || strings.Contains(e.Value, testCert) {
+			t.Errorf("env %s holds a key or the fingerprint in clear", e.Name)
 		}
+	}
+	// The keys come from the Secret, mounted read-only, readable by the
+	// agent's group alone.
+	var mounted bool
+	for _, m := range c.VolumeMounts {
+		mounted = mounted || (m.MountPath == KeyDir && m.ReadOnly && m.Name == keysVolume)
+	}
+	var vol *corev1.Volume
+	for i := range pod.Volumes {
+		if pod.Volumes[i].Name == keysVolume {
+			vol = &pod.Volumes[i]
+		}
+	}
+	if !mounted || vol == nil || vol.Secret == nil || vol.Secret.SecretName != SecretName(spec.RunID) ||
+		vol.Secret.DefaultMode == nil || *vol.Secret.DefaultMode != 0o440 {
+		t.Errorf("keys volume %+v, mounts %+v: want the Secret, mode 0440, read-only at %s", vol, c.VolumeMounts, KeyDir)
+	}
+	if psc.FSGroup == nil || *psc.FSGroup != *psc.RunAsUser {
+		t.Errorf("fsGroup %v, want the agent's group, so it can read its key", psc.FSGroup)
 	}
 
 	sc := c.SecurityContext
@@ -191,8 +225,27 @@ func TestManifestsSecret(t *testing.T) {
 	if secret.Name != SecretName(spec.RunID) || secret.Namespace != job.Namespace {
 		t.Errorf("secret %s/%s", secret.Namespace, secret.Name)
 	}
-	if string(secret.Data[TokenKey]) != testToken {
-		t.Errorf("secret data %q, want the token", secret.Data[TokenKey])
+	// The Secret, and nothing else, carries each agent's key and the
+	// certificate's fingerprint.
+	if len(secret.Data) != spec.Agents+1 || string(secret.Data[CertKey]) != testCert {
+		t.Errorf("secret data %q, want the fingerprint and %d keys", secret.Data, spec.Agents)
+	}
+	for i, k := range spec.Keys {
+		if got := string(secret.Data[fmt.Sprintf("key-%d", i)]); got != k {
+			t.Errorf("secret key-%d = %q, want agent %d's key", i, got, i)
+		}
+	}
+	y, err := yaml.Marshal(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range spec.Keys {
+		if bytes.Contains(y, []byte(k)) {
+			t.Errorf("the Job holds agent %d's key", i)
+		}
+	}
+	if bytes.Contains(y, []byte(testCert)) {
+		t.Error("the Job holds the fingerprint in clear")
 	}
 	if secret.Labels[RunIDLabel] != spec.RunID {
 		t.Errorf("secret labels %v", secret.Labels)
@@ -232,6 +285,7 @@ func TestManifestsErrors(t *testing.T) {
 		{"no agents", func(s *fleet.AgentSpec, _ *Options) { s.Agents = 0 }, "at least 1"},
 		{"no run id", func(s *fleet.AgentSpec, _ *Options) { s.RunID = "" }, "no id"},
 		{"no coordinator", func(s *fleet.AgentSpec, _ *Options) { s.Coordinator = "" }, "--advertise"},
+		{"plain http", func(s *fleet.AgentSpec, _ *Options) { s.Coordinator = "http://10.0.0.1:7070" }, "https://"},
 		{"no max duration", func(s *fleet.AgentSpec, _ *Options) { s.MaxDuration = 0 }, "max duration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -301,8 +355,10 @@ func TestManifestsYAMLGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bytes.Contains(got, []byte(testToken)) {
-				t.Fatal("the dry run prints the token")
+			for _, k := range append(tc.spec.Keys, testCert) {
+				if bytes.Contains(got, []byte(k)) {
+					t.Fatal("the dry run prints a key or the fingerprint")
+				}
 			}
 			path := filepath.Join("testdata", tc.file)
 			if *update {
@@ -335,8 +391,9 @@ func TestManifestsYAMLGolden(t *testing.T) {
 			if err := yaml.UnmarshalStrict([]byte(docs[2]), &backSecret); err != nil {
 				t.Fatal(err)
 			}
-			if backSecret.StringData[TokenKey] != redacted || len(backSecret.Data) != 0 || backSecret.Name != secret.Name {
-				t.Errorf("dry-run secret %+v, want %s with the token redacted", backSecret, secret.Name)
+			if backSecret.StringData[CertKey] != redacted || backSecret.StringData["key-0"] != redacted ||
+				len(backSecret.StringData) != len(secret.Data) || len(backSecret.Data) != 0 || backSecret.Name != secret.Name {
+				t.Errorf("dry-run secret %+v, want %s with the keys redacted", backSecret, secret.Name)
 			}
 		})
 	}

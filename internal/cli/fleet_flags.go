@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ func (f *fleetFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.workers, "workers", 0, "spread the load over N agents started together (0: this process drives it); one driver holds about 16,000 attempts/s")
 	fl.StringVar(&f.engine, "engine", "local", "how the agents are started: local (processes of this binary on this machine) or kubernetes (an Indexed Job)")
 	fl.StringVar(&f.listen, "listen", "", "the coordinator's listening address for the agents (default 127.0.0.1:0)")
-	fl.StringVar(&f.advertise, "advertise", "", "the base URL agents dial to reach the coordinator (default http:// and the listening address; required for kubernetes)")
+	fl.StringVar(&f.advertise, "advertise", "", "the base URL agents dial to reach the coordinator, https:// (they pin the certificate the coordinator makes for the run; default https:// and the listening address; required for kubernetes)")
 	fl.DurationVar(&f.joinTimeout, "join-timeout", 0, "how long to wait for every agent to be ready before any load (default 30s local, 5m kubernetes)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "kubernetes: print the Job and Secret the run would create, and send nothing")
 	fl.StringVar(&f.kube.Image, "image", "", "kubernetes: the agents' container image (its entrypoint is the trigger binary)")
@@ -67,6 +68,9 @@ func (f *fleetFlags) options(test *convert.Test, path string, rawVars []string, 
 	}
 	if metricsAddr != "" {
 		return nil, usage(errors.New("--metrics-addr serves one driver's metrics; with --workers the agents' are not served"))
+	}
+	if err := checkAdvertise(f.advertise); err != nil {
+		return nil, usage(err)
 	}
 	eng, err := f.newEngine()
 	if err != nil {
@@ -112,7 +116,10 @@ func (f *fleetFlags) newEngine() (fleet.Engine, error) {
 func (f *fleetFlags) kubeOptions() (kube.Options, error) {
 	o := f.kube
 	if f.advertise == "" {
-		return o, errors.New("--engine kubernetes: give --advertise http://HOST:PORT, an address of this coordinator the pods can reach, and --listen with its port")
+		return o, errors.New("--engine kubernetes: give --advertise https://HOST:PORT, an address of this coordinator the pods can reach, and --listen with its port")
+	}
+	if err := checkAdvertise(f.advertise); err != nil {
+		return o, err
 	}
 	o.ImagePullPolicy = corev1.PullPolicy(f.pullPolicy)
 	o.Resources = kube.Resources{CPURequest: f.cpu, CPULimit: f.cpu, MemoryRequest: f.memory, MemoryLimit: f.memory}
@@ -132,7 +139,7 @@ func (f *fleetFlags) kubeOptions() (kube.Options, error) {
 	return o, nil
 }
 
-// printManifests writes what a kubernetes run would create (the token
+// printManifests writes what a kubernetes run would create (the keys
 // redacted) for --dry-run, and sends nothing.
 func (f *fleetFlags) printManifests(w io.Writer, test *convert.Test) error {
 	switch {
@@ -152,4 +159,16 @@ func (f *fleetFlags) printManifests(w io.Writer, test *convert.Test) error {
 	}
 	_, err = w.Write(y)
 	return err
+}
+
+// checkAdvertise refuses an --advertise URL that is not https://: the
+// agents speak TLS to the coordinator and pin its certificate.
+func checkAdvertise(adv string) error {
+	if adv == "" {
+		return nil
+	}
+	if u, err := url.Parse(adv); err != nil || u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("--advertise %q: want https://HOST:PORT (the agents speak TLS to the coordinator, pinning the certificate it makes for the run)", adv)
+	}
+	return nil
 }

@@ -16,14 +16,19 @@ func TestRunFleetFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "--image", "x", "scenarios/recovers.hcl"}, "--advertise"},
-		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "--advertise", "http://10.0.0.1:7000", "scenarios/recovers.hcl"}, "--image"},
-		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "--advertise", "http://10.0.0.1:7000", "--image", "x",
+		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "--advertise", "https://10.0.0.1:7000", "scenarios/recovers.hcl"}, "--image"},
+		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "--advertise", "https://10.0.0.1:7000", "--image", "x",
 			"--node-selector", "pool", "scenarios/recovers.hcl"}, "KEY=VALUE"},
 		{[]string{"run", "--yes", "--workers", "2", "--engine", "mars", "scenarios/recovers.hcl"}, "want local or kubernetes"},
 		{[]string{"run", "--yes", "--dry-run", "scenarios/recovers.hcl"}, "--workers"},
 		{[]string{"run", "--yes", "--workers", "2", "--dry-run", "scenarios/recovers.hcl"}, "local engine has none"},
 		{[]string{"run", "--yes", "--workers", "2", "--metrics-addr", "127.0.0.1:0", "scenarios/recovers.hcl"}, "--metrics-addr"},
 		{[]string{"agent", "--index", "0"}, "--coordinator"},
+		// The agents speak TLS: a plain http:// address is refused.
+		{[]string{"run", "--yes", "--workers", "2", "--advertise", "http://10.0.0.1:7000", "scenarios/recovers.hcl"}, "https://"},
+		{[]string{"run", "--yes", "--workers", "2", "--engine", "kubernetes", "--advertise", "http://10.0.0.1:7000", "--image", "x",
+			"scenarios/recovers.hcl"}, "https://"},
+		{[]string{"agent", "--index", "0", "--coordinator", "https://127.0.0.1:1", "--key-file", "/dev/zero", "--cert-sha256", "ab"}, "regular file"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			code, _, stderr := run(t, tc.args...)
@@ -40,13 +45,13 @@ func TestRunFleetFlags(t *testing.T) {
 // needs no cluster.
 func TestRunDryRunPrintsManifests(t *testing.T) {
 	code, stdout, stderr := run(t, "run", "--workers", "3", "--engine", "kubernetes", "--dry-run", "--image", "registry.example/trigger:1.0",
-		"--advertise", "http://10.0.0.1:7000", "--agent-cpu", "2", "--agent-memory", "512Mi", "--node-selector", "pool=load",
+		"--advertise", "https://10.0.0.1:7000", "--agent-cpu", "2", "--agent-memory", "512Mi", "--node-selector", "pool=load",
 		"--namespace", "staging", "scenarios/recovers.hcl")
 	if code != ExitPassed {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
 	for _, want := range []string{"kind: Job", "kind: Secret", "completionMode: Indexed", "parallelism: 3", "image: registry.example/trigger:1.0",
-		"http://10.0.0.1:7000", "$(JOB_COMPLETION_INDEX)", "cpu: \"2\"", "memory: 512Mi", "pool: load", "namespace: staging", "REDACTED"} {
+		"https://10.0.0.1:7000", "$(JOB_COMPLETION_INDEX)", "cpu: \"2\"", "memory: 512Mi", "pool: load", "namespace: staging", "REDACTED"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("manifests lack %q:\n%s", want, stdout)
 		}
