@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -121,7 +120,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	// The driver's metrics are served before the preflight, so that a
 	// remote Prometheus scraping them knows the target when the run asks.
 	if opts.MetricsListen != "" {
-		stop, err := serveMetrics(opts.MetricsListen, metricsHandler(drv, reg, phases.reg))
+		_, stop, err := serveMetrics(opts.MetricsListen, metricsHandler(drv, reg, phases.reg), opts.logf)
 		if err != nil {
 			return nil, failf(KindHarness, "driver metrics: %w", err)
 		}
@@ -195,8 +194,6 @@ func checkTarget(spec convert.Run) error {
 	return nil
 }
 
-// serveMetrics serves the driver's collectors on a loopback address for an
-// outside Prometheus; the returned function stops it.
 // metricsHandler serves the load's trigger_* metrics with trigger_phase:
 // the in-process driver's collectors are in reg; a fleet's are on its
 // agents, so it serves the phase alone.
@@ -205,22 +202,6 @@ func metricsHandler(drv load, reg, phases *prometheus.Registry) http.Handler {
 		return promhttp.HandlerFor(prometheus.Gatherers{reg, phases}, promhttp.HandlerOpts{})
 	}
 	return promhttp.HandlerFor(phases, promhttp.HandlerOpts{})
-}
-
-func serveMetrics(addr string, h http.Handler) (func(), error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}, nil
 }
 
 // tickEvery is how often the run loop looks at its brakes, its clock and

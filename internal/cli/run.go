@@ -125,7 +125,7 @@ fault's stop command failed: the fault may still be in place),
 	cmd.Flags().StringVar(&abortFile, "abort-file", "", "stop the run (exit 5) as soon as this path exists, e.g. for an operator or another job to pull the brake")
 	cmd.Flags().BoolVar(&force, "force", false, "start the scenario's fault even though a journal says one against the same target is still pending (see trigger restore)")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous run there, its Prometheus data included")
-	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. 127.0.0.1:9464)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. :9464, which binds 127.0.0.1; a host that is not loopback is warned about)")
 	ff.register(cmd)
 	cf.register(cmd)
 	return cmd
