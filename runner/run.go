@@ -314,10 +314,20 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if r.opts.Progress != nil {
 		r.opts.Progress(r.status(analysis.PhaseDone))
 	}
-	if err := report.WriteResult(filepath.Join(r.opts.OutDir, ResultFile), res.Document); err != nil && runErr == nil {
-		runErr = failf(KindHarness, "%w", err)
+	if !r.timelineFailed {
+		res.Written = append(res.Written, report.TimelineFile)
 	}
-	if err := writeReports(r.opts.OutDir, res.Document, res.Timeline, r.baseline, r.opts.Hurry); err != nil {
+	if err := report.WriteResult(filepath.Join(r.opts.OutDir, ResultFile), res.Document); err != nil {
+		r.opts.logf("%s not written: %v", ResultFile, err)
+		if runErr == nil {
+			runErr = failf(KindHarness, "%w", err)
+		}
+	} else {
+		res.Written = append(res.Written, ResultFile)
+	}
+	written, err := writeReports(r.opts.OutDir, res.Document, res.Timeline, r.baseline, r.opts.Hurry)
+	res.Written = append(res.Written, written...)
+	if err != nil {
 		// The result and the timeline are written; a report that could not
 		// be drawn is a note, and `trigger report DIR` can try again.
 		r.opts.logf("reports: %v", err)
@@ -336,8 +346,9 @@ const reportBudget = time.Minute
 
 // writeReports draws the reports (report.WriteAll) and, when the run was
 // compared with a baseline, compare.html; it waits for them at most
-// reportBudget, or until hurry is closed (a second interrupt).
-func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow, base *comparedBaseline, hurry <-chan struct{}) error {
+// reportBudget, or until hurry is closed (a second interrupt). written
+// names the files actually written, also when err is not nil.
+func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow, base *comparedBaseline, hurry <-chan struct{}) (written []string, err error) {
 	// A run that stops waiting for its reports closes the gate: the
 	// renderer may finish drawing, but writes nothing into the folder
 	// after the run has returned.
@@ -356,13 +367,13 @@ func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow
 	defer t.Stop()
 	select {
 	case err := <-done:
-		return err
+		return gate.Written(), err
 	case <-t.C:
 		gate.Close()
-		return fmt.Errorf("not all drawn within %s; `trigger report %s` draws them again", reportBudget, dir)
+		return gate.Written(), fmt.Errorf("not all drawn within %s; `trigger report %s` draws them again", reportBudget, dir)
 	case <-hurry:
 		gate.Close()
-		return fmt.Errorf("not all drawn: interrupted again; `trigger report %s` draws them again", dir)
+		return gate.Written(), fmt.Errorf("not all drawn: interrupted again; `trigger report %s` draws them again", dir)
 	}
 }
 

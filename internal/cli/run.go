@@ -106,7 +106,7 @@ fault's stop command failed: the fault may still be in place),
 				return runError(err)
 			}
 			if perr := emit(stdout, res.Document, asJSON, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "\nReport: %s\n(result.json, timeline.csv, report.md, junit.xml and the chart in %s)\n", reportPath(res.OutDir), res.OutDir)
+				_, err := io.WriteString(w, writtenText(res.OutDir, res.Written))
 				return err
 			}); perr != nil {
 				return perr

@@ -47,6 +47,21 @@ func WriteAll(dir string, doc analysis.Document, rows []analysis.TimelineRow) er
 type Gate struct {
 	mu     sync.Mutex
 	closed bool
+	// written are the names of the files written through the gate, in
+	// the order they were renamed into place.
+	written []string
+}
+
+// Written is the names of the files written through g so far: only those
+// renamed into place, never one whose write failed (a full disk) or was
+// refused. A nil *Gate records nothing.
+func (g *Gate) Written() []string {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.written...)
 }
 
 // ErrGateClosed is a write refused because its Gate was closed.
@@ -103,23 +118,28 @@ func WriteAllGated(g *Gate, dir string, doc analysis.Document, rows []analysis.T
 // is refused without blocking or reading it. An error in the files
 // themselves (refused, malformed, cut) is an *InputError; an error
 // writing the reports is not.
-func RenderDir(dir string) error {
+//
+// written names the reports actually written, in ReportFiles' order, also
+// when err is not nil: a report that could not be written (a full disk) is
+// not among them.
+func RenderDir(dir string) (written []string, err error) {
 	doc, err := ReadResult(filepath.Join(dir, ResultFile))
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	rows, partial, err := ReadDirTimeline(dir)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
-	if err := WriteAll(dir, doc, rows); err != nil {
-		return err
+	g := &Gate{}
+	if err := WriteAllGated(g, dir, doc, rows); err != nil {
+		return g.Written(), err
 	}
 	if partial != nil {
-		return fmt.Errorf("report: %w", &InputError{File: TimelineFile,
+		return g.Written(), fmt.Errorf("report: %w", &InputError{File: TimelineFile,
 			Err: fmt.Errorf("reports drawn from its first %d rows: %w", len(rows), partial)})
 	}
-	return nil
+	return g.Written(), nil
 }
 
 // ReadDirTimeline reads dir/timeline.csv as RenderDir does: no rows and
@@ -179,6 +199,9 @@ func WriteFileGated(g *Gate, dir, name string, write func(io.Writer) error) erro
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if g != nil {
+		g.written = append(g.written, name) // g.mu is held
 	}
 	return nil
 }
