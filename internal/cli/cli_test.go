@@ -274,3 +274,23 @@ func TestPlanFaultThatCannotTrigger(t *testing.T) {
 		t.Errorf("simulate: exit %d, want %d; stderr:\n%s", code, ExitInconclusive, stderr)
 	}
 }
+
+// import har says on stderr which query parameters it dropped as
+// credentials, and writes none of their values (issue 32, finding 12).
+func TestImportHARDropsSessionTokens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.har")
+	har := `{"log":{"entries":[{"request":{"method":"GET","url":"https://shop.example/v1/cart?session=s3ss10n-v4lue&id=7&access_token=4cc355","headers":[]}}]}}`
+	if err := os.WriteFile(path, []byte(har), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "import", "har", path)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if strings.Contains(stdout, "s3ss10n-v4lue") || strings.Contains(stdout, "4cc355") {
+		t.Errorf("the skeleton holds a session or token value:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "access_token, session") {
+		t.Errorf("stderr does not name the dropped parameters:\n%s", stderr)
+	}
+}
