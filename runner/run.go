@@ -65,12 +65,15 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		}
 		baseline = &comparedBaseline{path: b.Path, doc: doc, rows: rows}
 	}
-	if err := prepareOutDir(opts.OutDir, opts.Overwrite, spec.Metrics != nil && spec.Metrics.Embedded); err != nil {
-		if errors.Is(err, ErrOutExists) {
+	lock, err := prepareOutDir(opts.OutDir, opts.Overwrite, spec.Metrics != nil && spec.Metrics.Embedded)
+	if err != nil {
+		if errors.Is(err, ErrOutExists) || errors.Is(err, ErrOutLocked) {
 			return nil, &Error{Kind: KindUsage, Err: err}
 		}
 		return nil, failf(KindHarness, "output folder: %w", err)
 	}
+	// Held until the run has written its last file.
+	defer lock.Unlock()
 	// The copy the run keeps has its sensitive variables' defaults
 	// replaced (scenarios.Scenario.KeptSource), and every secret.
 	src := opts.Test.Scenario.KeptSource

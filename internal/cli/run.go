@@ -56,7 +56,9 @@ refused until then unless --force.
 
 The run's folder (--out) receives timeline.csv (appended every second),
 result.json, the reports, and the embedded Prometheus' data. A folder that
-is not empty is refused unless --overwrite, which replaces the previous run.
+is not empty is refused unless --overwrite, which replaces the previous run;
+a run holds a lock on its folder (.lock) for its life, and a folder a run
+still in progress holds is refused, --overwrite or not.
 
 Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error, 3 inconclusive
 (no trigger, baseline already failing, metrics missing, signals could not
