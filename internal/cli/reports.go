@@ -50,7 +50,10 @@ junit.xml in a run's folder from its result.json and timeline.csv, for
 example after a crash, or with a newer version of trigger. It sends nothing.
 
 It reads only regular files, at most 64 MiB of result.json and 512 MiB of
-timeline.csv: a named pipe, a device or a larger file is refused.
+timeline.csv: a named pipe, a device or a larger file is refused. result.json
+is read and checked first; timeline.csv is streamed, and a timeline of more
+than 20 000 rows is charted from evenly spaced rows of it (every 2nd, 4th,
+...), so that memory stays bounded whatever its length.
 
 Exit codes: 0 every report was written; 2 the folder's files cannot be
 used as they are (result.json missing, not a regular file, too large or

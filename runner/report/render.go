@@ -127,7 +127,7 @@ func RenderDir(dir string) (written []string, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	rows, partial, err := ReadDirTimeline(dir)
+	rows, whole, partial, err := readDirTimeline(dir)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -137,7 +137,7 @@ func RenderDir(dir string) (written []string, err error) {
 	}
 	if partial != nil {
 		return g.Written(), fmt.Errorf("report: %w", &InputError{File: TimelineFile,
-			Err: fmt.Errorf("reports drawn from its first %d rows: %w", len(rows), partial)})
+			Err: fmt.Errorf("reports drawn from its first %d rows: %w", whole, partial)})
 	}
 	return g.Written(), nil
 }
@@ -145,21 +145,28 @@ func RenderDir(dir string) (written []string, err error) {
 // ReadDirTimeline reads dir/timeline.csv as RenderDir does: no rows and
 // no error when there is none; the rows up to a cut with the cut as
 // partial when a crash cut it short; an *InputError when it is refused
-// (not a regular file, too large) or holds no whole row.
+// (not a regular file, too large) or holds no whole row. It streams the
+// file: at most MaxTimelineRows rows are kept (ReadTimelineCapped).
 func ReadDirTimeline(dir string) (rows []analysis.TimelineRow, partial, err error) {
+	rows, _, partial, err = readDirTimeline(dir)
+	return rows, partial, err
+}
+
+// readDirTimeline is ReadDirTimeline that also counts the whole rows read.
+func readDirTimeline(dir string) (rows []analysis.TimelineRow, whole int, partial, err error) {
 	f, err := openInput(filepath.Join(dir, TimelineFile), TimelineFile, MaxTimelineBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, nil, nil
+		return nil, 0, nil, nil
 	case err != nil:
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
 	defer f.Close()
-	rows, partial = ReadTimeline(limitReader(f, TimelineFile, MaxTimelineBytes))
-	if partial != nil && len(rows) == 0 {
-		return nil, nil, &InputError{File: TimelineFile, Err: partial}
+	rows, whole, partial = ReadTimelineCapped(limitReader(f, TimelineFile, MaxTimelineBytes), MaxTimelineRows)
+	if partial != nil && whole == 0 {
+		return nil, 0, nil, &InputError{File: TimelineFile, Err: partial}
 	}
-	return rows, partial, nil
+	return rows, whole, partial, nil
 }
 
 // WriteFileAtomic writes dir/name through a temporary file and a rename,
