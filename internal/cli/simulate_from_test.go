@@ -173,3 +173,29 @@ func TestSimulateFromNeverReadsTheTimeline(t *testing.T) {
 		t.Errorf("simulate --from allocated %d MiB refusing a folder whose timeline is %d MiB: it read the timeline", alloc>>20, size>>20)
 	}
 }
+
+// `trigger report` checks result.json first: a folder whose result.json
+// is no result document is refused (exit 2) before its timeline is read.
+func TestReportRefusesABadResultBeforeTheTimeline(t *testing.T) {
+	dir, timeline := reportFolder(t)
+	header, _, _ := strings.Cut(string(timeline), "\n")
+	line := []byte("99999,observe" + strings.Repeat(",1", strings.Count(header, ",")-1) + "\n")
+	const size = 32 << 20
+	if err := os.WriteFile(filepath.Join(dir, "timeline.csv"), append([]byte(header+"\n"), bytes.Repeat(line, size/len(line))...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(`{"kind":"run"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, _, stderr := run(t, "report", dir)
+	runtime.ReadMemStats(&after)
+	if code != ExitUsage || !strings.Contains(stderr, "result.json") {
+		t.Errorf("exit %d, stderr %q; want %d naming result.json", code, stderr, ExitUsage)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+		t.Errorf("report allocated %d MiB refusing a folder whose timeline is %d MiB: it read the timeline", alloc>>20, size>>20)
+	}
+}
