@@ -88,6 +88,11 @@ func Plan(in PlanInputs) Document {
 	switch {
 	case fault != nil && sc.AdmissionBoundS <= 0:
 		recovery = faultRecovery(a, rho, fault.Capacity, fault.DurationS, tau)
+		if !trig.Valid {
+			// A fault that cannot trigger says nothing, as a spike that
+			// cannot: no verdict to judge, so the gate cannot pass.
+			p.Verdict = VerdictNoTrigger
+		}
 	case !trig.Valid:
 		p.Verdict = VerdictNoTrigger
 		recovery = RecoveryTime(a, rho, k, spike, tau)
@@ -184,6 +189,13 @@ func recommend(in PlanInputs, sc ScenarioSection, trig TriggerCheck, p Predictio
 	// underestimated by a fair margin still leaves a trigger.
 	kFor := math.Ceil((1+2*tau/spike)/rho*10) / 10
 	switch {
+	case !trig.Valid && sc.Fault != nil:
+		shortest := "no fault duration triggers at this capacity (λ ≤ C′)"
+		if p.MinFaultS != nil {
+			shortest = "or Δ > " + FormatSeconds(*p.MinFaultS) + " at this capacity"
+		}
+		out = append(out, fmt.Sprintf("this fault cannot trigger: (λ/C′ − 1)·Δ = %.2f s ≤ %s = %s; use a capacity C′/C < %.2f for Δ = %s, %s",
+			trig.OverloadS, tauName, FormatSeconds(tau), Value(p.MaxFaultCapacity), FormatSeconds(sc.Fault.DurationS), shortest))
 	case !trig.Valid && k*rho <= 1:
 		out = append(out, fmt.Sprintf("this spike cannot trigger: k·ρ = %.2f ≤ 1, so the wait never grows, however long the spike; use k ≥ %s for Δ = %s%s",
 			k*rho, trimFloat(kFor), FormatSeconds(spike), marginNote(rho, spike, tau)))

@@ -8,7 +8,9 @@ import (
 )
 
 // HAR reads a HAR 1.2 recording (log.entries[].request) and returns its
-// requests in order; at most MaxInput bytes are read.
+// requests in order; at most MaxInput bytes are read. Credential-like
+// query parameters (?session=, ?token=, X-Amz-Signature, ...) are removed
+// from the URLs, each request's Stripped naming them.
 func HAR(r io.Reader) ([]Recorded, error) {
 	var h struct {
 		Log struct {
@@ -55,6 +57,7 @@ func HAR(r io.Reader) ([]Recorded, error) {
 	if len(out) == 0 {
 		return nil, ErrEmpty
 	}
+	stripCredentials(out)
 	return out, nil
 }
 

@@ -115,3 +115,54 @@ func TestBadRecordings(t *testing.T) {
 		})
 	}
 }
+
+// Credential-like query parameters are dropped from imported URLs, any
+// case, the others kept as recorded (issue 32, finding 12).
+func TestStripCredentialParams(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		removed  []string
+	}{
+		{"https://a.example/x?q=shoes&session=abc123", "https://a.example/x?q=shoes", []string{"session"}},
+		{"https://a.example/x?Token=t&page=2&API_KEY=k", "https://a.example/x?page=2", []string{"Token", "API_KEY"}},
+		{"https://b.example/o?X-Amz-Algorithm=AWS4&X-Amz-Credential=AK%2F1&X-Amz-Signature=ff&X-Amz-Security-Token=st",
+			"https://b.example/o?X-Amz-Algorithm=AWS4", []string{"X-Amz-Credential", "X-Amz-Signature", "X-Amz-Security-Token"}},
+		{"https://c.example/cb?code=c0de&state=s&access_token=a#frag", "https://c.example/cb?state=s#frag", []string{"code", "access_token"}},
+		{"https://d.example/?sig=1&key=2&password=3&auth=4&secret=5&apikey=6&signature=7",
+			"https://d.example/", []string{"sig", "key", "password", "auth", "secret", "apikey", "signature"}},
+		{"https://e.example/search?q=token+ring&author=bob&keyboard=1", "https://e.example/search?q=token+ring&author=bob&keyboard=1", nil},
+		{"https://e.example/plain", "https://e.example/plain", nil},
+	} {
+		got, removed := stripCredentialParams(tc.in)
+		if got != tc.want || strings.Join(removed, ",") != strings.Join(tc.removed, ",") {
+			t.Errorf("%s: got %s, removed %q; want %s, %q", tc.in, got, removed, tc.want, tc.removed)
+		}
+	}
+}
+
+// A HAR whose URLs carry ?session= and a signature: the skeleton holds
+// neither value, and Stripped names the parameters dropped.
+func TestHARDropsCredentialParams(t *testing.T) {
+	har := `{"log":{"entries":[
+		{"request":{"method":"GET","url":"https://shop.example/v1/cart?session=s3ss10n-v4lue&id=7","headers":[]}},
+		{"request":{"method":"GET","url":"https://shop.example/v1/cart?id=7&Signature=51gn4ture","headers":[]}}]}}`
+	recs, err := HAR(strings.NewReader(har))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Skeleton(&out, "imported", "t.har", recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"s3ss10n-v4lue", "51gn4ture", "session=", "Signature="} {
+		if strings.Contains(out.String(), s) {
+			t.Errorf("the skeleton holds %q:\n%s", s, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "https://shop.example/v1/cart?id=7") {
+		t.Errorf("the skeleton lost the other parameters:\n%s", out.String())
+	}
+	if got := strings.Join(Stripped(recs), ","); got != "Signature,session" {
+		t.Errorf("Stripped = %q, want Signature,session", got)
+	}
+}

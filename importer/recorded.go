@@ -31,6 +31,9 @@ type Recorded struct {
 	// recorded.
 	Header [][2]string
 	Body   string
+	// Stripped names the query parameters removed from URL as
+	// credentials (a session, a token, a signature): see Stripped.
+	Stripped []string
 }
 
 // capped reads r up to MaxInput bytes; over reports whether r held more,

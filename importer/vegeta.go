@@ -75,6 +75,7 @@ func Vegeta(r io.Reader, dir string) ([]Recorded, error) {
 	if len(out) == 0 {
 		return nil, ErrEmpty
 	}
+	stripCredentials(out)
 	return out, nil
 }
 

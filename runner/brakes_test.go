@@ -279,7 +279,7 @@ func TestAbortFileStopsTheRun(t *testing.T) {
 // never removed.
 func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
 	dir := t.TempDir()
-	if err := prepareOutDir(dir, false, true); err != nil {
+	if err := prepareAndRelease(dir, false, true); err != nil {
 		t.Fatal(err)
 	}
 	old := filepath.Join(dir, promDataDir, "wal")
@@ -289,10 +289,10 @@ func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ResultFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := prepareOutDir(dir, false, true); !errors.Is(err, ErrOutExists) {
+	if err := prepareAndRelease(dir, false, true); !errors.Is(err, ErrOutExists) {
 		t.Fatalf("reused folder: err = %v, want ErrOutExists", err)
 	}
-	if err := prepareOutDir(dir, true, false); err != nil {
+	if err := prepareAndRelease(dir, true, false); err != nil {
 		t.Fatalf("--overwrite: %v", err)
 	}
 	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
@@ -302,7 +302,7 @@ func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := prepareOutDir(dir, true, false); !errors.Is(err, ErrOutExists) {
+	if err := prepareAndRelease(dir, true, false); !errors.Is(err, ErrOutExists) {
 		t.Errorf("foreign file with --overwrite: err = %v, want ErrOutExists", err)
 	}
 	// The last run was not embedded: a prometheus/ folder there is not its.
@@ -316,7 +316,7 @@ func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
 	if err := os.WriteFile(users, []byte("global: {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := prepareOutDir(dir, true, true); !errors.Is(err, ErrOutExists) {
+	if err := prepareAndRelease(dir, true, true); !errors.Is(err, ErrOutExists) {
 		t.Errorf("a prometheus/ folder no run wrote, with --overwrite: err = %v, want ErrOutExists", err)
 	}
 	if _, err := os.Stat(users); err != nil {
@@ -327,7 +327,7 @@ func TestOutDirIsNeverOverwrittenSilently(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, ManifestFile)); err != nil {
 		t.Fatal(err)
 	}
-	if err := prepareOutDir(dir, true, true); !errors.Is(err, ErrOutExists) {
+	if err := prepareAndRelease(dir, true, true); !errors.Is(err, ErrOutExists) {
 		t.Errorf("no manifest, a prometheus/ folder: err = %v, want ErrOutExists", err)
 	}
 	if _, err := os.Stat(users); err != nil {

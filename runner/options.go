@@ -130,6 +130,10 @@ type Result struct {
 	Document analysis.Document
 	Timeline []analysis.TimelineRow
 	OutDir   string
+	// Written names the files of OutDir the run's end wrote or completed
+	// (timeline.csv, result.json, the reports): a file whose write failed,
+	// on a full disk say, is not among them.
+	Written []string
 	// Start is the wall-clock time at which the run's clock started: row
 	// TS of the timeline is TS seconds after it (zero if no second was measured).
 	Start time.Time

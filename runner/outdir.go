@@ -31,8 +31,10 @@ type manifest struct {
 	Wrote []string `json:"wrote"`
 }
 
-// prepareOutDir creates the run's folder and writes its manifest: the
-// names the run will write, the embedded Prometheus' folder among them
+// prepareOutDir creates the run's folder, takes its lock (LockDir: a
+// folder a run still in progress holds is refused, ErrOutLocked, whatever
+// overwrite says, and nothing in it is touched) and writes its manifest:
+// the names the run will write, the embedded Prometheus' folder among them
 // when embedded. A folder that already holds anything is refused (a run
 // never overwrites a run, and an embedded TSDB left there would answer the
 // new run's queries with the old run's data) unless overwrite, which
@@ -40,13 +42,23 @@ type manifest struct {
 // folder holding anything else. A folder without a manifest (written
 // before there was one) gives up only a run's files, never a folder: a
 // prometheus/ folder there may be a user's configuration and data.
-func prepareOutDir(dir string, overwrite, embedded bool) error {
-	entries, err := os.ReadDir(dir)
+// The caller holds the returned lock for the run's life.
+func prepareOutDir(dir string, overwrite, embedded bool) (*DirLock, error) {
+	lock, err := LockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareLocked(dir, overwrite, embedded); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// prepareLocked is prepareOutDir once dir exists and its lock is held.
+func prepareLocked(dir string, overwrite, embedded bool) error {
+	entries, err := readDirUnlocked(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
 	case err != nil:
 		return err
 	case len(entries) == 0:
@@ -66,6 +78,16 @@ func prepareOutDir(dir string, overwrite, embedded bool) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'), 0o644)
+}
+
+// readDirUnlocked is dir's entries but its LockFile, which a run holds
+// and never removes.
+func readDirUnlocked(dir string) ([]os.DirEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(entries, func(e os.DirEntry) bool { return e.Name() == LockFile }), nil
 }
 
 // removePreviousRun removes the previous run in dir: what its manifest

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -66,12 +65,15 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		}
 		baseline = &comparedBaseline{path: b.Path, doc: doc, rows: rows}
 	}
-	if err := prepareOutDir(opts.OutDir, opts.Overwrite, spec.Metrics != nil && spec.Metrics.Embedded); err != nil {
-		if errors.Is(err, ErrOutExists) {
+	lock, err := prepareOutDir(opts.OutDir, opts.Overwrite, spec.Metrics != nil && spec.Metrics.Embedded)
+	if err != nil {
+		if errors.Is(err, ErrOutExists) || errors.Is(err, ErrOutLocked) {
 			return nil, &Error{Kind: KindUsage, Err: err}
 		}
 		return nil, failf(KindHarness, "output folder: %w", err)
 	}
+	// Held until the run has written its last file.
+	defer lock.Unlock()
 	// The copy the run keeps has its sensitive variables' defaults
 	// replaced (scenarios.Scenario.KeptSource), and every secret.
 	src := opts.Test.Scenario.KeptSource
@@ -121,7 +123,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	// The driver's metrics are served before the preflight, so that a
 	// remote Prometheus scraping them knows the target when the run asks.
 	if opts.MetricsListen != "" {
-		stop, err := serveMetrics(opts.MetricsListen, metricsHandler(drv, reg, phases.reg))
+		_, stop, err := serveMetrics(opts.MetricsListen, metricsHandler(drv, reg, phases.reg), opts.logf)
 		if err != nil {
 			return nil, failf(KindHarness, "driver metrics: %w", err)
 		}
@@ -195,8 +197,6 @@ func checkTarget(spec convert.Run) error {
 	return nil
 }
 
-// serveMetrics serves the driver's collectors on a loopback address for an
-// outside Prometheus; the returned function stops it.
 // metricsHandler serves the load's trigger_* metrics with trigger_phase:
 // the in-process driver's collectors are in reg; a fleet's are on its
 // agents, so it serves the phase alone.
@@ -205,22 +205,6 @@ func metricsHandler(drv load, reg, phases *prometheus.Registry) http.Handler {
 		return promhttp.HandlerFor(prometheus.Gatherers{reg, phases}, promhttp.HandlerOpts{})
 	}
 	return promhttp.HandlerFor(phases, promhttp.HandlerOpts{})
-}
-
-func serveMetrics(addr string, h http.Handler) (func(), error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}, nil
 }
 
 // tickEvery is how often the run loop looks at its brakes, its clock and
@@ -333,10 +317,20 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if r.opts.Progress != nil {
 		r.opts.Progress(r.status(analysis.PhaseDone))
 	}
-	if err := report.WriteResult(filepath.Join(r.opts.OutDir, ResultFile), res.Document); err != nil && runErr == nil {
-		runErr = failf(KindHarness, "%w", err)
+	if !r.timelineFailed {
+		res.Written = append(res.Written, report.TimelineFile)
 	}
-	if err := writeReports(r.opts.OutDir, res.Document, res.Timeline, r.baseline, r.opts.Hurry); err != nil {
+	if err := report.WriteResult(filepath.Join(r.opts.OutDir, ResultFile), res.Document); err != nil {
+		r.opts.logf("%s not written: %v", ResultFile, err)
+		if runErr == nil {
+			runErr = failf(KindHarness, "%w", err)
+		}
+	} else {
+		res.Written = append(res.Written, ResultFile)
+	}
+	written, err := writeReports(r.opts.OutDir, res.Document, res.Timeline, r.baseline, r.opts.Hurry)
+	res.Written = append(res.Written, written...)
+	if err != nil {
 		// The result and the timeline are written; a report that could not
 		// be drawn is a note, and `trigger report DIR` can try again.
 		r.opts.logf("reports: %v", err)
@@ -355,8 +349,9 @@ const reportBudget = time.Minute
 
 // writeReports draws the reports (report.WriteAll) and, when the run was
 // compared with a baseline, compare.html; it waits for them at most
-// reportBudget, or until hurry is closed (a second interrupt).
-func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow, base *comparedBaseline, hurry <-chan struct{}) error {
+// reportBudget, or until hurry is closed (a second interrupt). written
+// names the files actually written, also when err is not nil.
+func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow, base *comparedBaseline, hurry <-chan struct{}) (written []string, err error) {
 	// A run that stops waiting for its reports closes the gate: the
 	// renderer may finish drawing, but writes nothing into the folder
 	// after the run has returned.
@@ -375,13 +370,13 @@ func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow
 	defer t.Stop()
 	select {
 	case err := <-done:
-		return err
+		return gate.Written(), err
 	case <-t.C:
 		gate.Close()
-		return fmt.Errorf("not all drawn within %s; `trigger report %s` draws them again", reportBudget, dir)
+		return gate.Written(), fmt.Errorf("not all drawn within %s; `trigger report %s` draws them again", reportBudget, dir)
 	case <-hurry:
 		gate.Close()
-		return fmt.Errorf("not all drawn: interrupted again; `trigger report %s` draws them again", dir)
+		return gate.Written(), fmt.Errorf("not all drawn: interrupted again; `trigger report %s` draws them again", dir)
 	}
 }
 

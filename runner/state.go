@@ -25,6 +25,8 @@ type run struct {
 	drv    load // one in-process driver or a fleet of agents
 	mets   *metrics
 	tw     *report.TimelineWriter
+	// timelineFailed is set when a row could not be written to timeline.csv.
+	timelineFailed bool
 
 	rows  []analysis.TimelineRow
 	start time.Time // wall time at which the driver's clock started
@@ -211,6 +213,7 @@ func (r *run) flush(now time.Time, force bool) error {
 		r.waits.add(&row, r.spikeStart)
 		r.rows = append(r.rows, row)
 		if err := r.tw.Write(row); err != nil {
+			r.timelineFailed = true
 			return failf(KindHarness, "%w", err)
 		}
 	}

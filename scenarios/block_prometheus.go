@@ -141,7 +141,7 @@ func (v *validator) prometheus() {
 		}
 		v.errorf(!HostAllowed(t.AllowHosts, u.Hostname()), path, "Scrape target not allowed",
 			"The scrape host %q is not in target.allow_hosts [%s]. A run reaches only the hosts allowed: add %q to allow_hosts, or scrape the service where it is allowed.",
-			u.Hostname(), strings.Join(quoted(t.AllowHosts), ", "), NormalizeHost(u.Hostname()))
+			v.readable(u.Hostname()), strings.Join(quoted(t.AllowHosts), ", "), v.readable(NormalizeHost(u.Hostname())))
 	}
 	v.positiveDur(p.ScrapeInterval, "prometheus.scrape_interval", "scrape_interval", "how often the embedded Prometheus scrapes")
 	v.errorf(p.ScrapeInterval > 0 && p.ScrapeInterval < MinScrapeInterval, "prometheus.scrape_interval", "Value out of range",

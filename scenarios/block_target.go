@@ -135,7 +135,7 @@ func (v *validator) hostHeader(t *Target, path, name, val string) bool {
 	}
 	v.errorf(true, path, "Host header not allowed",
 		"The %s header names host %q, which is not in allow_hosts [%s]: load would go to another virtual host. Add %q to allow_hosts only if it is a staging service you may take down, or drop the header.",
-		name, host, strings.Join(quoted(t.AllowHosts), ", "), NormalizeHost(host))
+		name, v.readable(host), strings.Join(quoted(t.AllowHosts), ", "), v.readable(NormalizeHost(host)))
 	return true
 }
 
@@ -161,31 +161,42 @@ func (v *validator) requestURL(t *Target, path, raw string) {
 	}
 	if !strings.Contains(raw, "://") {
 		v.errorf(true, path, "Invalid target URL",
-			"%q has no scheme: the target URL must be http:// or https://, such as \"http://%s\".", raw, strings.TrimLeft(raw, "/"))
+			"%q has no scheme: the target URL must be http:// or https://, such as \"http://%s\".", v.readable(raw), v.readable(strings.TrimLeft(raw, "/")))
 		return
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		v.errorf(true, path, "Invalid target URL", "%q is not a URL: %v.", raw, unwrapURLError(err))
+		v.errorf(true, path, "Invalid target URL", "%q is not a URL: %v.", v.readable(raw), vocab.Readable(unwrapURLError(err).Error(), v.d.slots))
 		return
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		v.errorf(true, path, "Invalid target URL",
-			"The target URL must be http:// or https://, such as \"http://127.0.0.1:8080/work\"; %q has %s.", raw, schemeDesc(u.Scheme))
+			"The target URL must be http:// or https://, such as \"http://127.0.0.1:8080/work\"; %q has %s.", v.readable(raw), schemeDesc(u.Scheme))
 		return
 	}
 	host := u.Hostname()
 	if host == "" {
-		v.errorf(true, path, "Invalid target URL", "%q has no host.", raw)
+		v.errorf(true, path, "Invalid target URL", "%q has no host.", v.readable(raw))
 		return
 	}
 	if !v.d.src.ok("target.allow_hosts") || len(t.AllowHosts) == 0 || HostAllowed(t.AllowHosts, host) {
+		return
+	}
+	if vocab.HasMarker(host) {
+		v.errorf(true, path, "Host not allowed",
+			"The target host %q is made of per-request values, which allow_hosts [%s] cannot allow: write the host of the staging service literally.",
+			v.readable(host), strings.Join(quoted(t.AllowHosts), ", "))
 		return
 	}
 	v.errorf(true, path, "Host not allowed",
 		"The target host %q is not in allow_hosts [%s]. A trigger test overloads its target on purpose: add %q to allow_hosts only if it is a staging service you may take down.",
 		host, strings.Join(quoted(t.AllowHosts), ", "), host)
 }
+
+// readable is s (a URL, a host) with its per-request values written as the
+// scenario spells them (${request.id}, ${data.rows.host}) instead of the
+// markers that hold their place, for a diagnostic.
+func (v *validator) readable(s string) string { return vocab.Readable(s, v.d.slots) }
 
 // isToken reports whether s is an HTTP token (RFC 9110, section 5.6.2):
 // the syntax of methods and header names.

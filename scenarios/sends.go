@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // NotAllowedError is a host the scenario would send to (or scrape) that is
 // not in target.allow_hosts.
 type NotAllowedError struct {
 	What  string   // "the target's host", "the host header's host", "the scrape target's host"
-	Host  string   // as found (a scrape URL that does not parse: the URL)
+	Host  string   // as found (a scrape URL that does not parse: the URL), per-request values as the scenario spells them
 	Allow []string // target.allow_hosts
 }
 
@@ -26,7 +28,9 @@ func (e *NotAllowedError) Error() string {
 // runner, and each agent of a run spread over several machines.
 func CheckSends(s *Scenario) error {
 	allow := s.Target.AllowHosts
-	refuse := func(what, host string) error { return &NotAllowedError{What: what, Host: host, Allow: allow} }
+	refuse := func(what, host string) error {
+		return &NotAllowedError{What: what, Host: vocab.Readable(host, s.Target.Slots), Allow: allow}
+	}
 	for _, r := range s.Target.Mix() {
 		u, err := url.Parse(r.URL)
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // base is a valid scenario with every block whose checks are tested; each
@@ -214,5 +216,47 @@ func TestWarnings(t *testing.T) {
 			eq(t, "severity", d.Severity, hcl.DiagWarning)
 			eq(t, "summary", d.Summary, tt.summary)
 		})
+	}
+}
+
+// A host refused with a per-request value in it reads as the scenario
+// spells it (${request.id}), never as the raw marker characters that hold
+// its place (issue 32, finding 12).
+func TestNotAllowedHostReadable(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{"url host", `url         = "http://127.0.0.1:8080/work"`, `url = "http://${request.id}.example/x"`, `"${request.id}.example" is made of per-request values`},
+		{"url host port", `url         = "http://127.0.0.1:8080/work"`, `url = "http://h${random.uuid}:8080/"`, `"h${random.uuid}"`},
+		{"host header", `url         = "http://127.0.0.1:8080/work"`, "url = \"http://127.0.0.1:8080/work\"\nheaders = { Host = \"x${request.seq}.example\" }", `"x${request.seq}.example"`},
+		{"no scheme", `url         = "http://127.0.0.1:8080/work"`, `url = "${request.id}/x"`, `"${request.id}/x" has no scheme`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("v.hcl", []byte(strings.Replace(base, tc.old, tc.new, 1)), nil)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			var all strings.Builder
+			for _, d := range e.Diagnostics {
+				all.WriteString(d.Summary + ": " + d.Detail + "\n")
+			}
+			if !strings.Contains(all.String(), tc.want) {
+				t.Errorf("diagnostics do not say %q:\n%s", tc.want, all.String())
+			}
+			if strings.ContainsAny(all.String(), vocab.MarkerOpen+vocab.MarkerClose) || strings.Contains(all.String(), `\ue00`) {
+				t.Errorf("diagnostics hold raw marker characters:\n%q", all.String())
+			}
+		})
+	}
+	// The runner's own check (CheckSends) words its refusal the same way.
+	s, err := Parse("v.hcl", []byte(base), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Target.URL = "http://" + vocab.PerRequestID.Marker() + ".example/x"
+	err = CheckSends(s)
+	if err == nil || !strings.Contains(err.Error(), `"${request.id}.example"`) {
+		t.Errorf("CheckSends = %v, want the host as ${request.id}.example", err)
 	}
 }

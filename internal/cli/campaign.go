@@ -145,7 +145,7 @@ at the campaign's max_duration).`,
 	cmd.Flags().StringVar(&abortFile, "abort-file", "", "stop the campaign (exit 5) as soon as this path exists")
 	cmd.Flags().BoolVar(&force, "force", false, "start a fault even though a journal says one is pending (see trigger restore)")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous campaign there")
-	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve each cell's trigger_* metrics at this address for an outside Prometheus (e.g. 127.0.0.1:9464)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve each cell's trigger_* metrics at this address for an outside Prometheus (e.g. :9464, which binds 127.0.0.1; a host that is not loopback is warned about)")
 	return cmd
 }
 

@@ -238,3 +238,59 @@ func TestCampaignCommand(t *testing.T) {
 		}
 	})
 }
+
+// A fault too small to trigger (C′ = 0.9·C at ρ = 0.4): plan says no
+// trigger and exits 3 as simulate does, never "Gate passed" (issue 32,
+// finding 11).
+func TestPlanFaultThatCannotTrigger(t *testing.T) {
+	src, err := os.ReadFile("../../examples/demo-fault.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	weak := strings.Replace(string(src), "capacity = 0.25", "capacity = 0.9", 1)
+	if weak == string(src) {
+		t.Fatal("demo-fault.hcl has no capacity = 0.25 to change")
+	}
+	path := filepath.Join(t.TempDir(), "weak-fault.hcl")
+	if err := os.WriteFile(path, []byte(weak), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "plan", path)
+	if code != ExitInconclusive {
+		t.Errorf("plan: exit %d, want %d; stderr:\n%s", code, ExitInconclusive, stderr)
+	}
+	if !strings.Contains(stdout, "Trigger") || !strings.Contains(stdout, "NO:") {
+		t.Errorf("plan does not say the fault cannot trigger:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "passed") {
+		t.Errorf("plan of a fault that cannot trigger says the gate passed:\n%s", stdout)
+	}
+	code, stdout, stderr = run(t, "plan", "--json", path)
+	if doc := decode[analysis.Document](t, code, stdout, stderr); doc.Verdict != analysis.VerdictNoTrigger || doc.Gate.Passed {
+		t.Errorf("plan --json: verdict %q gate passed %v, want %q and not passed", doc.Verdict, doc.Gate.Passed, analysis.VerdictNoTrigger)
+	}
+	code, _, stderr = run(t, "simulate", path)
+	if code != ExitInconclusive {
+		t.Errorf("simulate: exit %d, want %d; stderr:\n%s", code, ExitInconclusive, stderr)
+	}
+}
+
+// import har says on stderr which query parameters it dropped as
+// credentials, and writes none of their values (issue 32, finding 12).
+func TestImportHARDropsSessionTokens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.har")
+	har := `{"log":{"entries":[{"request":{"method":"GET","url":"https://shop.example/v1/cart?session=s3ss10n-v4lue&id=7&access_token=4cc355","headers":[]}}]}}`
+	if err := os.WriteFile(path, []byte(har), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "import", "har", path)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if strings.Contains(stdout, "s3ss10n-v4lue") || strings.Contains(stdout, "4cc355") {
+		t.Errorf("the skeleton holds a session or token value:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "access_token, session") {
+		t.Errorf("stderr does not name the dropped parameters:\n%s", stderr)
+	}
+}

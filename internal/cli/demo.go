@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/trigger-test/trigger/examples"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -291,10 +293,10 @@ func printDemoSummary(w io.Writer, results []demoResult) error {
 		return "FAILED"
 	}))
 	row("Report", func(r demoResult) string {
-		if r.res == nil {
+		if r.res == nil || !slices.Contains(r.res.Written, report.HTMLFile) {
 			return "—"
 		}
-		return reportPath(r.res.OutDir)
+		return filepath.Join(r.res.OutDir, report.HTMLFile)
 	})
 	return tw.Flush()
 }

@@ -5,10 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/trigger-test/trigger/importer"
+	"github.com/trigger-test/trigger/internal/safetext"
 )
 
 func newImportCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -20,7 +22,9 @@ func newImportCommand(stdout, stderr io.Writer) *cobra.Command {
 request block per distinct request (method, URL, body), weighted by how
 often it was recorded; the headers every request shares become the
 target's; credentials (Authorization, Cookie, API keys) become sensitive
-variables with no value in the file; the hosts become allow_hosts. What a
+variables with no value in the file, and credential-like query parameters
+(session, token, api_key, sig, X-Amz-Signature, ...) are dropped from the
+URLs, their names said on stderr; the hosts become allow_hosts. What a
 recording cannot know (the clients' timeout and retries, the service's
 capacity, the load) is marked TODO.
 
@@ -50,6 +54,9 @@ no usable request, and never overwrites --out.`,
 			}
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			if names := importer.Stripped(recs); len(names) > 0 {
+				fmt.Fprintf(stderr, "import: dropped credential-like query parameters from the recorded URLs: %s\n", safetext.Line(strings.Join(names, ", ")))
 			}
 			if name == "" {
 				name = importer.ScenarioName(path)

@@ -119,3 +119,59 @@ func write(t *testing.T, path string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+// `trigger report` on a folder where two reports cannot be written (a
+// full disk, here a folder in their place): exit 4, and stdout names only
+// the reports written (issue 32, finding 12).
+func TestReportCommandNamesOnlyWrittenFiles(t *testing.T) {
+	dir, _ := reportFolder(t)
+	for _, name := range []string{"report.html", "junit.xml"} {
+		if err := os.MkdirAll(filepath.Join(dir, name, "in-the-way"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runBounded(t, "report", dir)
+	if code != ExitHarness {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitHarness, stderr)
+	}
+	for _, name := range []string{"report.html", "junit.xml"} {
+		if strings.Contains(stdout, name) {
+			t.Errorf("stdout names %s, which was not written:\n%s", name, stdout)
+		}
+		if !strings.Contains(stderr, name) {
+			t.Errorf("stderr does not name the failed %s:\n%s", name, stderr)
+		}
+	}
+	for _, name := range []string{"timeline.svg", "timeline.png", "report.md"} {
+		if !strings.Contains(stdout, filepath.Join(dir, name)) {
+			t.Errorf("stdout does not name %s, which was written:\n%s", name, stdout)
+		}
+	}
+}
+
+// A run's "Report:" line names report.html only when it was written, and
+// the other files only those written.
+func TestWrittenTextNamesOnlyWrittenFiles(t *testing.T) {
+	for _, tc := range []struct {
+		written     []string
+		want, never []string
+	}{
+		{[]string{"timeline.csv", "result.json", "timeline.svg", "report.html", "report.md"},
+			[]string{"Report: out/r/report.html", "timeline.csv, result.json, timeline.svg, report.md in out/r"}, []string{"junit.xml"}},
+		{[]string{"timeline.csv", "result.json"},
+			[]string{"Written in out/r: timeline.csv, result.json (no report.html)"}, []string{"Report:", "report.md"}},
+		{nil, []string{"Nothing was written in out/r"}, []string{"Report:", "result.json"}},
+	} {
+		got := writtenText("out/r", tc.written)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("written %q: %q does not say %q", tc.written, got, w)
+			}
+		}
+		for _, n := range tc.never {
+			if strings.Contains(got, n) {
+				t.Errorf("written %q: %q says %q", tc.written, got, n)
+			}
+		}
+	}
+}

@@ -56,7 +56,9 @@ refused until then unless --force.
 
 The run's folder (--out) receives timeline.csv (appended every second),
 result.json, the reports, and the embedded Prometheus' data. A folder that
-is not empty is refused unless --overwrite, which replaces the previous run.
+is not empty is refused unless --overwrite, which replaces the previous run;
+a run holds a lock on its folder (.lock) for its life, and a folder a run
+still in progress holds is refused, --overwrite or not.
 
 Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error, 3 inconclusive
 (no trigger, baseline already failing, metrics missing, signals could not
@@ -106,7 +108,7 @@ fault's stop command failed: the fault may still be in place),
 				return runError(err)
 			}
 			if perr := emit(stdout, res.Document, asJSON, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "\nReport: %s\n(result.json, timeline.csv, report.md, junit.xml and the chart in %s)\n", reportPath(res.OutDir), res.OutDir)
+				_, err := io.WriteString(w, writtenText(res.OutDir, res.Written))
 				return err
 			}); perr != nil {
 				return perr
@@ -125,7 +127,7 @@ fault's stop command failed: the fault may still be in place),
 	cmd.Flags().StringVar(&abortFile, "abort-file", "", "stop the run (exit 5) as soon as this path exists, e.g. for an operator or another job to pull the brake")
 	cmd.Flags().BoolVar(&force, "force", false, "start the scenario's fault even though a journal says one against the same target is still pending (see trigger restore)")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous run there, its Prometheus data included")
-	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. 127.0.0.1:9464)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. :9464, which binds 127.0.0.1; a host that is not loopback is warned about)")
 	ff.register(cmd)
 	cf.register(cmd)
 	return cmd

@@ -27,7 +27,9 @@ func runSimulateFrom(ctx context.Context, sf *scenarioFlags, f *simulateFlags, a
 	if f.model != "fluid" {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--from calibrates the fluid model; --model %s is not calibrated yet", f.model)}
 	}
-	run, _, err := report.ReadRun(f.from)
+	// The result document alone: the timeline is not needed, and a large
+	// one is never read.
+	run, _, err := report.ReadRunResult(f.from)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--from: %w", err)}
 	}

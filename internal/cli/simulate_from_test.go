@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -125,5 +127,75 @@ func TestSimulateFromARecordedRun(t *testing.T) {
 	t.Logf("trapped run with an admission bound of 250 ms: %s, %.1f s", whatIf.Verdict, analysis.Value(whatIf.RecoveryS))
 	if whatIf.Verdict != analysis.VerdictRecovered {
 		t.Errorf("with an admission bound of 250 ms the model says %s; want recovered", whatIf.Verdict)
+	}
+}
+
+// simulate --from reads the run's result.json alone: a folder whose
+// result.json it refuses is refused without its timeline being read, and
+// a run's timeline, however large, is never read at all (issue 32,
+// finding 10: a 500 MiB timeline.csv took it to 7.1 GB before it refused
+// the folder). Measured as the bytes allocated, far below the timeline's.
+func TestSimulateFromNeverReadsTheTimeline(t *testing.T) {
+	dir, timeline := reportFolder(t) // a recorded run: result.json and timeline.csv
+	f, err := os.OpenFile(filepath.Join(dir, "timeline.csv"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whole rows, as many fields as the header: a reader reads them all.
+	header, _, _ := strings.Cut(string(timeline), "\n")
+	line := []byte("99999,observe" + strings.Repeat(",1", strings.Count(header, ",")-1) + "\n")
+	const size = 32 << 20
+	chunk := bytes.Repeat(line, (1<<20)/len(line))
+	for written := 0; written < size; written += len(chunk) {
+		if _, err := f.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Not a run's result: refused, and the timeline never read.
+	plan, err := os.ReadFile("testdata/plan-recovers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "result.json"), plan, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, _, stderr := run(t, "simulate", "--from", dir)
+	runtime.ReadMemStats(&after)
+	if code != ExitUsage || !strings.Contains(stderr, "not a run's result") {
+		t.Errorf("exit %d, stderr %q; want %d, not a run's result", code, stderr, ExitUsage)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+		t.Errorf("simulate --from allocated %d MiB refusing a folder whose timeline is %d MiB: it read the timeline", alloc>>20, size>>20)
+	}
+}
+
+// `trigger report` checks result.json first: a folder whose result.json
+// is no result document is refused (exit 2) before its timeline is read.
+func TestReportRefusesABadResultBeforeTheTimeline(t *testing.T) {
+	dir, timeline := reportFolder(t)
+	header, _, _ := strings.Cut(string(timeline), "\n")
+	line := []byte("99999,observe" + strings.Repeat(",1", strings.Count(header, ",")-1) + "\n")
+	const size = 32 << 20
+	if err := os.WriteFile(filepath.Join(dir, "timeline.csv"), append([]byte(header+"\n"), bytes.Repeat(line, size/len(line))...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(`{"kind":"run"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, _, stderr := run(t, "report", dir)
+	runtime.ReadMemStats(&after)
+	if code != ExitUsage || !strings.Contains(stderr, "result.json") {
+		t.Errorf("exit %d, stderr %q; want %d naming result.json", code, stderr, ExitUsage)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+		t.Errorf("report allocated %d MiB refusing a folder whose timeline is %d MiB: it read the timeline", alloc>>20, size>>20)
 	}
 }

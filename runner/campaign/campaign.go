@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,13 +96,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if err := prepare(opts.OutDir, opts.Run.Overwrite); err != nil {
+	lock, err := prepare(opts.OutDir, opts.Run.Overwrite)
+	if err != nil {
 		return nil, err
 	}
+	// Held until campaign.json is written for the last time; each cell's
+	// run locks its own folder as well.
+	defer lock.Unlock()
 	cp := &campaign{opts: opts, scenario: s, doc: newDocument(opts.Test, opts.Now()), outer: ctx}
 	ctx, cancel := context.WithTimeout(ctx, s.Campaign.MaxDuration)
 	defer cancel()
-	err := cp.run(ctx)
+	err = cp.run(ctx)
 	if err != nil && cp.doc.StoppedReason == "" {
 		cp.doc.StoppedReason = err.Error()
 	}
@@ -355,16 +360,36 @@ func trappedWord(t *bool) string {
 	return "recovered side"
 }
 
-// prepare creates the campaign's folder; one that holds anything is
-// refused unless overwrite, and then only a previous campaign is removed
-// (campaign.json, campaign.html, cell-* folders): a folder holding
-// anything else is refused whole.
-func prepare(dir string, overwrite bool) error {
-	entries, err := os.ReadDir(dir)
+// prepare creates the campaign's folder and takes its lock
+// (runner.LockDir: a folder a campaign or a run still in progress holds is
+// refused, runner.ErrOutLocked, and nothing in it is touched); one that
+// holds anything is refused unless overwrite, and then only a previous
+// campaign is removed (campaign.json, campaign.html, cell-* folders): a
+// folder holding anything else is refused whole. The caller holds the
+// returned lock for the campaign's life.
+func prepare(dir string, overwrite bool) (*runner.DirLock, error) {
+	lock, err := runner.LockDir(dir)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, runner.ErrOutLocked):
+		return nil, &runner.Error{Kind: runner.KindUsage, Err: err}
 	case err != nil:
+		return nil, &runner.Error{Kind: runner.KindHarness, Err: err}
+	}
+	if err := prepareLocked(dir, overwrite); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// prepareLocked is prepare once dir exists and its lock is held.
+func prepareLocked(dir string, overwrite bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
 		return &runner.Error{Kind: runner.KindHarness, Err: err}
+	}
+	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return e.Name() == runner.LockFile })
+	switch {
 	case len(entries) > 0 && !overwrite:
 		return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %d entries (pass --overwrite to replace a previous campaign there)", runner.ErrOutExists, dir, len(entries))}
 	case len(entries) > 0:
@@ -373,14 +398,22 @@ func prepare(dir string, overwrite bool) error {
 				return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %s, which no campaign wrote; nothing was removed", runner.ErrOutExists, dir, e.Name())}
 			}
 		}
+		// A cell's run in progress (a campaign's own folder locked by
+		// another process is refused above) still holds its folder.
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "cell-") {
+				cl, err := runner.LockDir(filepath.Join(dir, e.Name()))
+				if err != nil {
+					return &runner.Error{Kind: runner.KindUsage, Err: err}
+				}
+				defer cl.Unlock()
+			}
+		}
 		for _, e := range entries {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return &runner.Error{Kind: runner.KindHarness, Err: err}
 			}
 		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return &runner.Error{Kind: runner.KindHarness, Err: err}
 	}
 	return nil
 }

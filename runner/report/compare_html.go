@@ -101,14 +101,11 @@ func verdictClass(v analysis.Verdict) string {
 // its result.json; the rows are the folder's timeline.csv (nil when it has
 // none; its whole rows when a crash cut it short, which a comparison can
 // live with). Only the result document is required.
+// result.json is read and checked first: a folder whose result.json is
+// refused is refused before its timeline is opened. The timeline is
+// streamed, at most MaxTimelineRows of its rows kept.
 func ReadRun(path string) (analysis.Document, []analysis.TimelineRow, error) {
-	dir := path
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, ResultFile)
-	} else {
-		dir = filepath.Dir(path)
-	}
-	doc, err := ReadResult(path)
+	doc, dir, err := ReadRunResult(path)
 	if err != nil {
 		return analysis.Document{}, nil, err
 	}
@@ -117,4 +114,21 @@ func ReadRun(path string) (analysis.Document, []analysis.TimelineRow, error) {
 		return doc, nil, nil // the chart goes without this run's timeline
 	}
 	return doc, rows, nil
+}
+
+// ReadRunResult reads a recorded run's result document alone (path: its
+// folder or its result.json) and returns the run's folder; the timeline is
+// never opened (`trigger simulate --from` needs the document only).
+func ReadRunResult(path string) (doc analysis.Document, dir string, err error) {
+	dir = path
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, ResultFile)
+	} else {
+		dir = filepath.Dir(path)
+	}
+	doc, err = ReadResult(path)
+	if err != nil {
+		return analysis.Document{}, dir, err
+	}
+	return doc, dir, nil
 }

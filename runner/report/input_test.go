@@ -16,7 +16,7 @@ import (
 func renderBounded(t *testing.T, dir string) error {
 	t.Helper()
 	done := make(chan error, 1)
-	go func() { done <- RenderDir(dir) }()
+	go func() { _, err := RenderDir(dir); done <- err }()
 	select {
 	case err := <-done:
 		return err

@@ -47,6 +47,21 @@ func WriteAll(dir string, doc analysis.Document, rows []analysis.TimelineRow) er
 type Gate struct {
 	mu     sync.Mutex
 	closed bool
+	// written are the names of the files written through the gate, in
+	// the order they were renamed into place.
+	written []string
+}
+
+// Written is the names of the files written through g so far: only those
+// renamed into place, never one whose write failed (a full disk) or was
+// refused. A nil *Gate records nothing.
+func (g *Gate) Written() []string {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.written...)
 }
 
 // ErrGateClosed is a write refused because its Gate was closed.
@@ -103,43 +118,55 @@ func WriteAllGated(g *Gate, dir string, doc analysis.Document, rows []analysis.T
 // is refused without blocking or reading it. An error in the files
 // themselves (refused, malformed, cut) is an *InputError; an error
 // writing the reports is not.
-func RenderDir(dir string) error {
+//
+// written names the reports actually written, in ReportFiles' order, also
+// when err is not nil: a report that could not be written (a full disk) is
+// not among them.
+func RenderDir(dir string) (written []string, err error) {
 	doc, err := ReadResult(filepath.Join(dir, ResultFile))
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
-	rows, partial, err := ReadDirTimeline(dir)
+	rows, whole, partial, err := readDirTimeline(dir)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
-	if err := WriteAll(dir, doc, rows); err != nil {
-		return err
+	g := &Gate{}
+	if err := WriteAllGated(g, dir, doc, rows); err != nil {
+		return g.Written(), err
 	}
 	if partial != nil {
-		return fmt.Errorf("report: %w", &InputError{File: TimelineFile,
-			Err: fmt.Errorf("reports drawn from its first %d rows: %w", len(rows), partial)})
+		return g.Written(), fmt.Errorf("report: %w", &InputError{File: TimelineFile,
+			Err: fmt.Errorf("reports drawn from its first %d rows: %w", whole, partial)})
 	}
-	return nil
+	return g.Written(), nil
 }
 
 // ReadDirTimeline reads dir/timeline.csv as RenderDir does: no rows and
 // no error when there is none; the rows up to a cut with the cut as
 // partial when a crash cut it short; an *InputError when it is refused
-// (not a regular file, too large) or holds no whole row.
+// (not a regular file, too large) or holds no whole row. It streams the
+// file: at most MaxTimelineRows rows are kept (ReadTimelineCapped).
 func ReadDirTimeline(dir string) (rows []analysis.TimelineRow, partial, err error) {
+	rows, _, partial, err = readDirTimeline(dir)
+	return rows, partial, err
+}
+
+// readDirTimeline is ReadDirTimeline that also counts the whole rows read.
+func readDirTimeline(dir string) (rows []analysis.TimelineRow, whole int, partial, err error) {
 	f, err := openInput(filepath.Join(dir, TimelineFile), TimelineFile, MaxTimelineBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, nil, nil
+		return nil, 0, nil, nil
 	case err != nil:
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
 	defer f.Close()
-	rows, partial = ReadTimeline(limitReader(f, TimelineFile, MaxTimelineBytes))
-	if partial != nil && len(rows) == 0 {
-		return nil, nil, &InputError{File: TimelineFile, Err: partial}
+	rows, whole, partial = ReadTimelineCapped(limitReader(f, TimelineFile, MaxTimelineBytes), MaxTimelineRows)
+	if partial != nil && whole == 0 {
+		return nil, 0, nil, &InputError{File: TimelineFile, Err: partial}
 	}
-	return rows, partial, nil
+	return rows, whole, partial, nil
 }
 
 // WriteFileAtomic writes dir/name through a temporary file and a rename,
@@ -179,6 +206,9 @@ func WriteFileGated(g *Gate, dir, name string, write func(io.Writer) error) erro
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if g != nil {
+		g.written = append(g.written, name) // g.mu is held
 	}
 	return nil
 }

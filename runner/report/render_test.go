@@ -59,7 +59,7 @@ func TestRenderDir(t *testing.T) {
 	for _, name := range fixtures {
 		t.Run(name, func(t *testing.T) {
 			dir := copyFixture(t, name)
-			if err := RenderDir(dir); err != nil {
+			if _, err := RenderDir(dir); err != nil {
 				t.Fatal(err)
 			}
 			checkReports(t, dir)
@@ -155,7 +155,7 @@ func TestRenderDirPartialFolders(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tc.setup(t)
-			if err := RenderDir(dir); err != nil {
+			if _, err := RenderDir(dir); err != nil {
 				t.Fatal(err)
 			}
 			checkReports(t, dir)
@@ -176,7 +176,7 @@ func TestRenderDirTruncatedTimeline(t *testing.T) {
 	if err := os.WriteFile(path, append(b, []byte("999,observe,4x")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = RenderDir(dir)
+	_, err = RenderDir(dir)
 	if want := fmt.Sprintf("first %d rows", whole); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want the cut reported", err)
 	}
@@ -208,7 +208,7 @@ func TestRenderDirErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tc.setup(dir)
-			err := RenderDir(dir)
+			_, err := RenderDir(dir)
 			if err == nil || !strings.HasPrefix(err.Error(), "report: ") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want a report: error naming %s", err, tc.want)
 			}
@@ -282,5 +282,33 @@ func TestGateRefusesWritesAfterClose(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 || entries[0].Name() != "a.txt" {
 		t.Errorf("the folder holds %v; want a.txt alone", entries)
+	}
+}
+
+// failWrites makes the named reports unwritable in dir, as a full disk
+// would, and as root too: a non-empty folder in each one's place, which
+// the rename of the written file cannot replace.
+func failWrites(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		os.Remove(filepath.Join(dir, name))
+		if err := os.MkdirAll(filepath.Join(dir, name, "in-the-way"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// RenderDir names only the reports it wrote: one whose write failed is
+// not among them, and the error says so (issue 32, finding 12).
+func TestRenderDirNamesOnlyWrittenReports(t *testing.T) {
+	dir := copyFixture(t, "recovered")
+	failWrites(t, dir, HTMLFile, JUnitFile)
+	written, err := RenderDir(dir)
+	if err == nil || !strings.Contains(err.Error(), HTMLFile) || !strings.Contains(err.Error(), JUnitFile) {
+		t.Errorf("err = %v, want the failed writes of %s and %s", err, HTMLFile, JUnitFile)
+	}
+	want := []string{SVGFile, PNGFile, MarkdownFile}
+	if fmt.Sprint(written) != fmt.Sprint(want) {
+		t.Errorf("written %q, want %q", written, want)
 	}
 }

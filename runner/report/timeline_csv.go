@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/trigger-test/trigger/analysis"
 )
@@ -113,50 +114,86 @@ func (tw *TimelineWriter) flush() error {
 	return nil
 }
 
-// ReadTimeline reads a timeline.csv back. Columns are matched by name, so
-// files with fewer or more columns (older or newer versions) still read;
-// missing values are NaN. Every row must have as many fields as the
-// header and end with a newline, as TimelineWriter writes them: a row cut
-// by a crash (the last line without its newline, or with fewer fields) is
-// an error naming its line and row (row 1 is the first under the header),
-// returned with the rows before it.
+// MaxTimelineRows is the most rows of a timeline read back that are kept
+// in memory (20 000: five and a half hours of a run's one-second rows): a
+// longer timeline is thinned as it is read (see ReadTimelineCapped), so a
+// 500 MiB timeline.csv costs a reader no more memory than a short run's.
+// The rows read back only draw charts; the figures a report prints come
+// from result.json.
+const MaxTimelineRows = 20_000
+
+// ReadTimeline reads a timeline.csv back, at most MaxTimelineRows rows of
+// it in memory (ReadTimelineCapped).
 func ReadTimeline(r io.Reader) ([]analysis.TimelineRow, error) {
+	rows, _, err := ReadTimelineCapped(r, MaxTimelineRows)
+	return rows, err
+}
+
+// ReadTimelineCapped reads a timeline.csv back, one row at a time, keeping
+// at most maxRows rows (at least 2): every row while there are no more
+// than maxRows, else every stride-th row from the first, the stride
+// doubling each time the rows kept would pass maxRows, so that the rows
+// kept are evenly spaced over the whole run. whole is the number of whole
+// rows read, kept or not.
+//
+// Columns are matched by name, so files with fewer or more columns (older
+// or newer versions) still read; missing values are NaN. Every row must
+// have as many fields as the header and end with a newline, as
+// TimelineWriter writes them: a row cut by a crash (the last line without
+// its newline, or with fewer fields) is an error naming its line and row
+// (row 1 is the first under the header), returned with the rows before
+// it.
+func ReadTimelineCapped(r io.Reader, maxRows int) (rows []analysis.TimelineRow, whole int, err error) {
 	tail := &tailReader{r: r}
 	cr := csv.NewReader(tail)
 	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("timeline: header: %w", err)
+		return nil, 0, fmt.Errorf("timeline: header: %w", err)
 	}
-	index := make([]int, len(header)) // column → field, -1 when unknown
+	header = append([]string(nil), header...)
+	index := make([]int, len(header)) // column → field of TimelineRow, -1 when unknown
+	kinds := make([]reflect.Kind, len(header))
 	for c, name := range header {
 		index[c] = -1
-		for i, f := range timelineFields {
-			if f.Tag.Get("csv") == name {
-				index[c] = i
+		for _, f := range timelineFields {
+			if f.Tag.Get("csv") == name && len(f.Index) == 1 {
+				index[c], kinds[c] = f.Index[0], f.Type.Kind()
 			}
 		}
 	}
-	var rows []analysis.TimelineRow
+	keep := newRowSampler(maxRows)
+	// A row is kept only once the next line (or a final newline) shows it
+	// whole: the last line of a crashed run's file may be cut.
+	var pending analysis.TimelineRow
+	havePending := false
 	for row := 1; ; row++ {
 		line := row + 1
 		rec, err := cr.Read()
 		if err == io.EOF {
 			if tail.last == '\n' {
-				return rows, nil
+				if havePending {
+					keep.add(pending)
+				}
+				return keep.rows, keep.seen, nil
 			}
 			// The last line read has no newline: it was cut while being
 			// written, however well it parsed.
 			if row == 1 {
-				return nil, errors.New("timeline: header: cut: the file ends inside it (no newline)")
+				return nil, 0, errors.New("timeline: header: cut: the file ends inside it (no newline)")
 			}
-			return rows[:len(rows)-1], fmt.Errorf("timeline: line %d (row %d): cut: the file ends inside it (no newline)", line-1, row-1)
+			return keep.rows, keep.seen, fmt.Errorf("timeline: line %d (row %d): cut: the file ends inside it (no newline)", line-1, row-1)
+		}
+		if havePending {
+			keep.add(pending)
+			havePending = false
 		}
 		if err != nil {
-			return rows, fmt.Errorf("timeline: line %d (row %d): %w", line, row, err)
+			return keep.rows, keep.seen, fmt.Errorf("timeline: line %d (row %d): %w", line, row, err)
 		}
 		if len(rec) != len(header) {
-			return rows, fmt.Errorf("timeline: line %d (row %d): cut: %d fields, the header has %d", line, row, len(rec), len(header))
+			return keep.rows, keep.seen, fmt.Errorf("timeline: line %d (row %d): cut: %d fields, the header has %d", line, row, len(rec), len(header))
 		}
 		m := analysis.UnknownRow()
 		v := reflect.ValueOf(&m).Elem()
@@ -164,23 +201,63 @@ func ReadTimeline(r io.Reader) ([]analysis.TimelineRow, error) {
 			if index[c] < 0 {
 				continue
 			}
-			fv := v.FieldByIndex(timelineFields[index[c]].Index)
-			switch fv.Kind() {
+			fv := v.Field(index[c])
+			switch kinds[c] {
 			case reflect.String:
-				fv.SetString(s)
+				// A copy: s shares its memory with the whole line.
+				fv.SetString(strings.Clone(s))
 			case reflect.Float64:
 				if s == "" {
 					continue
 				}
 				x, err := strconv.ParseFloat(s, 64)
 				if err != nil {
-					return rows, fmt.Errorf("timeline: line %d (row %d), %s: %w", line, row, header[c], err)
+					return keep.rows, keep.seen, fmt.Errorf("timeline: line %d (row %d), %s: %w", line, row, header[c], err)
 				}
 				fv.SetFloat(x)
 			}
 		}
-		rows = append(rows, m)
+		pending, havePending = m, true
 	}
+}
+
+// rowSampler keeps at most max rows of a stream: every stride-th row
+// (counting from 0), the stride doubling, and every other row kept so far
+// dropped, when one more would pass max.
+type rowSampler struct {
+	max    int
+	stride int
+	seen   int // rows offered
+	rows   []analysis.TimelineRow
+}
+
+func newRowSampler(limit int) *rowSampler {
+	return &rowSampler{max: max(limit, 2), stride: 1}
+}
+
+// add offers the next row of the stream.
+func (s *rowSampler) add(m analysis.TimelineRow) {
+	i := s.seen
+	s.seen++
+	if i%s.stride != 0 {
+		return
+	}
+	if len(s.rows) == s.max {
+		// Keep rows 0, 2, 4, ... of those kept: multiples of the doubled
+		// stride. Row i is kept only if it is one too.
+		n := 0
+		for j := 0; j < len(s.rows); j += 2 {
+			s.rows[n] = s.rows[j]
+			n++
+		}
+		clear(s.rows[n:])
+		s.rows = s.rows[:n]
+		s.stride *= 2
+		if i%s.stride != 0 {
+			return
+		}
+	}
+	s.rows = append(s.rows, m)
 }
 
 // tailReader remembers the last byte read through it: a file TimelineWriter

@@ -1,0 +1,98 @@
+package importer
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// credentialParams are query parameter names (lower case) that carry a
+// credential: a recorded URL's session, token or signature would be sent
+// by every request of the scenario and kept in its file.
+var credentialParams = map[string]bool{
+	"session": true, "sessionid": true, "session_id": true, "sid": true, "jsessionid": true, "phpsessid": true,
+	"token": true, "access_token": true, "refresh_token": true, "id_token": true, "auth_token": true, "jwt": true,
+	"api_key": true, "apikey": true, "api-key": true, "key": true, "access_key": true, "accesskey": true,
+	"sig": true, "signature": true, "password": true, "passwd": true, "pwd": true, "pass": true,
+	"auth": true, "authorization": true, "code": true, "secret": true, "client_secret": true, "otp": true,
+}
+
+// credentialParts are parts of a parameter name that mark it a credential
+// whatever surrounds them: X-Amz-Signature, X-Amz-Security-Token,
+// X-Amz-Credential, X-Goog-Signature, AWSAccessKeyId, csrf_token, ...
+var credentialParts = []string{"token", "secret", "passw", "signature", "session", "apikey", "api_key", "api-key",
+	"accesskey", "access_key", "credential"}
+
+// credentialParam reports whether a query parameter named name carries a
+// credential (any case).
+func credentialParam(name string) bool {
+	n := strings.ToLower(name)
+	if credentialParams[n] {
+		return true
+	}
+	for _, p := range credentialParts {
+		if strings.Contains(n, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// stripCredentialParams removes the credential-like query parameters from
+// raw (see credentialParam), keeping the others as recorded, in order, and
+// returns the URL and the names removed.
+func stripCredentialParams(raw string) (string, []string) {
+	base, query, ok := strings.Cut(raw, "?")
+	if !ok {
+		return raw, nil
+	}
+	query, fragment, hasFragment := strings.Cut(query, "#")
+	var kept, removed []string
+	for _, part := range strings.Split(query, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if part != "" && credentialParam(name) {
+			removed = append(removed, name)
+			continue
+		}
+		kept = append(kept, part)
+	}
+	if len(removed) == 0 {
+		return raw, nil
+	}
+	out := base
+	if q := strings.Join(kept, "&"); q != "" {
+		out += "?" + q
+	}
+	if hasFragment {
+		out += "#" + fragment
+	}
+	return out, removed
+}
+
+// stripCredentials strips the credential-like query parameters from each
+// recorded URL, noting the names in its Stripped.
+func stripCredentials(recs []Recorded) {
+	for i := range recs {
+		recs[i].URL, recs[i].Stripped = stripCredentialParams(recs[i].URL)
+	}
+}
+
+// Stripped is the distinct names, sorted, of the query parameters the
+// import removed from recs' URLs as credentials.
+func Stripped(recs []Recorded) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range recs {
+		for _, n := range r.Stripped {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
