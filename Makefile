@@ -38,7 +38,7 @@ RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|T
 # The runner's end-to-end tests in two streams of about four minutes each.
 E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain|TestE2ECapacityDrop|TestE2ECompareFindsASlowerRelease|TestE2EMixIsJudgedByItsCapacity
 
-.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-campaign bench bench-staging bench-brakes bench-fleet bench-charts bench-compare bench-campaign demo clean
+.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-campaign bench bench-staging bench-brakes bench-fleet bench-charts bench-compare bench-campaign bench-report demo clean
 
 # The shipped binary is stripped (no symbol table or DWARF) and holds no
 # build machine's paths; docs/design.md, "Dependencies", says what makes
@@ -135,6 +135,11 @@ bench-compare:
 # C/A, and no trap at ρ = 0.2 and 0.3 (about 25 minutes).
 bench-campaign:
 	$(GO) run ./bench/campaign
+
+# Memory of trigger report and simulate --from on a recorded run with a
+# 500 MiB timeline.csv (about 1 minute; needs GNU time).
+bench-report:
+	sh bench/report/run.sh
 
 # How soon merged seconds reach the coordinator from 1–8 local agents, and
 # what each agent costs (about 2 minutes).
