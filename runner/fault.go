@@ -16,7 +16,6 @@ import (
 
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner/report"
-	"github.com/trigger-test/trigger/vocab"
 )
 
 // A fault's stop command always runs (docs/safety.md, "Faults are always
@@ -86,11 +85,18 @@ func DefaultStateDir() string {
 }
 
 // pendingEntry is a registry entry: which journal holds a pending fault
-// against a target.
+// against a target, and the stop command as the run that wrote it meant
+// it: `trigger restore` runs this copy, kept on this machine, not what a
+// run's folder says (Restore).
 type pendingEntry struct {
 	Target  string `json:"target"`
 	Fault   string `json:"fault"`
-	Journal string `json:"journal"`
+	Journal string `json:"journal"` // absolute path of the journal
+	// Stop, Dir and TimeoutS are the journal's (absent from entries
+	// written before they were kept here).
+	Stop     []string `json:"stop,omitempty"`
+	Dir      string   `json:"dir,omitempty"`
+	TimeoutS float64  `json:"timeout_s,omitempty"`
 }
 
 func registryPath(stateDir, target string) string {
@@ -117,6 +123,28 @@ func CheckPendingFault(stateDir, target string) error {
 	}
 	return fmt.Errorf("%w: fault %q of the run in %s; run `trigger restore %s` (or start with --force)",
 		ErrFaultPending, e.Fault, filepath.Dir(e.Journal), filepath.Dir(e.Journal))
+}
+
+// registerFault writes the registry entry of the journal at path, which
+// holds j.
+func registerFault(stateDir, path string, j FaultJournal) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	return writeJSONAtomic(registryPath(stateDir, j.Target), pendingEntry{Target: j.Target, Fault: j.Fault, Journal: abs,
+		Stop: j.Stop, Dir: j.Dir, TimeoutS: j.TimeoutS})
+}
+
+// RecordPendingFault writes j as the journal of the run in outDir and its
+// entry in the pending-fault registry of stateDir, as a run does before
+// its fault's start command (tools and tests that set up a restore).
+func RecordPendingFault(outDir, stateDir string, j FaultJournal) error {
+	path := filepath.Join(outDir, FaultJournalFile)
+	if err := writeJSONAtomic(path, j); err != nil {
+		return err
+	}
+	return registerFault(stateDir, path, j)
 }
 
 func readJournal(path string) (FaultJournal, error) {
@@ -199,8 +227,7 @@ func (fr *faultRun) start() error {
 	if err := writeJSONAtomic(path, j); err != nil {
 		return fmt.Errorf("fault journal: %w", err)
 	}
-	abs, _ := filepath.Abs(path)
-	if err := writeJSONAtomic(registryPath(fr.stateDir, fr.f.Target), pendingEntry{Target: fr.f.Target, Fault: fr.f.Name, Journal: abs}); err != nil {
+	if err := registerFault(fr.stateDir, path, j); err != nil {
 		fr.logf("fault: the pending-fault registry in %s: %v", fr.stateDir, err)
 	}
 	fr.logf("fault %q: running %q", fr.f.Name, fr.f.Start)
@@ -310,38 +337,4 @@ func errOrOK(err error) string {
 		return "ok"
 	}
 	return err.Error()
-}
-
-// Restore runs the pending stop command of the fault journal in outDir:
-// a no-op (nil) when the journal says the fault was restored. It updates
-// the journal and removes the registry entry in stateDir on success.
-func Restore(outDir, stateDir string, logf func(string, ...any)) (ran bool, err error) {
-	path := filepath.Join(outDir, FaultJournalFile)
-	j, err := readJournal(path)
-	if err != nil {
-		return false, fmt.Errorf("no fault journal in %s: %w", outDir, err)
-	}
-	if j.State == faultRestored {
-		_ = os.Remove(registryPath(stateDir, j.Target))
-		return false, nil
-	}
-	timeout := time.Duration(j.TimeoutS * float64(time.Second))
-	if timeout <= 0 || timeout > time.Hour {
-		timeout = vocab.DefaultFaultTimeout
-	}
-	logf("fault %q: running %q", j.Fault, j.Stop)
-	err = runCommand(j.Stop, j.Dir, timeout, filepath.Join(outDir, faultLogFile), "stop (trigger restore)")
-	j.StoppedAt = time.Now().UTC()
-	j.State, j.Error = faultRestored, ""
-	if err != nil {
-		j.State, j.Error = faultFailed, err.Error()
-	}
-	if werr := writeJSONAtomic(path, j); werr != nil && err == nil {
-		err = werr
-	}
-	if err != nil {
-		return true, fmt.Errorf("%w: fault %q: the stop command failed (%v); run it by hand, from %s: %q", ErrFaultNotRestored, j.Fault, err, j.Dir, j.Stop)
-	}
-	_ = os.Remove(registryPath(stateDir, j.Target))
-	return true, nil
 }

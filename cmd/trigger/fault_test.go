@@ -145,7 +145,7 @@ func TestSIGKILLThenRestore(t *testing.T) {
 		t.Fatalf("a second run: %v\n%s\nwant exit 2 naming the pending fault in %s", err, b, out)
 	}
 	for i, want := range []string{"restored", "nothing to restore"} {
-		r := exec.Command(bin, "restore", out)
+		r := exec.Command(bin, "restore", "--yes", out)
 		r.Env = env
 		b, err := r.CombinedOutput()
 		if err != nil || !strings.Contains(string(b), want) {
