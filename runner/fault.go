@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -42,6 +41,11 @@ type FaultJournal struct {
 	Target string   `json:"target"`
 	Stop   []string `json:"stop"`
 	Dir    string   `json:"dir"`
+	// Env names the environment variables the stop command is given (the
+	// fault's env); their values are never written. SecretEnv names
+	// those whose values hold a secret: `trigger restore` redacts them.
+	Env       []string `json:"env,omitempty"`
+	SecretEnv []string `json:"secret_env,omitempty"`
 	// TimeoutS bounds the stop command, seconds.
 	TimeoutS float64 `json:"timeout_s"`
 	// State is "pending" (the start may have run; the stop has not
@@ -94,9 +98,11 @@ type pendingEntry struct {
 	Journal string `json:"journal"` // absolute path of the journal
 	// Stop, Dir and TimeoutS are the journal's (absent from entries
 	// written before they were kept here).
-	Stop     []string `json:"stop,omitempty"`
-	Dir      string   `json:"dir,omitempty"`
-	TimeoutS float64  `json:"timeout_s,omitempty"`
+	Stop      []string `json:"stop,omitempty"`
+	Dir       string   `json:"dir,omitempty"`
+	TimeoutS  float64  `json:"timeout_s,omitempty"`
+	Env       []string `json:"env,omitempty"`
+	SecretEnv []string `json:"secret_env,omitempty"`
 }
 
 func registryPath(stateDir, target string) string {
@@ -133,7 +139,7 @@ func registerFault(stateDir, path string, j FaultJournal) error {
 		return err
 	}
 	return writeJSONAtomic(registryPath(stateDir, j.Target), pendingEntry{Target: j.Target, Fault: j.Fault, Journal: abs,
-		Stop: j.Stop, Dir: j.Dir, TimeoutS: j.TimeoutS})
+		Stop: j.Stop, Dir: j.Dir, TimeoutS: j.TimeoutS, Env: j.Env, SecretEnv: j.SecretEnv})
 }
 
 // RecordPendingFault writes j as the journal of the run in outDir and its
@@ -197,6 +203,8 @@ type faultRun struct {
 	outDir   string
 	stateDir string
 	logf     func(string, ...any)
+	// red redacts the scenario's secrets from fault.log.
+	red redactor
 
 	mu       sync.Mutex
 	journal  FaultJournal
@@ -214,11 +222,16 @@ func newFaultRun(f convert.Fault, outDir, stateDir string, logf func(string, ...
 	return &faultRun{f: f, outDir: outDir, stateDir: stateDir, logf: logf, stopDone: make(chan struct{})}
 }
 
+// command is the fault's start or stop as it runs.
+func (fr *faultRun) command(argv []string) command {
+	return command{Argv: argv, Dir: fr.f.Dir, Env: fr.f.Env, Timeout: fr.f.Timeout}
+}
+
 // start writes the journal and the registry entry, then runs the start
 // command within its timeout; it returns when the command has ended.
 func (fr *faultRun) start() error {
 	fr.mu.Lock()
-	fr.journal = FaultJournal{Fault: fr.f.Name, Target: fr.f.Target, Stop: fr.f.Stop, Dir: fr.f.Dir,
+	fr.journal = FaultJournal{Fault: fr.f.Name, Target: fr.f.Target, Stop: fr.f.Stop, Dir: fr.f.Dir, Env: envOrNil(fr.f.Env), SecretEnv: fr.red.secretNames(fr.f.Env),
 		TimeoutS: fr.f.Timeout.Seconds(), State: faultPending, StartedAt: time.Now().UTC()}
 	j := fr.journal
 	fr.started = true
@@ -231,7 +244,7 @@ func (fr *faultRun) start() error {
 		fr.logf("fault: the pending-fault registry in %s: %v", fr.stateDir, err)
 	}
 	fr.logf("fault %q: running %q", fr.f.Name, fr.f.Start)
-	err := runCommand(fr.f.Start, fr.f.Dir, fr.f.Timeout, filepath.Join(fr.outDir, faultLogFile), "start")
+	err := runCommand(fr.command(fr.f.Start), filepath.Join(fr.outDir, faultLogFile), "start", fr.red)
 	fr.mu.Lock()
 	fr.startErr, fr.startEnd = err, time.Now()
 	fr.mu.Unlock()
@@ -252,7 +265,7 @@ func (fr *faultRun) stop(why string) error {
 			return
 		}
 		fr.logf("fault %q: %s; running %q", fr.f.Name, why, fr.f.Stop)
-		err := runCommand(fr.f.Stop, fr.f.Dir, fr.f.Timeout, filepath.Join(fr.outDir, faultLogFile), "stop ("+why+")")
+		err := runCommand(fr.command(fr.f.Stop), filepath.Join(fr.outDir, faultLogFile), "stop ("+why+")", fr.red)
 		fr.mu.Lock()
 		fr.stopErr, fr.stopAt = err, time.Now()
 		j := fr.journal
@@ -302,34 +315,6 @@ func (fr *faultRun) failure() string {
 	}
 	return fmt.Sprintf("fault %q: the stop command failed (%v): the fault may still be in place; run it by hand, from %s: %q, or `trigger restore %s`",
 		fr.f.Name, fr.stopErr, fr.f.Dir, fr.f.Stop, fr.outDir)
-}
-
-// runCommand runs argv from dir within timeout, its process group killed
-// at the timeout, its output appended to logPath under a header naming
-// what and when.
-func runCommand(argv []string, dir string, timeout time.Duration, logPath, what string) error {
-	if len(argv) == 0 || argv[0] == "" {
-		return errors.New("no command")
-	}
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("log %s: %w", logPath, err)
-	}
-	defer log.Close()
-	fmt.Fprintf(log, "== %s %s: %q\n", time.Now().UTC().Format(time.RFC3339Nano), what, argv)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = log, log
-	killGroupOnCancel(cmd)
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
-	if ctx.Err() == context.DeadlineExceeded {
-		err = fmt.Errorf("did not finish within %s (killed)", timeout)
-	}
-	fmt.Fprintf(log, "== %s %s ended: %v\n", time.Now().UTC().Format(time.RFC3339Nano), what, errOrOK(err))
-	return err
 }
 
 func errOrOK(err error) string {

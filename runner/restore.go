@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/trigger-test/trigger/internal/safetext"
 
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -36,6 +39,10 @@ type PendingStop struct {
 	Dir  string
 	// Timeout bounds the command.
 	Timeout time.Duration
+	// Env names the environment variables the command is given, taken
+	// from restore's own environment (their values were never written);
+	// SecretEnv those whose values are redacted from fault.log.
+	Env, SecretEnv []string
 	// Done is set when the journal says the fault was put back: there is
 	// nothing to run.
 	Done bool
@@ -72,11 +79,11 @@ func FindPendingStop(outDir, stateDir string) (*PendingStop, error) {
 		return nil, fmt.Errorf("%w (%s, in %s): restore runs only the stop of a fault a run on this machine started; "+
 			"if the journal's command is what you mean to run, run it by hand", ErrNotRegistered, path, filepath.Join(stateDir, "pending-faults"))
 	}
-	p.Stop, p.Dir, p.Timeout = e.Stop, e.Dir, time.Duration(e.TimeoutS*float64(time.Second))
+	p.Stop, p.Dir, p.Timeout, p.Env, p.SecretEnv = e.Stop, e.Dir, time.Duration(e.TimeoutS*float64(time.Second)), e.Env, e.SecretEnv
 	if len(e.Stop) == 0 {
 		// An entry written before the registry kept the command.
-		p.Stop, p.Dir, p.Timeout = j.Stop, j.Dir, time.Duration(j.TimeoutS*float64(time.Second))
-	} else if !slices.Equal(e.Stop, j.Stop) || e.Dir != j.Dir {
+		p.Stop, p.Dir, p.Timeout, p.Env, p.SecretEnv = j.Stop, j.Dir, time.Duration(j.TimeoutS*float64(time.Second)), j.Env, j.SecretEnv
+	} else if !slices.Equal(e.Stop, j.Stop) || e.Dir != j.Dir || !slices.Equal(e.Env, j.Env) {
 		return nil, fmt.Errorf("%w: the journal's stop command or folder differs from the one registered when the run started (%s was changed)", ErrNotRegistered, path)
 	}
 	if len(p.Stop) == 0 || p.Stop[0] == "" {
@@ -110,16 +117,47 @@ func registryEntry(stateDir, target, path string) (pendingEntry, bool) {
 	return e, errA == nil && errB == nil && a == b2
 }
 
-// Run runs the stop command within its timeout, its output appended to
-// the folder's fault.log, and records the outcome in the journal; on
-// success it removes the registry entry. A Done stop runs nothing.
-func (p *PendingStop) Run(logf func(string, ...any)) error {
+// MissingEnv are the names in Env that lookup (os.LookupEnv) does not
+// have: the command cannot be given them.
+func (p *PendingStop) MissingEnv(lookup func(string) (string, bool)) []string {
+	var out []string
+	for _, k := range p.Env {
+		if _, ok := lookup(k); !ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// ErrMissingEnv: the stop command is to be given environment variables
+// restore's environment does not have (exit 2, nothing run).
+var ErrMissingEnv = errors.New("the stop command's environment variables are not set")
+
+// Run runs the stop command within its timeout, given the Env variables
+// from lookup (os.LookupEnv), its output appended to the folder's
+// fault.log with the SecretEnv values redacted, and records the outcome
+// in the journal; on success it removes the registry entry. A Done stop
+// runs nothing; one whose Env lookup lacks runs nothing either
+// (ErrMissingEnv).
+func (p *PendingStop) Run(lookup func(string) (string, bool), logf func(string, ...any)) error {
 	if p.Done {
 		return nil
 	}
+	if missing := p.MissingEnv(lookup); len(missing) > 0 {
+		return fmt.Errorf("%w: %s; set them as the run had them and run restore again", ErrMissingEnv, strings.Join(missing, ", "))
+	}
+	env := map[string]string{}
+	var secrets []string
+	for _, k := range p.Env {
+		env[k], _ = lookup(k)
+		if slices.Contains(p.SecretEnv, k) {
+			secrets = append(secrets, env[k])
+		}
+	}
 	j := p.journal
-	logf("fault %q: running %q from %s", p.Fault, p.Stop, p.Dir)
-	err := runCommand(p.Stop, p.Dir, p.Timeout, filepath.Join(p.outDir, faultLogFile), "stop (trigger restore)")
+	logf("fault %q: running %s from %s%s", p.Fault, safetext.Argv(p.Stop), p.Dir, envNote(env))
+	c := command{Argv: p.Stop, Dir: p.Dir, Env: env, Timeout: p.Timeout}
+	err := runCommand(c, filepath.Join(p.outDir, faultLogFile), "stop (trigger restore)", newRedactor(secrets))
 	j.StoppedAt = time.Now().UTC()
 	j.State, j.Error = faultRestored, ""
 	if err != nil {
@@ -146,5 +184,5 @@ func Restore(outDir, stateDir string, logf func(string, ...any)) (ran bool, err 
 	if p.Done {
 		return false, nil
 	}
-	return true, p.Run(logf)
+	return true, p.Run(os.LookupEnv, logf)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,7 +83,7 @@ func TestRestoreRunsOnlyRegisteredJournals(t *testing.T) {
 		if err != nil || p.Done || p.Dir != dir {
 			t.Fatalf("FindPendingStop = %+v, %v; want the stop from %s", p, err, dir)
 		}
-		if err := p.Run(t.Logf); err != nil {
+		if err := p.Run(os.LookupEnv, t.Logf); err != nil {
 			t.Fatal(err)
 		}
 		if l := readHelperLog(t, log); len(l) != 1 || l[0].verb != "ok" {
@@ -92,4 +93,40 @@ func TestRestoreRunsOnlyRegisteredJournals(t *testing.T) {
 			t.Errorf("after restore: %v", err)
 		}
 	})
+}
+
+// restore gives the stop command the environment variables the fault's
+// env named, from its own environment (their values were written
+// nowhere), and redacts the secret ones from fault.log; one it lacks
+// runs nothing.
+func TestRestoreGivesTheStopItsEnvironment(t *testing.T) {
+	const secret = "tok-restore-42"
+	out, state, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	j := FaultJournal{Fault: "f", Target: "http://127.0.0.1:9", Dir: dir, TimeoutS: 5, State: faultPending, StartedAt: time.Now().UTC(),
+		Stop: []string{"sh", "-c", `printf %s "$TOKEN" > got; echo "token $TOKEN"`}, Env: []string{"TOKEN"}, SecretEnv: []string{"TOKEN"}}
+	if err := RecordPendingFault(out, state, j); err != nil {
+		t.Fatal(err)
+	}
+	p, err := FindPendingStop(out, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := func(string) (string, bool) { return "", false }
+	if err := p.Run(none, t.Logf); !errors.Is(err, ErrMissingEnv) {
+		t.Fatalf("Run without TOKEN = %v; want ErrMissingEnv", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "got")); err == nil {
+		t.Fatal("the stop ran without its environment")
+	}
+	lookup := func(k string) (string, bool) { return secret, k == "TOKEN" }
+	if err := p.Run(lookup, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "got")); string(b) != secret {
+		t.Errorf("the stop got TOKEN=%q", b)
+	}
+	log, _ := os.ReadFile(filepath.Join(out, faultLogFile))
+	if strings.Contains(string(log), secret) || !strings.Contains(string(log), "token (sensitive)") {
+		t.Errorf("fault.log:\n%s\nwant the output with TOKEN's value redacted", log)
+	}
 }

@@ -23,7 +23,9 @@ func newRestoreCommand(stdin *os.File, stdout, stderr io.Writer) *cobra.Command 
 		Long: `restore reads the fault journal in a run's folder (` + runner.FaultJournalFile + `) and, when it
 says the fault's stop command has not succeeded (the run was killed with
 SIGKILL, or the stop failed), runs that stop command, from the scenario's
-folder, within the fault's timeout. A journal that says the fault was put
+folder, within the fault's timeout, given the environment variables the
+fault's env named (their values from restore's own environment: they
+were written nowhere). A journal that says the fault was put
 back makes it a no-op. On success the journal says restored and the
 target's entry in the pending-fault registry is removed, so a new run with
 a fault against that target may start.
@@ -50,10 +52,15 @@ command it prints by hand).`,
 				fmt.Fprintf(stdout, "nothing to restore: the fault's stop command already ran\n")
 				return nil
 			}
+			if missing := p.MissingEnv(os.LookupEnv); len(missing) > 0 {
+				fmt.Fprint(stderr, restorePrompt(p))
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w: %s (their values are written nowhere); set them as the run had them and run restore again",
+					runner.ErrMissingEnv, safetext.Line(strings.Join(missing, ", ")))}
+			}
 			if err := confirmRestore(p, yes, stdin, stderr); err != nil {
 				return err
 			}
-			err = p.Run(logf)
+			err = p.Run(os.LookupEnv, logf)
 			switch {
 			case errors.Is(err, runner.ErrFaultNotRestored):
 				return &ExitError{Code: ExitHarness, Err: err}
@@ -75,6 +82,9 @@ func restorePrompt(p *runner.PendingStop) string {
 	fmt.Fprintf(&b, "restore runs the stop command of fault %s against %s:\n", safetext.Line(p.Fault), safetext.Line(p.Target))
 	fmt.Fprintf(&b, "  %-8s %s\n", "command", safetext.Argv(p.Stop))
 	fmt.Fprintf(&b, "  %-8s %s\n", "in", safetext.Line(p.Dir))
+	if len(p.Env) > 0 {
+		fmt.Fprintf(&b, "  %-8s %s (from this shell's environment)\n", "env", safetext.Line(strings.Join(p.Env, ", ")))
+	}
 	fmt.Fprintf(&b, "  %-8s %s\n", "timeout", p.Timeout)
 	return b.String()
 }
