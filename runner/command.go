@@ -27,6 +27,9 @@ type command struct {
 	Env map[string]string
 	// Timeout bounds the command; its process group is killed then.
 	Timeout time.Duration
+	// Started, when set, is told the command's process id (which leads its
+	// process group) once it runs.
+	Started func(pid int)
 }
 
 // maxCommandOutput bounds what one command's output adds to fault.log,
@@ -56,7 +59,13 @@ func runCommand(c command, logPath, what string, red redactor) error {
 	cmd.Stdout, cmd.Stderr = out, out
 	killGroupOnCancel(cmd)
 	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	err = cmd.Start()
+	if err == nil {
+		if c.Started != nil {
+			c.Started(cmd.Process.Pid)
+		}
+		err = cmd.Wait()
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		err = fmt.Errorf("did not finish within %s (killed)", c.Timeout)
 	}

@@ -24,9 +24,11 @@ import (
 // a journal in its folder (FaultJournalFile) and an entry in the
 // pending-fault registry of the state folder, keyed by the target; the
 // stop's success marks the journal restored and removes the entry. A run
-// killed with SIGKILL leaves both: `trigger restore OUT_DIR` runs the
-// pending stop (Restore), and a new run with a fault against the same
-// target refuses to start while the entry is there (CheckPendingFault).
+// that dies without its stop (SIGKILL, out of memory) has its fault guard
+// run it (guard.go). One killed with its guard leaves both: `trigger
+// restore OUT_DIR` runs the pending stop (restore.go), and a new run with
+// a fault against the same target refuses to start while the entry is
+// there (CheckPendingFault).
 
 // FaultJournalFile is the fault's journal in a run's folder.
 const FaultJournalFile = "fault-journal.json"
@@ -55,6 +57,9 @@ type FaultJournal struct {
 	StartedAt time.Time `json:"started_at"`
 	StoppedAt time.Time `json:"stopped_at,omitzero"`
 	Error     string    `json:"error,omitempty"`
+	// RestoredBy says who ran the stop when it was not the run itself
+	// (the fault guard).
+	RestoredBy string `json:"restored_by,omitempty"`
 }
 
 // The states of a FaultJournal.
@@ -205,6 +210,10 @@ type faultRun struct {
 	logf     func(string, ...any)
 	// red redacts the scenario's secrets from fault.log.
 	red redactor
+	// guardArgv starts the fault guard (Options.FaultGuard); nil: none.
+	// guard is the pipe to it once started.
+	guardArgv []string
+	guard     *guardConn
 
 	mu       sync.Mutex
 	journal  FaultJournal
@@ -243,12 +252,48 @@ func (fr *faultRun) start() error {
 	if err := registerFault(fr.stateDir, path, j); err != nil {
 		fr.logf("fault: the pending-fault registry in %s: %v", fr.stateDir, err)
 	}
+	if err := fr.startGuard(path); err != nil {
+		return err
+	}
 	fr.logf("fault %q: running %q", fr.f.Name, fr.f.Start)
-	err := runCommand(fr.command(fr.f.Start), filepath.Join(fr.outDir, faultLogFile), "start", fr.red)
+	c := fr.command(fr.f.Start)
+	c.Started = func(pid int) { _ = fr.guardConn().send(guardNews{StartPID: pid}) }
+	err := runCommand(c, filepath.Join(fr.outDir, faultLogFile), "start", fr.red)
+	_ = fr.guardConn().send(guardNews{StartDone: true})
 	fr.mu.Lock()
 	fr.startErr, fr.startEnd = err, time.Now()
 	fr.mu.Unlock()
 	return err
+}
+
+// startGuard starts the fault guard, when there is one to start, before
+// the start command runs: a run that cannot start it does not take the
+// capacity away.
+func (fr *faultRun) startGuard(journal string) error {
+	if len(fr.guardArgv) == 0 {
+		return nil
+	}
+	abs, err := filepath.Abs(journal)
+	if err != nil {
+		return err
+	}
+	stateDir, _ := filepath.Abs(fr.stateDir)
+	g, err := startGuard(fr.guardArgv, guardHello{Journal: abs, StateDir: stateDir, Fault: fr.f.Name, Target: fr.f.Target,
+		Stop: fr.f.Stop, Dir: fr.f.Dir, Env: fr.f.Env, TimeoutS: fr.f.Timeout.Seconds(), Secrets: fr.red.secrets})
+	if err != nil {
+		return fmt.Errorf("fault %q: the guard that puts the fault back if the run dies did not start (%v): the start command was not run", fr.f.Name, err)
+	}
+	fr.mu.Lock()
+	fr.guard = g
+	fr.mu.Unlock()
+	return nil
+}
+
+// guardConn is the pipe to the guard; nil when there is none (yet).
+func (fr *faultRun) guardConn() *guardConn {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	return fr.guard
 }
 
 // stop runs the stop command once, whatever called it first (the fault's
@@ -282,6 +327,9 @@ func (fr *faultRun) stop(why string) error {
 		if err == nil {
 			_ = os.Remove(registryPath(fr.stateDir, fr.f.Target))
 		}
+		// The journal says what became of the fault: the guard has
+		// nothing left to do.
+		fr.guardConn().close()
 	})
 	<-fr.stopDone
 	return fr.stopErr
