@@ -84,3 +84,19 @@ func TestRestoreAsksAndRunsOnlyRegisteredJournals(t *testing.T) {
 		t.Errorf("the stop ran from %q; want once, from %s", got, dir)
 	}
 }
+
+// restore's prompt shows the command as a shell would read it, every
+// control character escaped: a "\r" and an erase-line sequence cannot
+// make it show a harmless command over the one that runs.
+func TestRestorePromptEscapesTheCommand(t *testing.T) {
+	got := restorePrompt(&runner.PendingStop{Fault: "f", Target: "http://127.0.0.1:9", Dir: "/srv/scenario\x1b[2K",
+		Stop: []string{"sh", "-c", "rm -rf ~/work\r\x1b[2Kecho harmless"}, Env: []string{"TOKEN"}, Timeout: time.Second})
+	for _, want := range []string{`sh -c $'rm -rf ~/work\r\x1b[2Kecho harmless'`, `/srv/scenario\x1b[2K`, "TOKEN"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.ContainsAny(got, "\r\x1b") {
+		t.Errorf("prompt holds a control character:\n%q", got)
+	}
+}
