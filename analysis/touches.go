@@ -26,6 +26,9 @@ type CommandTouch struct {
 	Argv []string `json:"argv"`
 	// Dir is the folder it runs from; "" the run's working folder.
 	Dir string `json:"dir,omitempty"`
+	// Env names the environment variables the scenario sets for it; their
+	// values are not kept.
+	Env []string `json:"env,omitempty"`
 }
 
 // SecretTouch is a secret that leaves the process: what it is, how it is

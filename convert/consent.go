@@ -42,6 +42,9 @@ func (r Run) CheckConsent(c Consent) error {
 			if cmd.Dir != "" {
 				fmt.Fprintf(&b, "   (in %s)", safetext.Line(cmd.Dir))
 			}
+			if len(cmd.Env) > 0 {
+				fmt.Fprintf(&b, "   (environment: %s)", safetext.Line(strings.Join(cmd.Env, ", ")))
+			}
 		}
 		b.WriteString("\nRead them; if they are what you mean to run, add --allow-commands")
 		problems = append(problems, b.String())

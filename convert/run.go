@@ -3,6 +3,7 @@ package convert
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 	"time"
@@ -92,8 +93,12 @@ type Fault struct {
 	Name        string
 	Start, Stop []string
 	Dir         string
-	Duration    time.Duration
-	Timeout     time.Duration
+	// Env is set in both commands' environment, on top of the run's;
+	// only its names are written anywhere (the log, the journal, the
+	// registry).
+	Env      map[string]string
+	Duration time.Duration
+	Timeout  time.Duration
 	// Target names what the fault is done to, for the pending-fault
 	// registry: the scheme and host of the target's (first) URL.
 	Target string
@@ -107,8 +112,10 @@ type OnTrap struct {
 	Action vocab.TrapAction
 	// Rate is the demand for TrapRate, first attempts per second.
 	Rate float64
-	// Command is the argv for TrapCommand.
+	// Command is the argv for TrapCommand; Env is set in its environment,
+	// on top of the run's.
 	Command []string
+	Env     map[string]string
 	// Observe is how long the run watches after the action.
 	Observe time.Duration
 }
@@ -182,10 +189,10 @@ func RunOf(s *scenarios.Scenario) Run {
 	}
 	if f := s.Fault; f != nil {
 		r.Fault = &Fault{Name: f.Name, Start: append([]string(nil), f.Start...), Stop: append([]string(nil), f.Stop...),
-			Dir: f.Dir, Duration: f.Duration, Timeout: f.Timeout, Target: TargetKey(s.Target)}
+			Dir: f.Dir, Env: maps.Clone(f.Env), Duration: f.Duration, Timeout: f.Timeout, Target: TargetKey(s.Target)}
 	}
 	if ot := s.OnTrap; ot != nil {
-		r.OnTrap = &OnTrap{Action: ot.Action, Rate: ot.Rate, Command: ot.Command, Observe: ot.Observe}
+		r.OnTrap = &OnTrap{Action: ot.Action, Rate: ot.Rate, Command: ot.Command, Env: maps.Clone(ot.Env), Observe: ot.Observe}
 	}
 	r.MaxDuration = s.MaxDuration
 	if r.MaxDuration <= 0 {

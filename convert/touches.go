@@ -16,7 +16,7 @@ func touchesSection(t scenarios.Touches, secrets []string) *analysis.Touches {
 		out.Hosts = append(out.Hosts, analysis.HostTouch{Origin: h.Origin, For: h.For})
 	}
 	for _, c := range t.Commands {
-		out.Commands = append(out.Commands, analysis.CommandTouch{When: c.When, Argv: redactAll(c.Argv, secrets), Dir: c.Dir})
+		out.Commands = append(out.Commands, analysis.CommandTouch{When: c.When, Argv: redactAll(c.Argv, secrets), Dir: c.Dir, Env: c.Env})
 	}
 	for _, s := range t.Secrets {
 		out.Secrets = append(out.Secrets, analysis.SecretTouch{What: s.What, As: s.As, Origin: s.Origin, Local: s.Local})

@@ -26,6 +26,14 @@ import (
 const faultHelperEnv = "TRIGGER_FAULT_HELPER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(guardHelperEnv) != "" {
+		// The test binary as `trigger fault-guard JOURNAL`.
+		if err := RunFaultGuard(os.Stdin, os.Args[len(os.Args)-1]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(4)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(faultHelperEnv) != "" {
 		os.Exit(faultHelper(os.Args[1:]))
 	}

@@ -9,14 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner/report"
-	"github.com/trigger-test/trigger/vocab"
 )
 
 // A fault's stop command always runs (docs/safety.md, "Faults are always
@@ -26,9 +24,11 @@ import (
 // a journal in its folder (FaultJournalFile) and an entry in the
 // pending-fault registry of the state folder, keyed by the target; the
 // stop's success marks the journal restored and removes the entry. A run
-// killed with SIGKILL leaves both: `trigger restore OUT_DIR` runs the
-// pending stop (Restore), and a new run with a fault against the same
-// target refuses to start while the entry is there (CheckPendingFault).
+// that dies without its stop (SIGKILL, out of memory) has its fault guard
+// run it (guard.go). One killed with its guard leaves both: `trigger
+// restore OUT_DIR` runs the pending stop (restore.go), and a new run with
+// a fault against the same target refuses to start while the entry is
+// there (CheckPendingFault).
 
 // FaultJournalFile is the fault's journal in a run's folder.
 const FaultJournalFile = "fault-journal.json"
@@ -43,6 +43,11 @@ type FaultJournal struct {
 	Target string   `json:"target"`
 	Stop   []string `json:"stop"`
 	Dir    string   `json:"dir"`
+	// Env names the environment variables the stop command is given (the
+	// fault's env); their values are never written. SecretEnv names
+	// those whose values hold a secret: `trigger restore` redacts them.
+	Env       []string `json:"env,omitempty"`
+	SecretEnv []string `json:"secret_env,omitempty"`
 	// TimeoutS bounds the stop command, seconds.
 	TimeoutS float64 `json:"timeout_s"`
 	// State is "pending" (the start may have run; the stop has not
@@ -52,6 +57,9 @@ type FaultJournal struct {
 	StartedAt time.Time `json:"started_at"`
 	StoppedAt time.Time `json:"stopped_at,omitzero"`
 	Error     string    `json:"error,omitempty"`
+	// RestoredBy says who ran the stop when it was not the run itself
+	// (the fault guard).
+	RestoredBy string `json:"restored_by,omitempty"`
 }
 
 // The states of a FaultJournal.
@@ -86,11 +94,20 @@ func DefaultStateDir() string {
 }
 
 // pendingEntry is a registry entry: which journal holds a pending fault
-// against a target.
+// against a target, and the stop command as the run that wrote it meant
+// it: `trigger restore` runs this copy, kept on this machine, not what a
+// run's folder says (Restore).
 type pendingEntry struct {
 	Target  string `json:"target"`
 	Fault   string `json:"fault"`
-	Journal string `json:"journal"`
+	Journal string `json:"journal"` // absolute path of the journal
+	// Stop, Dir and TimeoutS are the journal's (absent from entries
+	// written before they were kept here).
+	Stop      []string `json:"stop,omitempty"`
+	Dir       string   `json:"dir,omitempty"`
+	TimeoutS  float64  `json:"timeout_s,omitempty"`
+	Env       []string `json:"env,omitempty"`
+	SecretEnv []string `json:"secret_env,omitempty"`
 }
 
 func registryPath(stateDir, target string) string {
@@ -117,6 +134,28 @@ func CheckPendingFault(stateDir, target string) error {
 	}
 	return fmt.Errorf("%w: fault %q of the run in %s; run `trigger restore %s` (or start with --force)",
 		ErrFaultPending, e.Fault, filepath.Dir(e.Journal), filepath.Dir(e.Journal))
+}
+
+// registerFault writes the registry entry of the journal at path, which
+// holds j.
+func registerFault(stateDir, path string, j FaultJournal) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	return writeJSONAtomic(registryPath(stateDir, j.Target), pendingEntry{Target: j.Target, Fault: j.Fault, Journal: abs,
+		Stop: j.Stop, Dir: j.Dir, TimeoutS: j.TimeoutS, Env: j.Env, SecretEnv: j.SecretEnv})
+}
+
+// RecordPendingFault writes j as the journal of the run in outDir and its
+// entry in the pending-fault registry of stateDir, as a run does before
+// its fault's start command (tools and tests that set up a restore).
+func RecordPendingFault(outDir, stateDir string, j FaultJournal) error {
+	path := filepath.Join(outDir, FaultJournalFile)
+	if err := writeJSONAtomic(path, j); err != nil {
+		return err
+	}
+	return registerFault(stateDir, path, j)
 }
 
 func readJournal(path string) (FaultJournal, error) {
@@ -169,6 +208,12 @@ type faultRun struct {
 	outDir   string
 	stateDir string
 	logf     func(string, ...any)
+	// red redacts the scenario's secrets from fault.log.
+	red redactor
+	// guardArgv starts the fault guard (Options.FaultGuard); nil: none.
+	// guard is the pipe to it once started.
+	guardArgv []string
+	guard     *guardConn
 
 	mu       sync.Mutex
 	journal  FaultJournal
@@ -186,11 +231,16 @@ func newFaultRun(f convert.Fault, outDir, stateDir string, logf func(string, ...
 	return &faultRun{f: f, outDir: outDir, stateDir: stateDir, logf: logf, stopDone: make(chan struct{})}
 }
 
+// command is the fault's start or stop as it runs.
+func (fr *faultRun) command(argv []string) command {
+	return command{Argv: argv, Dir: fr.f.Dir, Env: fr.f.Env, Timeout: fr.f.Timeout}
+}
+
 // start writes the journal and the registry entry, then runs the start
 // command within its timeout; it returns when the command has ended.
 func (fr *faultRun) start() error {
 	fr.mu.Lock()
-	fr.journal = FaultJournal{Fault: fr.f.Name, Target: fr.f.Target, Stop: fr.f.Stop, Dir: fr.f.Dir,
+	fr.journal = FaultJournal{Fault: fr.f.Name, Target: fr.f.Target, Stop: fr.f.Stop, Dir: fr.f.Dir, Env: envOrNil(fr.f.Env), SecretEnv: fr.red.secretNames(fr.f.Env),
 		TimeoutS: fr.f.Timeout.Seconds(), State: faultPending, StartedAt: time.Now().UTC()}
 	j := fr.journal
 	fr.started = true
@@ -199,16 +249,51 @@ func (fr *faultRun) start() error {
 	if err := writeJSONAtomic(path, j); err != nil {
 		return fmt.Errorf("fault journal: %w", err)
 	}
-	abs, _ := filepath.Abs(path)
-	if err := writeJSONAtomic(registryPath(fr.stateDir, fr.f.Target), pendingEntry{Target: fr.f.Target, Fault: fr.f.Name, Journal: abs}); err != nil {
+	if err := registerFault(fr.stateDir, path, j); err != nil {
 		fr.logf("fault: the pending-fault registry in %s: %v", fr.stateDir, err)
 	}
+	if err := fr.startGuard(path); err != nil {
+		return err
+	}
 	fr.logf("fault %q: running %q", fr.f.Name, fr.f.Start)
-	err := runCommand(fr.f.Start, fr.f.Dir, fr.f.Timeout, filepath.Join(fr.outDir, faultLogFile), "start")
+	c := fr.command(fr.f.Start)
+	c.Started = func(pid int) { _ = fr.guardConn().send(guardNews{StartPID: pid}) }
+	err := runCommand(c, filepath.Join(fr.outDir, faultLogFile), "start", fr.red)
+	_ = fr.guardConn().send(guardNews{StartDone: true})
 	fr.mu.Lock()
 	fr.startErr, fr.startEnd = err, time.Now()
 	fr.mu.Unlock()
 	return err
+}
+
+// startGuard starts the fault guard, when there is one to start, before
+// the start command runs: a run that cannot start it does not take the
+// capacity away.
+func (fr *faultRun) startGuard(journal string) error {
+	if len(fr.guardArgv) == 0 {
+		return nil
+	}
+	abs, err := filepath.Abs(journal)
+	if err != nil {
+		return err
+	}
+	stateDir, _ := filepath.Abs(fr.stateDir)
+	g, err := startGuard(fr.guardArgv, guardHello{Journal: abs, StateDir: stateDir, Fault: fr.f.Name, Target: fr.f.Target,
+		Stop: fr.f.Stop, Dir: fr.f.Dir, Env: fr.f.Env, TimeoutS: fr.f.Timeout.Seconds(), Secrets: fr.red.secrets})
+	if err != nil {
+		return fmt.Errorf("fault %q: the guard that puts the fault back if the run dies did not start (%v): the start command was not run", fr.f.Name, err)
+	}
+	fr.mu.Lock()
+	fr.guard = g
+	fr.mu.Unlock()
+	return nil
+}
+
+// guardConn is the pipe to the guard; nil when there is none (yet).
+func (fr *faultRun) guardConn() *guardConn {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	return fr.guard
 }
 
 // stop runs the stop command once, whatever called it first (the fault's
@@ -225,7 +310,7 @@ func (fr *faultRun) stop(why string) error {
 			return
 		}
 		fr.logf("fault %q: %s; running %q", fr.f.Name, why, fr.f.Stop)
-		err := runCommand(fr.f.Stop, fr.f.Dir, fr.f.Timeout, filepath.Join(fr.outDir, faultLogFile), "stop ("+why+")")
+		err := runCommand(fr.command(fr.f.Stop), filepath.Join(fr.outDir, faultLogFile), "stop ("+why+")", fr.red)
 		fr.mu.Lock()
 		fr.stopErr, fr.stopAt = err, time.Now()
 		j := fr.journal
@@ -242,6 +327,9 @@ func (fr *faultRun) stop(why string) error {
 		if err == nil {
 			_ = os.Remove(registryPath(fr.stateDir, fr.f.Target))
 		}
+		// The journal says what became of the fault: the guard has
+		// nothing left to do.
+		fr.guardConn().close()
 	})
 	<-fr.stopDone
 	return fr.stopErr
@@ -277,71 +365,9 @@ func (fr *faultRun) failure() string {
 		fr.f.Name, fr.stopErr, fr.f.Dir, fr.f.Stop, fr.outDir)
 }
 
-// runCommand runs argv from dir within timeout, its process group killed
-// at the timeout, its output appended to logPath under a header naming
-// what and when.
-func runCommand(argv []string, dir string, timeout time.Duration, logPath, what string) error {
-	if len(argv) == 0 || argv[0] == "" {
-		return errors.New("no command")
-	}
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("log %s: %w", logPath, err)
-	}
-	defer log.Close()
-	fmt.Fprintf(log, "== %s %s: %q\n", time.Now().UTC().Format(time.RFC3339Nano), what, argv)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = log, log
-	killGroupOnCancel(cmd)
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
-	if ctx.Err() == context.DeadlineExceeded {
-		err = fmt.Errorf("did not finish within %s (killed)", timeout)
-	}
-	fmt.Fprintf(log, "== %s %s ended: %v\n", time.Now().UTC().Format(time.RFC3339Nano), what, errOrOK(err))
-	return err
-}
-
 func errOrOK(err error) string {
 	if err == nil {
 		return "ok"
 	}
 	return err.Error()
-}
-
-// Restore runs the pending stop command of the fault journal in outDir:
-// a no-op (nil) when the journal says the fault was restored. It updates
-// the journal and removes the registry entry in stateDir on success.
-func Restore(outDir, stateDir string, logf func(string, ...any)) (ran bool, err error) {
-	path := filepath.Join(outDir, FaultJournalFile)
-	j, err := readJournal(path)
-	if err != nil {
-		return false, fmt.Errorf("no fault journal in %s: %w", outDir, err)
-	}
-	if j.State == faultRestored {
-		_ = os.Remove(registryPath(stateDir, j.Target))
-		return false, nil
-	}
-	timeout := time.Duration(j.TimeoutS * float64(time.Second))
-	if timeout <= 0 || timeout > time.Hour {
-		timeout = vocab.DefaultFaultTimeout
-	}
-	logf("fault %q: running %q", j.Fault, j.Stop)
-	err = runCommand(j.Stop, j.Dir, timeout, filepath.Join(outDir, faultLogFile), "stop (trigger restore)")
-	j.StoppedAt = time.Now().UTC()
-	j.State, j.Error = faultRestored, ""
-	if err != nil {
-		j.State, j.Error = faultFailed, err.Error()
-	}
-	if werr := writeJSONAtomic(path, j); werr != nil && err == nil {
-		err = werr
-	}
-	if err != nil {
-		return true, fmt.Errorf("%w: fault %q: the stop command failed (%v); run it by hand, from %s: %q", ErrFaultNotRestored, j.Fault, err, j.Dir, j.Stop)
-	}
-	_ = os.Remove(registryPath(stateDir, j.Target))
-	return true, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/analysis/infer"
+	"github.com/trigger-test/trigger/internal/safetext"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -60,12 +61,14 @@ func (r *run) startOnTrap(now float64) {
 		ctx, cancel := context.WithTimeout(context.Background(), ot.Observe)
 		st.cancel, st.done = cancel, make(chan struct{})
 		cmd := exec.CommandContext(ctx, ot.Command[0], ot.Command[1:]...)
+		// Secrets reach it through its environment, never its argv.
+		cmd.Env = commandEnv(ot.Env)
 		// The command and everything it starts form one process group,
 		// killed as a whole when the run no longer needs it; output pipes
 		// held by a stray grandchild cannot keep the run waiting.
 		killGroupOnCancel(cmd)
 		cmd.WaitDelay = 2 * time.Second
-		r.opts.logf("on_trap: %s; running %q", r.verdict, ot.Command)
+		r.opts.logf("on_trap: %s; running %s%s", r.verdict, safetext.Argv(ot.Command), envNote(ot.Env))
 		go func() {
 			defer close(st.done)
 			out, err := cmd.CombinedOutput()

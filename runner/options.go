@@ -27,6 +27,11 @@ type Options struct {
 	// says one against the same target is pending.
 	StateDir string
 	Force    bool
+	// FaultGuard is the command that starts the fault guard, the journal's
+	// path appended (the command line's: its own executable and
+	// "fault-guard"): a process of its own that runs a fault's stop if the
+	// run dies without (RunFaultGuard). nil: no guard (library use, tests).
+	FaultGuard []string
 	// Logf prints notes for the user (warnings, actions); nil = none.
 	Logf func(format string, args ...any)
 	// Consent is what the operator allows beyond the load: the scenario's

@@ -152,3 +152,23 @@ func TestWarmupOutlastsTheTimeout(t *testing.T) {
 		t.Errorf("nothing completed: %q", why)
 	}
 }
+
+// An on_trap command gets its env on top of the run's environment (the
+// way a secret reaches it: never its argv).
+func TestOnTrapCommandGetsItsEnv(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "got")
+	r := unitRun(time.Second)
+	r.spec.OnTrap = &convert.OnTrap{Action: vocab.TrapCommand, Observe: time.Minute, Env: map[string]string{"TOKEN": "tok-ontrap-3"},
+		Command: []string{"sh", "-c", `printf %s "$TOKEN" > "$1"`, "sh", got}}
+	r.startOnTrap(0)
+	select {
+	case <-r.onTrap.done:
+	case <-time.After(10 * time.Second):
+		r.onTrap.cancel()
+		t.Fatal("the on_trap command did not end within 10 s")
+	}
+	r.stopOnTrap()
+	if b, _ := os.ReadFile(got); string(b) != "tok-ontrap-3" || r.onTrap.err != "" {
+		t.Errorf("the command got TOKEN=%q (err %q)", b, r.onTrap.err)
+	}
+}

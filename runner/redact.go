@@ -13,22 +13,37 @@ import (
 
 // redactor replaces the values of the scenario's sensitive variables by
 // convert.SensitiveValue in text bound for a log, an error or a report.
-type redactor struct{ r *strings.Replacer }
+type redactor struct {
+	r       *strings.Replacer
+	secrets []string // what r replaces, longest first
+}
 
 func newRedactor(secrets []string) redactor {
 	// The longest first: a secret that holds another is replaced whole.
 	secrets = slices.Clone(secrets)
 	slices.SortStableFunc(secrets, func(a, b string) int { return len(b) - len(a) })
-	var pairs []string
+	var pairs, kept []string
 	for _, s := range secrets {
 		if s != "" {
-			pairs = append(pairs, s, convert.SensitiveValue)
+			pairs, kept = append(pairs, s, convert.SensitiveValue), append(kept, s)
 		}
 	}
 	if len(pairs) == 0 {
 		return redactor{}
 	}
-	return redactor{strings.NewReplacer(pairs...)}
+	return redactor{strings.NewReplacer(pairs...), kept}
+}
+
+// secretNames are the names in env whose values hold a text x redacts,
+// sorted; nil for none.
+func (x redactor) secretNames(env map[string]string) []string {
+	var out []string
+	for _, k := range envNames(env) {
+		if x.String(env[k]) != env[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func (x redactor) String(s string) string {

@@ -159,6 +159,9 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	r.phases = phases
 	phases.set(r.phase)
 	r.brakes, r.redact, r.fleet, r.baseline = brk, red, coord, baseline
+	if r.fault != nil {
+		r.fault.red = red
+	}
 	r.warnShortObserve()
 	return r.execute(ctx)
 }

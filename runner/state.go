@@ -106,6 +106,7 @@ func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *r
 			stateDir = DefaultStateDir()
 		}
 		r.fault = newFaultRun(*f, opts.OutDir, stateDir, opts.logf)
+		r.fault.guardArgv = opts.FaultGuard
 		r.faultStarted = make(chan faultStartResult, 1)
 	}
 	r.retrySettle = t.RetrySettleS

@@ -19,6 +19,9 @@ type Fault struct {
 	// scenario's folder).
 	Start, Stop []string
 	Dir         string
+	// Env is set in both commands' environment, on top of the run's: the
+	// way to hand them a secret (never their argv).
+	Env map[string]string
 	// Duration is Δ, how long the fault holds, from Start's end to Stop.
 	Duration time.Duration
 	// Capacity is C′/C while the fault holds, in (0, 1): what plan and the
@@ -37,7 +40,7 @@ const MaxFaults = 1
 
 // faultSchema is a fault block's: attribute names are the snake_case of
 // Fault's fields.
-var faultSchema = &hcl.BodySchema{Attributes: attrs("start", "stop", "duration", "capacity", "timeout")}
+var faultSchema = &hcl.BodySchema{Attributes: attrs("start", "stop", "env", "duration", "capacity", "timeout")}
 
 // decodeFault decodes the fault block, if any.
 func (d *decoder) decodeFault(top *body) *Fault {
@@ -57,6 +60,7 @@ func (d *decoder) decodeFault(top *body) *Fault {
 		Name:     blk.Labels[0],
 		Start:    b.strList("start", nil),
 		Stop:     b.strList("stop", nil),
+		Env:      b.strMap("env"),
 		Dir:      dir,
 		Duration: b.duration("duration", 0),
 		Capacity: b.num("capacity", 0),
@@ -86,6 +90,7 @@ func (v *validator) fault() {
 		v.errorf(src.has("fault."+name) && (len(argv) == 0 || strings.TrimSpace(argv[0]) == ""), "fault."+name, "Empty command",
 			"%s is an argv list whose first element is the program to run (no shell: write [\"sh\", \"-c\", \"...\"] for one).", name)
 	}
+	v.commandEnv("fault", f.Env, "start", "stop")
 	if src.has("fault.duration") {
 		v.positiveDur(f.Duration, "fault.duration", "duration", "Δ, how long the fault holds")
 	}

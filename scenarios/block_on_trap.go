@@ -15,8 +15,11 @@ type OnTrap struct {
 	// Action is TrapDrop (demand to zero), TrapRate (demand to Rate) or
 	// TrapCommand (run Command, keep baseline demand).
 	Action  vocab.TrapAction
-	Rate    float64       // first attempts per second for Action "rate"
-	Command []string      // argv for Action "command"
+	Rate    float64  // first attempts per second for Action "rate"
+	Command []string // argv for Action "command"
+	// Env is set in Command's environment, on top of the run's: the way
+	// to hand it a secret (never its argv).
+	Env     map[string]string
 	Observe time.Duration // how long to watch after the action; default 2m
 }
 
@@ -29,7 +32,7 @@ var onTrapActions = vocab.TrapActionNames()
 
 // onTrapSchema is the on_trap block's: attribute names are the snake_case
 // of OnTrap's fields.
-var onTrapSchema = &hcl.BodySchema{Attributes: attrs("action", "rate", "command", "observe")}
+var onTrapSchema = &hcl.BodySchema{Attributes: attrs("action", "rate", "command", "env", "observe")}
 
 // decodeOnTrap decodes the on_trap block.
 func (d *decoder) decodeOnTrap(blk *hcl.Block) *OnTrap {
@@ -38,6 +41,7 @@ func (d *decoder) decodeOnTrap(blk *hcl.Block) *OnTrap {
 		Action:  enum(b, "action", "on_trap action", vocab.TrapDrop, onTrapActions, vocab.ParseTrapAction),
 		Rate:    b.num("rate", 0),
 		Command: b.strList("command", nil),
+		Env:     b.strMap("env"),
 		Observe: b.duration("observe", DefaultTrapObserve),
 	}
 	b.require("action", `what to do once the service is judged trapped: one of `+quoteList(onTrapActions)+`.`)
@@ -71,5 +75,8 @@ func (v *validator) onTrap() {
 		"rate is used only with action = \"rate\"; this on_trap has action = %q.", t.Action)
 	v.warnf(known && t.Action != vocab.TrapCommand && src.has("on_trap.command"), "on_trap.command", "Setting ignored",
 		"command is used only with action = \"command\"; this on_trap has action = %q.", t.Action)
+	v.warnf(known && t.Action != vocab.TrapCommand && src.has("on_trap.env"), "on_trap.env", "Setting ignored",
+		"env is used only with action = \"command\"; this on_trap has action = %q.", t.Action)
+	v.commandEnv("on_trap", t.Env, "command")
 	v.positiveDur(t.Observe, "on_trap.observe", "observe", "how long to watch after the action")
 }

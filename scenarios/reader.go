@@ -264,6 +264,7 @@ func (b *body) eval(name string, ty cty.Type) (cty.Value, bool) {
 	if len(secret) > 0 {
 		b.d.src.sensitive[path] = true
 		b.d.derive(v, secret)
+		b.d.src.sensitiveKeys[path] = topKeys(secret)
 	}
 	if v.IsNull() {
 		return cty.NilVal, false
@@ -297,6 +298,25 @@ func (b *body) eval(name string, ty cty.Type) (cty.Value, bool) {
 	}
 	b.d.derive(cv, secret)
 	return cv, true
+}
+
+// topKeys are the map keys or object attributes the paths start with.
+func topKeys(paths []cty.Path) []string {
+	var keys []string
+	for _, p := range paths {
+		if len(p) == 0 {
+			continue
+		}
+		switch step := p[0].(type) {
+		case cty.GetAttrStep:
+			keys = append(keys, step.Name)
+		case cty.IndexStep:
+			if step.Key.Type() == cty.String && step.Key.IsKnown() && !step.Key.IsNull() {
+				keys = append(keys, step.Key.AsString())
+			}
+		}
+	}
+	return keys
 }
 
 // str reads a string attribute; def when absent.

@@ -23,8 +23,10 @@ type sources struct {
 	// enumeration's (reported while decoding, and failed too).
 	unknown map[string]bool
 	// sensitive marks the attributes whose value was computed from a
-	// sensitive variable.
-	sensitive map[string]bool
+	// sensitive variable; sensitiveKeys names, for a map or an object,
+	// the keys whose values were.
+	sensitive     map[string]bool
+	sensitiveKeys map[string][]string
 }
 
 func newSources(file hcl.Range) *sources {
@@ -35,8 +37,9 @@ func newSources(file hcl.Range) *sources {
 		blocks: map[string]hcl.Range{},
 		failed: map[string]bool{},
 
-		unknown:   map[string]bool{},
-		sensitive: map[string]bool{},
+		unknown:       map[string]bool{},
+		sensitive:     map[string]bool{},
+		sensitiveKeys: map[string][]string{},
 	}
 }
 

@@ -43,6 +43,9 @@ type CommandUse struct {
 	Argv []string
 	// Dir is the folder it runs from; "" for the run's working folder.
 	Dir string
+	// Env names the environment variables the scenario sets for it (its
+	// env attribute), sorted; their values are not shown.
+	Env []string
 }
 
 // SecretUse is one secret that leaves the process, and where it goes.
@@ -121,14 +124,23 @@ func hostsOf(s *Scenario) []HostUse {
 func commandsOf(s *Scenario) []CommandUse {
 	var cs []CommandUse
 	if f := s.Fault; f != nil {
+		env := envOrNil(f.Env)
 		cs = append(cs,
-			CommandUse{When: fmt.Sprintf("fault %q start", f.Name), Argv: f.Start, Dir: f.Dir},
-			CommandUse{When: fmt.Sprintf("fault %q stop", f.Name), Argv: f.Stop, Dir: f.Dir})
+			CommandUse{When: fmt.Sprintf("fault %q start", f.Name), Argv: f.Start, Dir: f.Dir, Env: env},
+			CommandUse{When: fmt.Sprintf("fault %q stop", f.Name), Argv: f.Stop, Dir: f.Dir, Env: env})
 	}
 	if t := s.OnTrap; t != nil && t.Action == vocab.TrapCommand && len(t.Command) > 0 {
-		cs = append(cs, CommandUse{When: "on_trap", Argv: t.Command})
+		cs = append(cs, CommandUse{When: "on_trap", Argv: t.Command, Env: envOrNil(t.Env)})
 	}
 	return cs
+}
+
+// envOrNil is env's names, nil for none.
+func envOrNil(env map[string]string) []string {
+	if len(env) == 0 {
+		return nil
+	}
+	return EnvNames(env)
 }
 
 // filesOf lists the files s makes the reader open: data files and TLS
@@ -206,6 +218,12 @@ func (d *decoder) secretsOf(s *Scenario) []SecretUse {
 	for _, path := range paths {
 		what := d.sensitiveNames(path)
 		as := "in " + path
+		switch {
+		case path == "fault.env" && s.Fault != nil:
+			as = inEnvironment(d.envSecretNames(path, s.Fault.Env))
+		case path == "on_trap.env" && s.OnTrap != nil:
+			as = inEnvironment(d.envSecretNames(path, s.OnTrap.Env))
+		}
 		for _, dest := range d.destinations(s, path, promAddress) {
 			if dest.local != "" {
 				add(SecretUse{What: what, Local: dest.local, As: as})
@@ -254,9 +272,11 @@ func (d *decoder) destinations(s *Scenario, path, promAddress string) []destinat
 		}
 	case block == "notify" && s.Notify != nil:
 		return []destination{{url: s.Notify.Webhook}}
+	case block == "fault" && s.Fault != nil && rest == "env":
+		return []destination{{local: fmt.Sprintf("fault %q start and stop", s.Fault.Name)}}
 	case block == "fault" && s.Fault != nil:
 		return []destination{{local: fmt.Sprintf("fault %q %s", s.Fault.Name, rest)}}
-	case block == "on_trap" && rest == "command":
+	case block == "on_trap" && (rest == "command" || rest == "env"):
 		return []destination{{local: "on_trap command"}}
 	}
 	return nil

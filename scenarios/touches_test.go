@@ -97,28 +97,87 @@ func TestTouches(t *testing.T) {
 	}
 }
 
-// TestSecretInCommand: a sensitive value in a fault's command is listed as
-// handed to that command, not to a host.
-func TestSecretInCommand(t *testing.T) {
+// withFault is withSecret with a fault (its start's arguments and its
+// env given) instead of the spike, and an on_trap command (its argv
+// given).
+func withFault(start, env, onTrap string) string {
 	src := strings.Replace(withSecret, "load {", `fault "f" {
-  start    = ["kubectl", "--token=${var.token}", "scale"]
+  start    = `+start+`
   stop     = ["kubectl", "scale"]
+  `+env+`
   duration = "5s"
   capacity = 0.5
 }
+on_trap {
+  action  = "command"
+  command = `+onTrap+`
+}
 load {`, 1)
-	src = strings.Replace(src, "  spike {\n    multiplier = 2\n    duration   = \"5s\"\n  }\n", "", 1)
+	return strings.Replace(src, "  spike {\n    multiplier = 2\n    duration   = \"5s\"\n  }\n", "", 1)
+}
+
+// TestSecretInCommandLineRefused: a value computed from a sensitive
+// variable (or from a variable a webhook is built from) in a fault's or an
+// on_trap command's argv is refused where it is written, pointing at env:
+// a command's arguments are public (ps) and logged in fault.log.
+func TestSecretInCommandLineRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, start, onTrap string
+		line                int
+	}{
+		{"fault start", `["kubectl", "--token=${var.token}", "scale"]`, `["true"]`, 15},
+		{"on_trap command", `["kubectl"]`, `["sh", "-c", "curl -H 'X: ${var.token}' x"]`, 23},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("s.hcl", []byte(withFault(tc.start, "", tc.onTrap)), nil)
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("Parse = %v; want the secret in a command line refused", err)
+			}
+			found := false
+			for _, d := range perr.Diagnostics {
+				if d.Summary == "Secret in a command line" && d.Subject != nil && d.Subject.Start.Line == tc.line && strings.Contains(d.Detail, "env = {") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no \"Secret in a command line\" at s.hcl:%d pointing at env: %v", tc.line, err)
+			}
+			if strings.Contains(err.Error(), "dflt-t0ken-value") {
+				t.Errorf("the error shows the secret: %v", err)
+			}
+		})
+	}
+	hook := `variable "hook" { default = "https://hooks.example.com/x/secretpath" }
+notify { webhook = var.hook }
+` + withFault(`["curl", var.hook]`, "", `["true"]`)
+	if _, err := Parse("s.hcl", []byte(hook), nil); err == nil || !strings.Contains(err.Error(), "Secret in a command line") {
+		t.Errorf("a webhook's variable in argv: %v; want refused", err)
+	}
+}
+
+// TestSecretInCommandEnv: a sensitive value handed to a fault's commands
+// through env is listed as handed to them, in that environment variable;
+// the commands list the env's names, never the values.
+func TestSecretInCommandEnv(t *testing.T) {
+	src := withFault(`["sh", "-c", "kubectl --token=\"$TOKEN\" scale"]`, `env = { TOKEN = var.token, REPLICAS = "2" }`, `["true"]`)
 	s, err := Parse("s.hcl", []byte(src), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var local []string
+	var local []SecretUse
 	for _, u := range s.Touches.Secrets {
 		if u.Local != "" {
-			local = append(local, u.Local)
+			local = append(local, u)
 		}
 	}
-	eq(t, "local", local, []string{`fault "f" start`})
+	eq(t, "local", local, []SecretUse{{What: "sensitive variable token", Local: `fault "f" start and stop`, As: "in environment variable TOKEN"}})
+	eq(t, "start env", s.Touches.Commands[0].Env, []string{"REPLICAS", "TOKEN"})
+	eq(t, "fault env", s.Fault.Env, map[string]string{"TOKEN": "dflt-t0ken-value", "REPLICAS": "2"})
+	bad := withFault(`["true"]`, `env = { "NOT-A-NAME" = "x" }`, `["true"]`)
+	if _, err := Parse("s.hcl", []byte(bad), nil); err == nil || !strings.Contains(err.Error(), "Invalid environment variable name") {
+		t.Errorf("a bad env name: %v; want refused", err)
+	}
 }
 
 // TestCheckSecretHosts: a secret bound for a host the operator did not

@@ -50,9 +50,10 @@ func faultLog(t *testing.T, dir string) (verbs []string, at []time.Time) {
 
 // startFaultRun starts `trigger run` on the fault scenario in dir and
 // waits until the fault's start has run.
-func startFaultRun(t *testing.T, bin, dir, scenario, out string, env []string) (*exec.Cmd, *bytes.Buffer) {
+func startFaultRun(t *testing.T, bin, dir, scenario, out string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(bin, "run", "--yes", "--allow-commands", "--out", out, scenario)
+	args = append(append([]string{"run", "--yes", "--allow-commands", "--out", out}, args...), scenario)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -118,8 +119,8 @@ func TestFaultStopRunsOnEverySignal(t *testing.T) {
 	}
 }
 
-// A run killed with SIGKILL while its fault holds leaves the fault in
-// place and its journal: a new run with a fault against the same target
+// A run killed with SIGKILL while its fault holds, its guard killed too,
+// leaves the fault in place and its journal: a new run with a fault against the same target
 // is refused (exit 2) naming it, `trigger restore` runs the stop once, a
 // second restore does nothing, and then the target is free.
 func TestSIGKILLThenRestore(t *testing.T) {
@@ -131,6 +132,9 @@ func TestSIGKILLThenRestore(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	env := append(os.Environ(), "TRIGGER_STATE_DIR="+t.TempDir())
 	cmd, _ := startFaultRun(t, bin, dir, scenario, out, env)
+	// The machine loses both: the guard first (or it would put the fault
+	// back: TestGuardPutsTheFaultBackAfterSIGKILL), then the run.
+	killGuard(t, filepath.Join(out, "fault-journal.json"))
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	if verbs, _ := faultLog(t, dir); len(verbs) != 1 {
@@ -145,7 +149,7 @@ func TestSIGKILLThenRestore(t *testing.T) {
 		t.Fatalf("a second run: %v\n%s\nwant exit 2 naming the pending fault in %s", err, b, out)
 	}
 	for i, want := range []string{"restored", "nothing to restore"} {
-		r := exec.Command(bin, "restore", out)
+		r := exec.Command(bin, "restore", "--yes", out)
 		r.Env = env
 		b, err := r.CombinedOutput()
 		if err != nil || !strings.Contains(string(b), want) {

@@ -32,6 +32,11 @@ func main() {
 		<-sig
 		os.Exit(cli.ExitInterrupted)
 	}()
+	// A run with a fault starts this binary again as its fault guard,
+	// which puts the fault back if the run dies without doing so.
+	if exe, err := os.Executable(); err == nil {
+		ctx = cli.WithFaultGuard(ctx, []string{exe, "fault-guard"})
+	}
 	code := cli.Main(cli.WithHurry(ctx, hurry), os.Args[1:], os.Stdout, os.Stderr)
 	cancel(nil)
 	os.Exit(code)

@@ -17,7 +17,7 @@ import (
 
 // touching is a scenario that touches, besides its load, a scrape
 // target, a stop condition's Prometheus, a fault's commands with a
-// sensitive value in one, an on_trap command hiding behind a carriage
+// sensitive value in their environment, an on_trap command hiding behind a carriage
 // return and an erase-line sequence, and a remote Prometheus with a token
 // from the environment.
 const touching = `
@@ -37,8 +37,9 @@ load {
   observe  = "30s"
 }
 fault "slow" {
-  start    = ["kubectl", "scale", "deploy/checkout", "--replicas=1", "--token=${var.token}"]
+  start    = ["kubectl", "scale", "deploy/checkout", "--replicas=1"]
   stop     = ["kubectl", "scale", "deploy/checkout", "--replicas=4"]
+  env      = { KUBE_TOKEN = var.token }
   duration = "10s"
   capacity = 0.25
 }
@@ -76,7 +77,9 @@ func TestConfirmationListsWhatTheRunTouches(t *testing.T) {
 		"http://127.0.0.1:8080/work", "for 10s",
 		"stops when     burn (slo:burn_rate > 10) on http://slo.staging:9090",
 		"contacts       http://prom.staging:9090 (queries)",
-		`runs           fault "slow" start: kubectl scale deploy/checkout --replicas=1 '--token=(sensitive)'`,
+		`runs           fault "slow" start: kubectl scale deploy/checkout --replicas=1   in `,
+		`with environment KUBE_TOKEN`,
+		`hands secret   sensitive variable token (in environment variable KUBE_TOKEN) to fault "slow" start and stop`,
 		`runs           fault "slow" stop: kubectl scale deploy/checkout --replicas=4`,
 		`runs           on_trap: sh -c $'rm -rf ~/work\r\x1b[2Kecho harmless'`,
 		"sends secret   environment variable PROM_TOKEN (bearer token) to http://prom.staging:9090",

@@ -50,9 +50,10 @@ A scenario's fault block takes capacity away instead of a spike: its start
 command runs after the warmup, its stop command when its duration is over,
 and always, within a second, on any other end (Ctrl-C, SIGTERM, SIGHUP, a
 brake, max_duration, a lost Prometheus). A stop that fails is exit 4 with
-the command to run by hand; a run killed with SIGKILL leaves a journal for
-'trigger restore OUT_DIR', and a new fault against the same target is
-refused until then unless --force.
+the command to run by hand. A fault guard, a process of its own, runs the
+stop if the run dies without (SIGKILL, out of memory); a run killed with
+its guard leaves a journal for 'trigger restore OUT_DIR', and a new fault
+against the same target is refused until then unless --force.
 
 The run's folder (--out) receives timeline.csv (appended every second),
 result.json, the reports, and the embedded Prometheus' data. A folder that
@@ -99,6 +100,7 @@ fault's stop command failed: the fault may still be in place),
 				AbortFile:     abortFile,
 				Overwrite:     overwrite,
 				Force:         force,
+				FaultGuard:    faultGuardOf(cmd.Context()),
 				Hurry:         hurryOf(cmd.Context()),
 				Fleet:         fleetOpts,
 				Consent:       cf.consent(),

@@ -34,6 +34,9 @@ func touchesText(t *analysis.Touches, indent string) string {
 		if c.Dir != "" {
 			where = "   in " + safetext.Arg(c.Dir)
 		}
+		if len(c.Env) > 0 {
+			where += "   with environment " + safetext.Line(strings.Join(c.Env, ", "))
+		}
 		line("runs", "%s: %s%s", safetext.Line(c.When), safetext.Argv(c.Argv), where)
 	}
 	var hosts []string
