@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"sort"
@@ -12,6 +13,19 @@ import (
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/scenarios"
 )
+
+// AgentScenarioOf is AgentScenario of the agents' source: s when it was
+// read from source (as a run's convert.Test keeps it), else source read
+// again from file with vars (the runner does not read scenarios itself).
+func AgentScenarioOf(s *scenarios.Scenario, file string, source []byte, vars map[string]string) ([]byte, map[string]string, error) {
+	if s == nil || !bytes.Equal(s.Source, source) {
+		var err error
+		if s, err = scenarios.Parse(file, source, vars); err != nil {
+			return nil, nil, err
+		}
+	}
+	return AgentScenario(s, vars)
+}
 
 // AgentScenario is the scenario as the agents get it (Config.Source and
 // Config.Vars): what an agent needs to build its load, and no secret it

@@ -41,7 +41,8 @@ load {
 }
 on_trap {
   action  = "command"
-  command = ["restart", var.ops_secret]
+  command = ["restart"]
+  env     = { OPS_SECRET = var.ops_secret }
   observe = "5s"
 }
 notify { webhook = "https://hooks.example.com/services/${var.hook_path}" }

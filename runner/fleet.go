@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/fleet"
-	"github.com/trigger-test/trigger/scenarios"
 )
 
 // startFleet starts the coordinator and the agents and waits until every
@@ -46,17 +44,14 @@ func startFleet(ctx context.Context, opts Options) (*fleet.Coordinator, error) {
 	return c, nil
 }
 
-// agentScenario is the scenario the agents get (fleet.AgentScenario): no
+// agentScenario is the scenario the agents get (fleet.AgentScenarioOf): no
 // notify block, and no secret their load does not use.
 func agentScenario(test *convert.Test, fo *FleetOptions) ([]byte, map[string]string, error) {
-	s := test.Scenario
-	if s == nil || !bytes.Equal(s.Source, fo.Source) {
-		var err error
-		if s, err = scenarios.Parse(fo.File, fo.Source, fo.Vars); err != nil {
-			return nil, nil, fmt.Errorf("the scenario for the agents: %w", err)
-		}
+	src, vars, err := fleet.AgentScenarioOf(test.Scenario, fo.File, fo.Source, fo.Vars)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the scenario for the agents: %w", err)
 	}
-	return fleet.AgentScenario(s, fo.Vars)
+	return src, vars, nil
 }
 
 // agentGrace is how long the agents outlive the run's own limit: the run
