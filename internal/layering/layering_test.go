@@ -13,8 +13,14 @@ import (
 
 const module = "github.com/trigger-test/trigger/"
 
-// golist runs `go list` with args and returns its output's lines.
+// golist runs `go list` with args and returns its output's words.
 func golist(t *testing.T, args ...string) []string {
+	t.Helper()
+	return strings.Fields(strings.Join(golistLines(t, args...), "\n"))
+}
+
+// golistLines runs `go list` with args and returns its output's lines.
+func golistLines(t *testing.T, args ...string) []string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -26,7 +32,7 @@ func golist(t *testing.T, args ...string) []string {
 	if err != nil {
 		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
 	}
-	return strings.Fields(string(out))
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
 // ours keeps the module's own packages, without the module prefix.
