@@ -98,9 +98,22 @@ func plain(s string) bool {
 }
 
 // printable reports whether r prints as itself on a terminal: a graphic
-// character that is neither a format character (Cf) nor a control.
+// character that is neither a format character (Cf) nor a control, nor
+// one that shows as blank or nothing and so could pass for another
+// character or for none: a space other than U+0020 (category Zs: the
+// no-break space, the ideographic space), a default-ignorable code point
+// (U+034F, the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0), a
+// variation selector, or the blank Braille pattern U+2800.
 func printable(r rune) bool {
-	return unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r) && !unicode.IsControl(r) && r != '\u2028' && r != '\u2029'
+	switch {
+	case !unicode.IsGraphic(r), unicode.Is(unicode.Cf, r), unicode.IsControl(r),
+		r == '\u2028', r == '\u2029', r == '\u2800',
+		r != ' ' && unicode.Is(unicode.Zs, r),
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r),
+		unicode.Is(unicode.Variation_Selector, r):
+		return false
+	}
+	return true
 }
 
 // special reports whether r means something to a POSIX shell outside

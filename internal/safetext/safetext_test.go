@@ -24,6 +24,14 @@ func TestLine(t *testing.T) {
 		{"zero width", "a\u200bb", `a\u200bb`},
 		{"line separator", "a\u2028b", `a\u2028b`},
 		{"invalid utf-8", "a\xffb", `a\xffb`},
+		// Characters that show as blank or as nothing, so that a command
+		// could look like another one (the review printed these raw).
+		{"no-break space", "rm\u00a0-rf", `rm\u00a0-rf`},
+		{"grapheme joiner", "a\u034fb", `a\u034fb`},
+		{"hangul fillers", "a\u115f\u1160\u3164\uffa0b", `a\u115f\u1160\u3164\uffa0b`},
+		{"variation selector", "a\ufe0fb", `a\ufe0fb`},
+		{"braille blank", "a\u2800b", `a\u2800b`},
+		{"ideographic space", "a\u3000b", `a\u3000b`},
 		// A backslash is doubled once anything is escaped, and alone.
 		{"backslash", `a\nb`, `a\\nb`},
 	} {
