@@ -37,7 +37,7 @@ func newToken() string {
 // own client, whose requests are marked for ownRequest) or token (the
 // one given to the operator); and a bound on the request body.
 func guard(own, token string, h http.Handler) http.Handler {
-	wantOwn, want := []byte("Bearer "+own), []byte("Bearer "+token)
+	wantOwn, want := []byte(own), []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -54,7 +54,7 @@ func guard(own, token string, h http.Handler) http.Handler {
 				Error: "the Host header must be localhost or a loopback address"})
 			return
 		}
-		got := []byte(r.Header.Get("Authorization"))
+		got := []byte(bearerCredentials(r.Header.Get("Authorization")))
 		isOwn := subtle.ConstantTimeCompare(got, wantOwn) == 1
 		if !isOwn && subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="trigger"`)
@@ -93,4 +93,15 @@ func loopbackHost(hostport string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// bearerCredentials is the token of an Authorization header of the Bearer
+// scheme, whose name is case-insensitive (RFC 9110, section 11.1: Grafana
+// or a proxy may send "bearer"); "" for any other header.
+func bearerCredentials(header string) string {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return token
 }

@@ -118,6 +118,11 @@ func TestEmbeddedAPINeedsToken(t *testing.T) {
 	if a.code != http.StatusOK || a.body.Status != "success" {
 		t.Errorf("with the token: %d %+v, want 200 success", a.code, a.body)
 	}
+	// The scheme's name is case-insensitive (RFC 9110, 11.1).
+	a = get(t, &http.Client{Timeout: 30 * time.Second}, e.URL(), "/api/v1/query", q, map[string]string{"Authorization": "bearer " + e.Token()})
+	if a.code != http.StatusOK {
+		t.Errorf(`with "bearer TOKEN": %d %+v, want 200`, a.code, a.body)
+	}
 	if v, err := e.Querier().Instant(context.Background(), "1", time.Now()); err != nil || v != 1 {
 		t.Errorf("Querier: %v, %v; want 1", v, err)
 	}
