@@ -132,6 +132,10 @@ func TestStripCredentialParams(t *testing.T) {
 			"https://d.example/", []string{"sig", "key", "password", "auth", "secret", "apikey", "signature"}},
 		{"https://e.example/search?q=token+ring&author=bob&keyboard=1", "https://e.example/search?q=token+ring&author=bob&keyboard=1", nil},
 		{"https://e.example/plain", "https://e.example/plain", nil},
+		// A servlet container's session in a path parameter.
+		{"https://f.example/shop/cart;jsessionid=JSESS?id=7", "https://f.example/shop/cart?id=7", []string{"jsessionid"}},
+		{"https://f.example/a;v=1/b;JSESSIONID=x;lang=en", "https://f.example/a;v=1/b;lang=en", []string{"JSESSIONID"}},
+		{"https://f.example;x=1/a", "https://f.example;x=1/a", nil},
 	} {
 		got, removed := stripCredentialParams(tc.in)
 		if got != tc.want || strings.Join(removed, ",") != strings.Join(tc.removed, ",") {

@@ -43,8 +43,9 @@ func credentialParam(name string) bool {
 // returns the URL and the names removed.
 func stripCredentialParams(raw string) (string, []string) {
 	base, query, ok := strings.Cut(raw, "?")
+	base, inPath := stripPathParams(base)
 	if !ok {
-		return raw, nil
+		return base, inPath
 	}
 	query, fragment, hasFragment := strings.Cut(query, "#")
 	var kept, removed []string
@@ -59,6 +60,7 @@ func stripCredentialParams(raw string) (string, []string) {
 		}
 		kept = append(kept, part)
 	}
+	removed = append(inPath, removed...)
 	if len(removed) == 0 {
 		return raw, nil
 	}
@@ -70,6 +72,41 @@ func stripCredentialParams(raw string) (string, []string) {
 		out += "#" + fragment
 	}
 	return out, removed
+}
+
+// stripPathParams removes credential-like path parameters from a URL
+// without its query: the ";jsessionid=…" a servlet container appends to a
+// path segment (any ";name=value" whose name credentialParam marks), and
+// returns the URL and the names removed.
+func stripPathParams(base string) (string, []string) {
+	start := 0
+	if i := strings.Index(base, "://"); i >= 0 {
+		start = i + 3
+		if j := strings.IndexByte(base[start:], '/'); j >= 0 {
+			start += j
+		} else {
+			return base, nil
+		}
+	}
+	if !strings.Contains(base[start:], ";") {
+		return base, nil
+	}
+	var removed []string
+	segments := strings.Split(base[start:], "/")
+	for i, seg := range segments {
+		parts := strings.Split(seg, ";")
+		kept := parts[:1]
+		for _, p := range parts[1:] {
+			name, _, _ := strings.Cut(p, "=")
+			if credentialParam(name) {
+				removed = append(removed, name)
+				continue
+			}
+			kept = append(kept, p)
+		}
+		segments[i] = strings.Join(kept, ";")
+	}
+	return base[:start] + strings.Join(segments, "/"), removed
 }
 
 // stripCredentials strips the credential-like query parameters from each
