@@ -228,3 +228,36 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSecretInScrapeAndServerName: a sensitive value in a scrape URL (its
+// query string is sent with every scrape) or in target.tls.server_name
+// (sent in clear in the TLS handshake, SNI) is listed as sent there, so a
+// run needs --secret-hosts for it.
+func TestSecretInScrapeAndServerName(t *testing.T) {
+	noHeader := strings.Replace(withSecret, `  headers     = { Authorization = "Bearer ${var.token}" }`+"\n", "", 1)
+	for _, tc := range []struct {
+		name, from, to string
+		want           SecretUse
+	}{
+		{"scrape", "service { capacity = 100 }", `service { capacity = 100 }
+prometheus {
+  scrape  = ["http://127.0.0.1:19090/metrics?t=${var.token}"]
+  ingress = "q"
+}`, SecretUse{What: "sensitive variable token", Origin: "http://127.0.0.1:19090", Host: "127.0.0.1", As: "in prometheus.scrape"}},
+		{"server_name", `  url         = "http://127.0.0.1:8080/"`, `  url         = "https://127.0.0.1:8443/"
+  tls { server_name = "${var.token}.example" }`,
+			SecretUse{What: "sensitive variable token", Origin: "https://127.0.0.1:8443", Host: "127.0.0.1", As: "in target.tls.server_name"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(noHeader, tc.from, tc.to, 1)
+			s, err := Parse("s.hcl", []byte(src), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eq(t, "secrets", s.Touches.Secrets, []SecretUse{tc.want})
+			if err := CheckSecretHosts(s.Touches, nil); err == nil {
+				t.Errorf("CheckSecretHosts(no --secret-hosts) = nil; want the secret refused")
+			}
+		})
+	}
+}
