@@ -261,3 +261,53 @@ prometheus {
 		})
 	}
 }
+
+// TestCommandEnvNamesRefused: a command's env names are literal names
+// known when the scenario is read (a name computed from a sensitive
+// variable would be written in clear to fault.log and the journal), and
+// never one the dynamic loader or a shell or interpreter reads (PATH,
+// LD_PRELOAD, BASH_ENV…): the command line shown must be what runs. Each
+// is refused at its line, without showing the secret.
+func TestCommandEnvNamesRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, env, summary string
+	}{
+		{"sensitive name", `env = { "${var.token}" = "1" }`, "Environment variable name not literal"},
+		{"computed name", `env = { "${"A"}B" = "1" }`, "Environment variable name not literal"},
+		{"parenthesised name", `env = { (var.token) = "1" }`, "Environment variable name not literal"},
+		{"not written out", `env = var.token == "" ? {} : { A = "1" }`, "Environment variable names not written out"},
+		{"PATH", `env = { PATH = "/tmp/evil" }`, "Environment variable not allowed"},
+		{"LD_PRELOAD", `env = { "LD_PRELOAD" = "/tmp/evil.so" }`, "Environment variable not allowed"},
+		{"DYLD_INSERT_LIBRARIES", `env = { DYLD_INSERT_LIBRARIES = "x" }`, "Environment variable not allowed"},
+		{"BASH_ENV", `env = { TOKEN = var.token, BASH_ENV = "/tmp/x" }`, "Environment variable not allowed"},
+		{"IFS", `env = { IFS = "/" }`, "Environment variable not allowed"},
+		{"PYTHONPATH", `env = { PYTHONPATH = "/tmp" }`, "Environment variable not allowed"},
+		{"NODE_OPTIONS", `env = { NODE_OPTIONS = "--require /tmp/x.js" }`, "Environment variable not allowed"},
+		{"GCONV_PATH", `env = { GCONV_PATH = "/tmp" }`, "Environment variable not allowed"},
+		{"lower-case path", `env = { path = "/tmp" }`, "Environment variable not allowed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("s.hcl", []byte(withFault(`["true"]`, tc.env, `["true"]`)), nil)
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("Parse = %v; want %q", err, tc.summary)
+			}
+			found := false
+			for _, d := range perr.Diagnostics {
+				if d.Summary == tc.summary && d.Subject != nil && d.Subject.Start.Line == 17 {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no %q at s.hcl:17: %v", tc.summary, err)
+			}
+			if strings.Contains(err.Error(), "dflt-t0ken-value") {
+				t.Errorf("the error shows the secret: %v", err)
+			}
+		})
+	}
+	ok := withFault(`["true"]`, `env = { TOKEN = var.token, "MODE" = "x", PATHS = "ok", MY_LD_X = "ok" }`, `["true"]`)
+	if _, err := Parse("s.hcl", []byte(ok), nil); err != nil {
+		t.Errorf("literal, harmless names: %v", err)
+	}
+}
