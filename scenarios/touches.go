@@ -83,6 +83,7 @@ func (d *decoder) touches(s *Scenario) Touches {
 	t.Commands = commandsOf(s)
 	t.Files = d.filesOf(s)
 	t.Secrets = d.secretsOf(s)
+	d.hideSecretHosts(&t)
 	return t
 }
 

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // everything is a scenario touching every kind of thing outside its
@@ -309,5 +312,66 @@ func TestCommandEnvNamesRefused(t *testing.T) {
 	ok := withFault(`["true"]`, `env = { TOKEN = var.token, "MODE" = "x", PATHS = "ok", MY_LD_X = "ok" }`, `["true"]`)
 	if _, err := Parse("s.hcl", []byte(ok), nil); err != nil {
 		t.Errorf("literal, harmless names: %v", err)
+	}
+}
+
+// TestSecretInHostNameRefused: a URL whose host name holds a sensitive
+// value (looked up in DNS, sent in SNI, named in plan and result.json) is
+// refused where it is written, without showing the value; and should one
+// reach Touches, its hosts show the value as SensitiveValue and
+// CheckSecretHosts refuses it whatever --secret-hosts lists.
+func TestSecretInHostNameRefused(t *testing.T) {
+	noHeader := strings.Replace(withSecret, `  headers     = { Authorization = "Bearer ${var.token}" }`+"\n", "", 1)
+	vars := map[string]string{"token": "sekret123"}
+	for _, tc := range []struct {
+		name, from, to string
+		line           int
+	}{
+		{"target.url", `  url         = "http://127.0.0.1:8080/"
+  allow_hosts = ["127.0.0.1"]`, `  url         = "http://${var.token}.localhost:18080/work"
+  allow_hosts = ["sekret123.localhost"]`, 8},
+		{"prometheus.address", "service { capacity = 100 }", `service { capacity = 100 }
+prometheus {
+  address = "http://${var.token}.localhost:9090"
+  ingress = "q"
+}`, 14},
+		{"notify.webhook", "service { capacity = 100 }", `service { capacity = 100 }
+notify { webhook = "https://${var.token}.example.com/hook" }`, 13},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(noHeader, tc.from, tc.to, 1)
+			_, err := Parse("s.hcl", []byte(src), vars)
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("Parse = %v; want the secret in a host name refused", err)
+			}
+			found := false
+			for _, d := range perr.Diagnostics {
+				if d.Summary == "Secret in a host name" && d.Subject != nil && d.Subject.Start.Line == tc.line && strings.Contains(d.Detail, "sensitive variable token") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no \"Secret in a host name\" at s.hcl:%d: %v", tc.line, err)
+			}
+			if strings.Contains(strings.ToLower(err.Error()), "sekret123") {
+				t.Errorf("the error shows the secret: %v", err)
+			}
+		})
+	}
+
+	// Touches, should such a URL get past the reader.
+	d := &decoder{sensitiveVars: map[string]bool{"token": true}, ctx: &hcl.EvalContext{Variables: map[string]cty.Value{
+		"var": cty.ObjectVal(map[string]cty.Value{"token": cty.StringVal("sekret123")})}}}
+	tc := Touches{
+		Hosts:   []HostUse{{Origin: "http://SEKRET123.localhost:18080", For: "load"}},
+		Secrets: []SecretUse{{What: "sensitive variable token", Origin: "http://sekret123.localhost:18080", Host: "sekret123.localhost", As: "in target.url"}},
+	}
+	d.hideSecretHosts(&tc)
+	eq(t, "host", tc.Hosts[0].Origin, "http://(sensitive).localhost:18080")
+	eq(t, "secret", tc.Secrets[0], SecretUse{What: "sensitive variable token", Origin: "http://(sensitive).localhost:18080", Host: "(sensitive).localhost", As: "in target.url"})
+	err := CheckSecretHosts(tc, []string{"(sensitive).localhost", "*"})
+	if err == nil || strings.Contains(err.Error(), "sekret123") {
+		t.Errorf("CheckSecretHosts = %v; want the host refused without the secret", err)
 	}
 }
