@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // A command's secrets go through its environment, never its argv: every
@@ -45,9 +46,19 @@ func (v *validator) commandEnv(block string, env map[string]string, argvs ...str
 	path := block + ".env"
 	v.errorf(len(env) > MaxCommandEnv, path, "Too many environment variables",
 		"env may set at most %d variables; it sets %d.", MaxCommandEnv, len(env))
+	if !v.literalEnvNames(path) {
+		// A computed name is neither checked nor shown: it may hold a
+		// secret, which the logs and the journal would keep in clear.
+		return
+	}
 	for _, name := range EnvNames(env) {
-		v.errorf(!envName.MatchString(name), fmt.Sprintf("%s[%s]", path, name), "Invalid environment variable name",
+		p := fmt.Sprintf("%s[%s]", path, name)
+		v.errorf(!envName.MatchString(name), p, "Invalid environment variable name",
 			"env's names are environment variable names: a letter or _, then letters, digits and _ (got %q).", name)
+		v.errorf(envName.MatchString(name) && loaderOrShellVar(name), p, "Environment variable not allowed",
+			"%s changes what a command runs: the dynamic loader or a shell or interpreter reads it (a library preloaded, a program looked up elsewhere, code run at start). "+
+				"The command line plan and the confirmation show must be what runs, so env may not set PATH, IFS, ENV, BASH_ENV, SHELLOPTS, BASHOPTS, CDPATH, PS4, GLOBIGNORE, PROMPT_COMMAND, "+
+				"LD_*, DYLD_*, or an interpreter's start-up or library path (PYTHONPATH, PERL5LIB, NODE_OPTIONS, …). Write the program's full path in the command, or set the variable inside it: [\"sh\", \"-c\", \"X=... exec prog\"].", name)
 	}
 	for _, a := range argvs {
 		p := block + "." + a
@@ -100,4 +111,74 @@ func inEnvironment(names []string) string {
 		return "in environment variable " + names[0]
 	}
 	return "in environment variables " + strings.Join(names, ", ")
+}
+
+// literalEnvNames reports whether the env attribute at path is written
+// out as { NAME = expr, ... } with every NAME a literal (a bare name or a
+// string without interpolation), and refuses it, at the offending name,
+// when it is not: a name computed from a sensitive variable would be
+// written in clear to fault.log, the fault journal and the run's
+// registry, which keep a command's env names (docs/safety.md, "Running
+// a scenario you did not write"). The names must be known, and shown,
+// when the scenario is read.
+func (v *validator) literalEnvNames(path string) bool {
+	a := v.d.src.attrs[path]
+	if a == nil || !v.d.src.ok(path) {
+		return true
+	}
+	obj, ok := a.Expr.(*hclsyntax.ObjectConsExpr)
+	if !ok {
+		v.d.errorf(a.Expr.Range().Ptr(), "Environment variable names not written out",
+			"env must be written out as { NAME = value, ... }: its names are shown before a run and kept in its logs, so each must be a literal name; only the values may be computed (e.g. from a sensitive variable).")
+		v.d.src.failed[path] = true
+		return false
+	}
+	literal := true
+	for _, item := range obj.Items {
+		if literalKey(item.KeyExpr) {
+			continue
+		}
+		literal = false
+		v.d.errorf(item.KeyExpr.Range().Ptr(), "Environment variable name not literal",
+			"An env name must be written as it is, e.g. TOKEN = var.token, not computed: its names are shown before a run and kept in clear in fault.log and the fault journal, so a name computed from a variable (a sensitive one above all) is refused.")
+	}
+	if !literal {
+		v.d.src.failed[path] = true
+	}
+	return literal
+}
+
+// literalKey reports whether an object constructor's key is a literal: a
+// bare name (TOKEN) or a string without interpolation ("TOKEN").
+func literalKey(e hclsyntax.Expression) bool {
+	if k, ok := e.(*hclsyntax.ObjectConsKeyExpr); ok {
+		if k.ForceNonLiteral {
+			return false
+		}
+		if hcl.ExprAsKeyword(k.Wrapped) != "" {
+			return true
+		}
+		e = k.Wrapped
+	}
+	t, ok := e.(*hclsyntax.TemplateExpr)
+	return ok && t.IsStringLiteral()
+}
+
+// loaderOrShellVars are the environment variables, besides the LD_ and
+// DYLD_ families, that make a shown command run something else: the
+// shell's and the dynamic loader's search paths and start-up files, and
+// the interpreters' code and library paths.
+var loaderOrShellVars = map[string]bool{
+	"PATH": true, "IFS": true, "ENV": true, "BASH_ENV": true, "SHELLOPTS": true, "BASHOPTS": true,
+	"CDPATH": true, "PS4": true, "GLOBIGNORE": true, "PROMPT_COMMAND": true,
+	"PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true, "PERL5LIB": true, "PERLLIB": true, "PERL5OPT": true,
+	"RUBYOPT": true, "RUBYLIB": true, "NODE_OPTIONS": true, "NODE_PATH": true, "GCONV_PATH": true,
+	"JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true,
+}
+
+// loaderOrShellVar reports whether env may not set name (compared
+// case-insensitively: Windows' environment is).
+func loaderOrShellVar(name string) bool {
+	u := strings.ToUpper(name)
+	return loaderOrShellVars[u] || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_")
 }

@@ -36,8 +36,8 @@ func (e *SecretHostsError) Error() string {
 }
 
 // CheckSecretHosts returns a *SecretHostsError naming every secret in t
-// bound for a host not in allowed (compared as HostAllowed does), nil when
-// there is none. Secrets handed to local commands are not its concern:
+// bound for a host not in allowed (compared as HostAllowed does), or for a
+// host whose name holds a secret, nil when there is none. Secrets handed to local commands are not its concern:
 // commands run only with the operator's --allow-commands.
 func CheckSecretHosts(t Touches, allowed []string) error {
 	var refused []SecretUse
@@ -45,7 +45,9 @@ func CheckSecretHosts(t Touches, allowed []string) error {
 		if s.Local != "" {
 			continue
 		}
-		if !HostAllowed(allowed, s.Host) {
+		// A host holding a secret (Touches shows it as SensitiveValue)
+		// is never allowed, whatever the list says.
+		if strings.Contains(s.Host, SensitiveValue) || !HostAllowed(allowed, s.Host) {
 			refused = append(refused, s)
 		}
 	}

@@ -83,6 +83,7 @@ func (d *decoder) touches(s *Scenario) Touches {
 	t.Commands = commandsOf(s)
 	t.Files = d.filesOf(s)
 	t.Secrets = d.secretsOf(s)
+	d.hideSecretHosts(&t)
 	return t
 }
 
@@ -251,13 +252,23 @@ func (d *decoder) destinations(s *Scenario, path, promAddress string) []destinat
 			return nil
 		}
 		return []destination{{url: vocab.Readable(s.Target.Requests[i].URL, s.Target.Slots)}}
-	case block == "target" && (rest == "url" || strings.HasPrefix(rest, "headers") || rest == "body" || rest == "method"):
+	case block == "target" && (rest == "url" || strings.HasPrefix(rest, "headers") || rest == "body" || rest == "method" || rest == "tls.server_name"):
+		// A server_name goes out in the TLS handshake (SNI), in clear, to
+		// every host the load is sent to.
 		var out []destination
 		for _, r := range s.Target.Mix() {
 			out = append(out, destination{url: vocab.Readable(r.URL, s.Target.Slots)})
 		}
 		return out
-	case block == "prometheus" && promAddress != embeddedAddress && rest != "scrape":
+	case block == "prometheus" && rest == "scrape" && s.Prometheus != nil:
+		// Each scrape URL is fetched, its query string with it, whether
+		// the Prometheus is embedded or not.
+		var out []destination
+		for _, u := range s.Prometheus.Scrape {
+			out = append(out, destination{url: u})
+		}
+		return out
+	case block == "prometheus" && promAddress != embeddedAddress:
 		return []destination{{url: promAddress}}
 	case strings.HasPrefix(block, "stop_when["):
 		i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(block, "stop_when["), "]"))

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // everything is a scenario touching every kind of thing outside its
@@ -226,5 +229,149 @@ func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSecretInScrapeAndServerName: a sensitive value in a scrape URL (its
+// query string is sent with every scrape) or in target.tls.server_name
+// (sent in clear in the TLS handshake, SNI) is listed as sent there, so a
+// run needs --secret-hosts for it.
+func TestSecretInScrapeAndServerName(t *testing.T) {
+	noHeader := strings.Replace(withSecret, `  headers     = { Authorization = "Bearer ${var.token}" }`+"\n", "", 1)
+	for _, tc := range []struct {
+		name, from, to string
+		want           SecretUse
+	}{
+		{"scrape", "service { capacity = 100 }", `service { capacity = 100 }
+prometheus {
+  scrape  = ["http://127.0.0.1:19090/metrics?t=${var.token}"]
+  ingress = "q"
+}`, SecretUse{What: "sensitive variable token", Origin: "http://127.0.0.1:19090", Host: "127.0.0.1", As: "in prometheus.scrape"}},
+		{"server_name", `  url         = "http://127.0.0.1:8080/"`, `  url         = "https://127.0.0.1:8443/"
+  tls { server_name = "${var.token}.example" }`,
+			SecretUse{What: "sensitive variable token", Origin: "https://127.0.0.1:8443", Host: "127.0.0.1", As: "in target.tls.server_name"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(noHeader, tc.from, tc.to, 1)
+			s, err := Parse("s.hcl", []byte(src), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eq(t, "secrets", s.Touches.Secrets, []SecretUse{tc.want})
+			if err := CheckSecretHosts(s.Touches, nil); err == nil {
+				t.Errorf("CheckSecretHosts(no --secret-hosts) = nil; want the secret refused")
+			}
+		})
+	}
+}
+
+// TestCommandEnvNamesRefused: a command's env names are literal names
+// known when the scenario is read (a name computed from a sensitive
+// variable would be written in clear to fault.log and the journal), and
+// never one the dynamic loader or a shell or interpreter reads (PATH,
+// LD_PRELOAD, BASH_ENV…): the command line shown must be what runs. Each
+// is refused at its line, without showing the secret.
+func TestCommandEnvNamesRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, env, summary string
+	}{
+		{"sensitive name", `env = { "${var.token}" = "1" }`, "Environment variable name not literal"},
+		{"computed name", `env = { "${"A"}B" = "1" }`, "Environment variable name not literal"},
+		{"parenthesised name", `env = { (var.token) = "1" }`, "Environment variable name not literal"},
+		{"not written out", `env = var.token == "" ? {} : { A = "1" }`, "Environment variable names not written out"},
+		{"PATH", `env = { PATH = "/tmp/evil" }`, "Environment variable not allowed"},
+		{"LD_PRELOAD", `env = { "LD_PRELOAD" = "/tmp/evil.so" }`, "Environment variable not allowed"},
+		{"DYLD_INSERT_LIBRARIES", `env = { DYLD_INSERT_LIBRARIES = "x" }`, "Environment variable not allowed"},
+		{"BASH_ENV", `env = { TOKEN = var.token, BASH_ENV = "/tmp/x" }`, "Environment variable not allowed"},
+		{"IFS", `env = { IFS = "/" }`, "Environment variable not allowed"},
+		{"PYTHONPATH", `env = { PYTHONPATH = "/tmp" }`, "Environment variable not allowed"},
+		{"NODE_OPTIONS", `env = { NODE_OPTIONS = "--require /tmp/x.js" }`, "Environment variable not allowed"},
+		{"GCONV_PATH", `env = { GCONV_PATH = "/tmp" }`, "Environment variable not allowed"},
+		{"lower-case path", `env = { path = "/tmp" }`, "Environment variable not allowed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("s.hcl", []byte(withFault(`["true"]`, tc.env, `["true"]`)), nil)
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("Parse = %v; want %q", err, tc.summary)
+			}
+			found := false
+			for _, d := range perr.Diagnostics {
+				if d.Summary == tc.summary && d.Subject != nil && d.Subject.Start.Line == 17 {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no %q at s.hcl:17: %v", tc.summary, err)
+			}
+			if strings.Contains(err.Error(), "dflt-t0ken-value") {
+				t.Errorf("the error shows the secret: %v", err)
+			}
+		})
+	}
+	ok := withFault(`["true"]`, `env = { TOKEN = var.token, "MODE" = "x", PATHS = "ok", MY_LD_X = "ok" }`, `["true"]`)
+	if _, err := Parse("s.hcl", []byte(ok), nil); err != nil {
+		t.Errorf("literal, harmless names: %v", err)
+	}
+}
+
+// TestSecretInHostNameRefused: a URL whose host name holds a sensitive
+// value (looked up in DNS, sent in SNI, named in plan and result.json) is
+// refused where it is written, without showing the value; and should one
+// reach Touches, its hosts show the value as SensitiveValue and
+// CheckSecretHosts refuses it whatever --secret-hosts lists.
+func TestSecretInHostNameRefused(t *testing.T) {
+	noHeader := strings.Replace(withSecret, `  headers     = { Authorization = "Bearer ${var.token}" }`+"\n", "", 1)
+	vars := map[string]string{"token": "sekret123"}
+	for _, tc := range []struct {
+		name, from, to string
+		line           int
+	}{
+		{"target.url", `  url         = "http://127.0.0.1:8080/"
+  allow_hosts = ["127.0.0.1"]`, `  url         = "http://${var.token}.localhost:18080/work"
+  allow_hosts = ["sekret123.localhost"]`, 8},
+		{"prometheus.address", "service { capacity = 100 }", `service { capacity = 100 }
+prometheus {
+  address = "http://${var.token}.localhost:9090"
+  ingress = "q"
+}`, 14},
+		{"notify.webhook", "service { capacity = 100 }", `service { capacity = 100 }
+notify { webhook = "https://${var.token}.example.com/hook" }`, 13},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(noHeader, tc.from, tc.to, 1)
+			_, err := Parse("s.hcl", []byte(src), vars)
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("Parse = %v; want the secret in a host name refused", err)
+			}
+			found := false
+			for _, d := range perr.Diagnostics {
+				if d.Summary == "Secret in a host name" && d.Subject != nil && d.Subject.Start.Line == tc.line && strings.Contains(d.Detail, "sensitive variable token") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no \"Secret in a host name\" at s.hcl:%d: %v", tc.line, err)
+			}
+			if strings.Contains(strings.ToLower(err.Error()), "sekret123") {
+				t.Errorf("the error shows the secret: %v", err)
+			}
+		})
+	}
+
+	// Touches, should such a URL get past the reader.
+	d := &decoder{sensitiveVars: map[string]bool{"token": true}, ctx: &hcl.EvalContext{Variables: map[string]cty.Value{
+		"var": cty.ObjectVal(map[string]cty.Value{"token": cty.StringVal("sekret123")})}}}
+	tc := Touches{
+		Hosts:   []HostUse{{Origin: "http://SEKRET123.localhost:18080", For: "load"}},
+		Secrets: []SecretUse{{What: "sensitive variable token", Origin: "http://sekret123.localhost:18080", Host: "sekret123.localhost", As: "in target.url"}},
+	}
+	d.hideSecretHosts(&tc)
+	eq(t, "host", tc.Hosts[0].Origin, "http://(sensitive).localhost:18080")
+	eq(t, "secret", tc.Secrets[0], SecretUse{What: "sensitive variable token", Origin: "http://(sensitive).localhost:18080", Host: "(sensitive).localhost", As: "in target.url"})
+	err := CheckSecretHosts(tc, []string{"(sensitive).localhost", "*"})
+	if err == nil || strings.Contains(err.Error(), "sekret123") {
+		t.Errorf("CheckSecretHosts = %v; want the host refused without the secret", err)
 	}
 }

@@ -36,6 +36,7 @@ func validate(s *Scenario, d *decoder) {
 	v.campaign()
 	v.stopWhen()
 	v.duration()
+	v.secretHostNames()
 }
 
 // present reports whether the block at path was decoded.
