@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner"
 )
@@ -125,5 +126,19 @@ func TestReachableSizes(t *testing.T) {
 	}
 	if n := len(reachableSizes(1.5, 1000, 0.001, 50)); n != 50 {
 		t.Errorf("%d sizes; want the limit, 50", n)
+	}
+}
+
+// Each cell's scenario is checked again as the cell is prepared, so that
+// a size past maxCheckedSizes cannot run a command the listing did not
+// show either.
+func TestCellScenarioRefusesCommandsTheListingDidNotShow(t *testing.T) {
+	test := loadCampaign(t, capacityCampaign(`["sh", "-c", var.factor != 0.55 ? "echo harmless" : "touch HIDDEN"]`))
+	cp := &campaign{opts: Options{Test: test}, scenario: test.Scenario}
+	if _, err := cp.cellScenario(cell{kind: analysis.CellTrigger, size: 0.3}); err != nil {
+		t.Errorf("loss 0.3: %v", err)
+	}
+	if _, err := cp.cellScenario(cell{kind: analysis.CellTrigger, size: 0.45}); err == nil || !strings.Contains(err.Error(), "touch HIDDEN") {
+		t.Errorf("loss 0.45: err = %v, want the hidden command refused", err)
 	}
 }
