@@ -14,9 +14,11 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/internal/safetext"
 	"github.com/trigger-test/trigger/runner"
 	"github.com/trigger-test/trigger/runner/campaign"
 	"github.com/trigger-test/trigger/runner/report"
+	"github.com/trigger-test/trigger/scenarios"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -52,7 +54,9 @@ gate { min_trigger_margin = 2 } with an expected_spike block passes when
 every baseline is known to survive twice production's spike.
 
 --dry-run prints the baselines, the first cell and the most cells each
-search can take, and the longest the campaign can take; it sends nothing.
+search can take, the longest the campaign can take, and what its cells do
+besides their load (servers, commands, secrets, files) as plan lists it;
+it sends nothing.
 
 Exit codes: 0 finished (and the gate passed), 1 the gate failed or the
 service did not come back, 2 usage or scenario error, 3 a baseline could not
@@ -197,6 +201,25 @@ func printCampaignPlan(w io.Writer, test *convert.Test) error {
 	if p.Bounded {
 		bound = " (max_duration)"
 	}
-	_, err := fmt.Fprintf(w, "At most %d cells; the campaign takes at most %s%s\n", p.MaxCells, p.Longest.Round(time.Second), bound)
+	if _, err := fmt.Fprintf(w, "At most %d cells; the campaign takes at most %s%s\n", p.MaxCells, p.Longest.Round(time.Second), bound); err != nil {
+		return err
+	}
+	return printCampaignTouches(w, test, plan.Scenario.Touches)
+}
+
+// printCampaignTouches lists what the campaign's cells do besides their
+// load, as plan and the confirmation list it (touchesText); for a
+// capacity search, the value the commands are shown with.
+func printCampaignTouches(w io.Writer, test *convert.Test, t *analysis.Touches) error {
+	s := test.Scenario
+	text := touchesText(t, "  ")
+	if text == "" {
+		return nil
+	}
+	if c := s.Campaign; c.Search == vocab.SearchCapacity && len(t.Commands) > 0 {
+		text += fmt.Sprintf("  The commands are shown with %s = %s; each cell runs them with the capacity it leaves in that value's place, and a campaign whose cells would run anything else is refused.\n",
+			safetext.Line(c.CapacityVariable), safetext.Line(scenarios.VariableText(s.Variables[c.CapacityVariable])))
+	}
+	_, err := fmt.Fprintf(w, "\nBesides its load, a run of this scenario:\n%s", redact(text, s.Secrets))
 	return err
 }

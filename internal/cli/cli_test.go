@@ -225,6 +225,53 @@ func TestCampaignCommand(t *testing.T) {
 		t.Chdir("internal/cli")
 		golden(t, "campaign-dry-run.txt", out)
 	})
+	// --dry-run lists what the cells do besides their load as plan does:
+	// a capacity search's commands, with the value they are shown with
+	// (issue 32).
+	t.Run("dry-run lists the commands", func(t *testing.T) {
+		f := filepath.Join(t.TempDir(), "capacity.hcl")
+		src := `
+variable "factor" { default = 0.25 }
+scenario "capacity" {}
+target {
+  url         = "http://127.0.0.1:9/work"
+  allow_hosts = ["127.0.0.1"]
+}
+client { timeout = "500ms" }
+service { capacity = 200 }
+load {
+  baseline = 80
+  warmup   = "3s"
+  observe  = "10s"
+}
+fault "slow-pods" {
+  start    = ["sh", "-c", "echo capacity ${var.factor}"]
+  stop     = ["true"]
+  duration = "5s"
+  capacity = var.factor
+}
+campaign {
+  baselines         = [0.4]
+  search            = "capacity"
+  capacity_variable = "factor"
+  from              = 0.3
+  to                = 0.9
+}
+`
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errb := run(t, "campaign", "--dry-run", f)
+		if code != ExitPassed {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		for _, want := range []string{"Besides its load, a run of this scenario:", `runs           fault "slow-pods" start: sh -c 'echo capacity 0.25'`,
+			"A run executes these commands only with --allow-commands.", "The commands are shown with factor = 0.25"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("--dry-run lacks %q:\n%s", want, out)
+			}
+		}
+	})
 	t.Run("no campaign block", func(t *testing.T) {
 		code, _, errb := run(t, "campaign", "--dry-run", "scenarios/recovers.hcl")
 		if code != ExitUsage || !strings.Contains(errb, "has no campaign block") {

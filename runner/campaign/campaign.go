@@ -96,6 +96,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	cp := &campaign{opts: opts, scenario: s, doc: newDocument(opts.Test, opts.Now()), outer: ctx}
+	// Every cell's scenario is checked against what the operator was
+	// shown before the folder is made or anything sent.
+	if err := cp.checkCells(); err != nil {
+		return nil, err
+	}
 	lock, err := prepare(opts.OutDir, opts.Run.Overwrite)
 	if err != nil {
 		return nil, err
@@ -103,7 +109,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	// Held until campaign.json is written for the last time; each cell's
 	// run locks its own folder as well.
 	defer lock.Unlock()
-	cp := &campaign{opts: opts, scenario: s, doc: newDocument(opts.Test, opts.Now()), outer: ctx}
 	ctx, cancel := context.WithTimeout(ctx, s.Campaign.MaxDuration)
 	defer cancel()
 	err = cp.run(ctx)

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -99,18 +97,14 @@ func cellLength(s *scenarios.Scenario) time.Duration {
 // cellScenario is the scenario a cell runs. For a capacity search the
 // scenario is read again with the campaign's capacity variable set to the
 // capacity the cell leaves, C′/C, so that the fault's capacity and its
-// commands follow it.
+// commands follow it; one that touches what the operator was not shown
+// is refused (readAt).
 func (cp *campaign) cellScenario(c cell) (*scenarios.Scenario, error) {
 	base := cp.scenario
 	if base.Campaign.Search == vocab.SearchCapacity {
-		vars := maps.Clone(cp.opts.Vars)
-		if vars == nil {
-			vars = map[string]string{}
-		}
-		vars[base.Campaign.CapacityVariable] = strconv.FormatFloat(1-c.size, 'g', 6, 64)
-		s, err := scenarios.ParseWith(base.File, base.Source, scenarios.Options{Vars: vars, AllowFiles: base.AllowFiles})
+		s, err := cp.readAt(c.size)
 		if err != nil {
-			return nil, fmt.Errorf("the scenario with %s = %s: %w", base.Campaign.CapacityVariable, vars[base.Campaign.CapacityVariable], err)
+			return nil, err
 		}
 		if s.Fault == nil {
 			return nil, errors.New("the scenario read again has no fault")
