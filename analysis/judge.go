@@ -103,11 +103,21 @@ type Judgement struct {
 	Reason string
 }
 
-// falling reports whether the slope's interval lies below zero.
-func (j Judgement) falling() bool { return j.SlopeHi < 0 }
+// Falling reports whether the slope's interval lies below zero.
+func (j Judgement) Falling() bool { return j.SlopeHi < 0 }
 
-// notFalling reports whether the slope's interval excludes a falling wait.
-func (j Judgement) notFalling() bool { return j.SlopeLo >= 0 }
+// NotFalling reports whether the slope's interval excludes a falling wait.
+func (j Judgement) NotFalling() bool { return j.SlopeLo >= 0 }
+
+// Decided reports whether the slope's interval lies wholly below zero or
+// wholly at or above it.
+func (j Judgement) Decided() bool { return j.Falling() || j.NotFalling() }
+
+// SlopeText is the wait's trend in words for a reason: the slope, its 95 %
+// interval (s/s), the samples and the wait's source.
+func (j Judgement) SlopeText() string {
+	return fmt.Sprintf("%+.3f s/s (95 %% interval %+.3f to %+.3f) over %d samples of the %s wait", j.Trend.Slope, j.SlopeLo, j.SlopeHi, j.Trend.N, j.Source)
+}
 
 // Judge is the one verdict rule of a trigger test (docs/model.md, "What a
 // trigger test measures", item 3): it fits the wait's trend after the spike
@@ -166,23 +176,23 @@ func Judge(in JudgeInput, policy JudgePolicy) Judgement {
 		j.ProjectedLoS = projectRecovery(elapsed, waitNow, j.SlopeLo, in.PatienceS, in.Utilization)
 		j.ProjectedHiS = projectRecovery(elapsed, waitNow, j.SlopeHi, in.PatienceS, in.Utilization)
 	}
-	slope := fmt.Sprintf("%+.3f s/s (95 %% interval %+.3f to %+.3f) over %d samples of the %s wait", tr.Slope, j.SlopeLo, j.SlopeHi, tr.N, w.Source)
+	slope := j.SlopeText()
 	horizon := in.HorizonS - in.SpikeEndS
 	switch {
-	case j.notFalling():
+	case j.NotFalling():
 		j.Verdict, j.Reason = VerdictTrapped, "the wait is not falling after the spike: "+slope
-	case j.falling() && in.BudgetS > 0 && j.ProjectedLoS > in.BudgetS:
+	case j.Falling() && in.BudgetS > 0 && j.ProjectedLoS > in.BudgetS:
 		j.Verdict = VerdictMetastable
 		j.Reason = fmt.Sprintf("the wait is falling, but too slowly for the budget: %s; recovery projected at %s (at best %s) after the spike, budget %s",
 			slope, FormatSeconds(j.ProjectedS), FormatSeconds(j.ProjectedLoS), FormatSeconds(in.BudgetS))
-	case j.falling() && j.ProjectedLoS > horizon:
+	case j.Falling() && j.ProjectedLoS > horizon:
 		j.Verdict = VerdictMetastable
 		j.Reason = fmt.Sprintf("the wait is falling, but too slowly to recover within the observation: %s; recovery projected at %s (at best %s) after the spike, observation %s",
 			slope, FormatSeconds(j.ProjectedS), FormatSeconds(j.ProjectedLoS), FormatSeconds(horizon))
-	case j.falling() && in.Final:
+	case j.Falling() && in.Final:
 		j.Verdict = VerdictMetastable
 		j.Reason = "still failing at the end, the wait falling: " + slope
-	case j.falling():
+	case j.Falling():
 		j.Reason = "the wait is falling: " + slope
 	case in.Final:
 		j.Reason = "the trend cannot tell a trap from a slow recovery: " + slope

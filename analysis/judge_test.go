@@ -86,7 +86,7 @@ func TestJudgeIgnoresSamplesBeforeTheSignalSettles(t *testing.T) {
 		}
 	}
 	j := Judge(in, JudgePolicy{})
-	if !j.falling() || !near(j.Trend.Slope, -0.28, 1e-9) {
+	if !j.Falling() || !near(j.Trend.Slope, -0.28, 1e-9) {
 		t.Errorf("slope %.3f [%.3f, %.3f]; want falling at 0.28 s/s", j.Trend.Slope, j.SlopeLo, j.SlopeHi)
 	}
 	// Without the delay the same samples would be judged trapped: the

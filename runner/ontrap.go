@@ -92,7 +92,7 @@ func (r *run) watchOnTrap(now float64) bool {
 	}
 	if ot.Action == vocab.TrapRate {
 		st.held = r.judgeHeld(now, now >= st.at+ot.Observe.Seconds())
-		if r.opts.JudgeHeldDemand && !ok && decided(st.held) {
+		if r.opts.JudgeHeldDemand && !ok && st.held.Decided() {
 			r.reason += "; after on_trap rate " + heldTrend(st.held).Reason
 			r.stopOnTrap()
 			return true
@@ -144,16 +144,12 @@ func (r *run) judgeHeld(now float64, final bool) analysis.Judgement {
 	return analysis.Judge(in, analysis.MeasuredJudgePolicy)
 }
 
-// decided reports whether a trend's interval lies wholly below zero or
-// wholly at or above it.
-func decided(j analysis.Judgement) bool { return j.SlopeHi < 0 || j.SlopeLo >= 0 }
-
 // heldTrend is the document's form of the held demand's trend.
 func heldTrend(j analysis.Judgement) *analysis.HeldTrend {
-	h := &analysis.HeldTrend{Reason: "the wait's trend at the held demand: " + j.Reason, Falling: j.SlopeHi < 0, NotFalling: j.SlopeLo >= 0}
+	h := &analysis.HeldTrend{Reason: "the wait's trend at the held demand: " + j.Reason, Falling: j.Falling(), NotFalling: j.NotFalling()}
 	if !math.IsNaN(j.SlopeLo) {
 		h.Slope, h.SlopeLo, h.SlopeHi = analysis.Num(j.Trend.Slope), analysis.Num(j.SlopeLo), analysis.Num(j.SlopeHi)
-		slope := fmt.Sprintf("%+.3f s/s (95 %% interval %+.3f to %+.3f) over %d samples of the %s wait", j.Trend.Slope, j.SlopeLo, j.SlopeHi, j.Trend.N, j.Source)
+		slope := j.SlopeText()
 		switch {
 		case h.Falling:
 			h.Reason = "at the held demand the wait is falling: " + slope
