@@ -29,8 +29,8 @@ var errNotifyRedirect = errors.New("the webhook answered with a redirect, which 
 // interrupt). It returns what became of it, for the log; it never changes
 // the run's outcome. The webhook's URL is a secret: the caller redacts
 // the text returned.
-func notify(n *convert.Notify, doc analysis.Document, dir string, hurry <-chan struct{}) string {
-	body, err := report.NotifyMessage(doc, dir)
+func notify(n *convert.Notify, doc analysis.Document, dir string, written []string, hurry <-chan struct{}) string {
+	body, err := report.NotifyMessage(doc, dir, written)
 	if err != nil {
 		return fmt.Sprintf("notify: not posted: %v", err)
 	}

@@ -82,7 +82,7 @@ func TestNotifyOutcomes(t *testing.T) {
 		{"hurried", hanging.URL, closed, "the post failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msg := notify(&convert.Notify{Webhook: tc.url, Timeout: 300 * time.Millisecond}, doc, "out/trapped", tc.hurry)
+			msg := notify(&convert.Notify{Webhook: tc.url, Timeout: 300 * time.Millisecond}, doc, "out/trapped", nil, tc.hurry)
 			if !strings.Contains(msg, tc.want) {
 				t.Errorf("%s; want %q", msg, tc.want)
 			}

@@ -339,7 +339,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		r.opts.logf("reports: %v", err)
 	}
 	if n := r.spec.Notify; n != nil {
-		r.opts.logf("%s", r.redact.String(notify(n, res.Document, r.opts.OutDir, r.opts.Hurry)))
+		r.opts.logf("%s", r.redact.String(notify(n, res.Document, r.opts.OutDir, res.Written, r.opts.Hurry)))
 	}
 	return res, runErr
 }

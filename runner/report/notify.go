@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -18,9 +19,10 @@ const MaxNotifyBytes = 16 << 10
 // NotifyMessage is the Slack-compatible message a run posts to its
 // notify webhook when it ends: "text" (the one-line summary, what a
 // client that knows no blocks shows) and "blocks" (a header line, the key
-// figures as fields, and the paths of the reports in dir). Every text is
+// figures as fields, and the paths of the report and result in dir that
+// the run wrote, written naming them). Every text is
 // at most a few hundred characters; the whole is within MaxNotifyBytes.
-func NotifyMessage(doc analysis.Document, dir string) ([]byte, error) {
+func NotifyMessage(doc analysis.Document, dir string, written []string) ([]byte, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
@@ -78,11 +80,25 @@ func NotifyMessage(doc analysis.Document, dir string) ([]byte, error) {
 	if len(gateLines) > 0 {
 		blocks = append(blocks, block{Type: "section", Text: &text{"mrkdwn", slackEscape(strings.Join(gateLines, "\n"))}})
 	}
-	blocks = append(blocks, block{Type: "section", Text: &text{"mrkdwn", slackEscape("Report: " + report + "\nResult: " + filepath.Join(dir, ResultFile))}})
+	// Only files the run wrote are named (written: names in dir).
+	headline := summary + " — " + report
+	var files []string
+	for _, f := range []struct{ label, name string }{{"Report", HTMLFile}, {"Result", ResultFile}} {
+		switch {
+		case slices.Contains(written, f.name):
+			files = append(files, f.label+": "+filepath.Join(dir, f.name))
+		default:
+			files = append(files, f.label+": not written (the run's log says why)")
+			if f.name == HTMLFile {
+				headline = summary
+			}
+		}
+	}
+	blocks = append(blocks, block{Type: "section", Text: &text{"mrkdwn", slackEscape(strings.Join(files, "\n"))}})
 	msg := struct {
 		Text   string  `json:"text"`
 		Blocks []block `json:"blocks"`
-	}{Text: slackEscape(summary + " — " + report), Blocks: blocks}
+	}{Text: slackEscape(headline), Blocks: blocks}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // Slack reads &lt; as mrkdwn's, not \u0026lt;

@@ -13,7 +13,7 @@ import (
 // sections of mrkdwn, the figures fields.
 func TestNotifyMessage(t *testing.T) {
 	doc, _ := loadFixture(t, "trapped")
-	b, err := NotifyMessage(doc, "/runs/out/trapped-1")
+	b, err := NotifyMessage(doc, "/runs/out/trapped-1", []string{HTMLFile, ResultFile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +51,28 @@ func TestNotifyMessage(t *testing.T) {
 	}
 }
 
+// A report the run could not write (a full disk) is not named as if it
+// were there: the message says it was not written.
+func TestNotifyMessageNamesOnlyWrittenFiles(t *testing.T) {
+	doc, _ := loadFixture(t, "trapped")
+	b, err := NotifyMessage(doc, "/runs/out/trapped-1", []string{ResultFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(HTMLFile)) {
+		t.Errorf("names %s, which was not written: %s", HTMLFile, b)
+	}
+	if !bytes.Contains(b, []byte("Report: not written")) || !bytes.Contains(b, []byte("/runs/out/trapped-1/"+ResultFile)) {
+		t.Errorf("does not say the report was not written, or lacks the result: %s", b)
+	}
+}
+
 // Text from the document is escaped for Slack's mrkdwn: a scenario name
 // cannot mention a channel or break the message.
 func TestNotifyMessageEscapes(t *testing.T) {
 	doc, _ := loadFixture(t, "recovered")
 	doc.Scenario.Name = "<!channel> & co"
-	b, err := NotifyMessage(doc, "out")
+	b, err := NotifyMessage(doc, "out", []string{HTMLFile, ResultFile})
 	if err != nil {
 		t.Fatal(err)
 	}
