@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -86,20 +87,10 @@ func commandEnv(env map[string]string) []string {
 		return nil
 	}
 	out := os.Environ()
-	for _, k := range envNames(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])
 	}
 	return out
-}
-
-// envNames are env's names, sorted.
-func envNames(env map[string]string) []string {
-	names := make([]string, 0, len(env))
-	for k := range env {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // envNote is what a log says of a command's environment: its names.
@@ -107,7 +98,7 @@ func envNote(env map[string]string) string {
 	if len(env) == 0 {
 		return ""
 	}
-	return " (environment: " + safetext.Line(strings.Join(envNames(env), ", ")) + ")"
+	return " (environment: " + safetext.Line(strings.Join(slices.Sorted(maps.Keys(env)), ", ")) + ")"
 }
 
 // cappedBuffer keeps the first max bytes written and counts the rest.
@@ -136,12 +127,4 @@ func (b *cappedBuffer) String() string {
 		s += fmt.Sprintf("\n… %d more bytes of output dropped\n", b.dropped)
 	}
 	return s
-}
-
-// envOrNil is env's names, nil for none.
-func envOrNil(env map[string]string) []string {
-	if len(env) == 0 {
-		return nil
-	}
-	return envNames(env)
 }

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -240,7 +242,7 @@ func (fr *faultRun) command(argv []string) command {
 // command within its timeout; it returns when the command has ended.
 func (fr *faultRun) start() error {
 	fr.mu.Lock()
-	fr.journal = FaultJournal{Fault: fr.f.Name, Target: fr.f.Target, Stop: fr.f.Stop, Dir: fr.f.Dir, Env: envOrNil(fr.f.Env), SecretEnv: fr.red.secretNames(fr.f.Env),
+	fr.journal = FaultJournal{Fault: fr.f.Name, Target: fr.f.Target, Stop: fr.f.Stop, Dir: fr.f.Dir, Env: slices.Sorted(maps.Keys(fr.f.Env)), SecretEnv: fr.red.secretNames(fr.f.Env),
 		TimeoutS: fr.f.Timeout.Seconds(), State: faultPending, StartedAt: time.Now().UTC()}
 	j := fr.journal
 	fr.started = true

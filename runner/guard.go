@@ -161,10 +161,7 @@ func RunFaultGuard(in io.Reader, journal string) error {
 	if news.StartPID > 0 && !news.StartDone {
 		killGroup(news.StartPID)
 	}
-	c := command{Argv: hello.Stop, Dir: hello.Dir, Env: hello.Env, Timeout: time.Duration(hello.TimeoutS * float64(time.Second))}
-	if c.Timeout <= 0 || c.Timeout > time.Hour {
-		c.Timeout = time.Minute
-	}
+	c := command{Argv: hello.Stop, Dir: hello.Dir, Env: hello.Env, Timeout: faultTimeout(hello.TimeoutS)}
 	err = runCommand(c, filepath.Join(filepath.Dir(journal), faultLogFile), "stop (fault guard: the run ended without putting the fault back)", newRedactor(hello.Secrets))
 	j.StoppedAt = time.Now().UTC()
 	j.State, j.Error, j.RestoredBy = faultRestored, "", restoredByGuard

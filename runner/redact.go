@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -38,7 +39,7 @@ func newRedactor(secrets []string) redactor {
 // sorted; nil for none.
 func (x redactor) secretNames(env map[string]string) []string {
 	var out []string
-	for _, k := range envNames(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if x.String(env[k]) != env[k] {
 			out = append(out, k)
 		}

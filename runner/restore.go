@@ -79,11 +79,15 @@ func FindPendingStop(outDir, stateDir string) (*PendingStop, error) {
 		return nil, fmt.Errorf("%w (%s, in %s): restore runs only the stop of a fault a run on this machine started; "+
 			"if the journal's command is what you mean to run, run it by hand", ErrNotRegistered, path, filepath.Join(stateDir, "pending-faults"))
 	}
-	p.Stop, p.Dir, p.Timeout, p.Env, p.SecretEnv = e.Stop, e.Dir, time.Duration(e.TimeoutS*float64(time.Second)), e.Env, e.SecretEnv
+	// Only the registry's copy of the command runs: an entry without one
+	// (written before the registry kept it) would leave the choice to the
+	// journal, which anyone who can write the run's folder can rewrite.
 	if len(e.Stop) == 0 {
-		// An entry written before the registry kept the command.
-		p.Stop, p.Dir, p.Timeout, p.Env, p.SecretEnv = j.Stop, j.Dir, time.Duration(j.TimeoutS*float64(time.Second)), j.Env, j.SecretEnv
-	} else if !slices.Equal(e.Stop, j.Stop) || e.Dir != j.Dir || !slices.Equal(e.Env, j.Env) {
+		return nil, fmt.Errorf("%w: the registry's entry for %s holds no stop command (an older trigger wrote it); "+
+			"if the journal's command is what you mean to run, run it by hand", ErrNotRegistered, path)
+	}
+	p.Stop, p.Dir, p.Timeout, p.Env, p.SecretEnv = e.Stop, e.Dir, faultTimeout(e.TimeoutS), e.Env, e.SecretEnv
+	if !slices.Equal(e.Stop, j.Stop) || e.Dir != j.Dir || !slices.Equal(e.Env, j.Env) {
 		return nil, fmt.Errorf("%w: the journal's stop command or folder differs from the one registered when the run started (%s was changed)", ErrNotRegistered, path)
 	}
 	if len(p.Stop) == 0 || p.Stop[0] == "" {
@@ -95,10 +99,18 @@ func FindPendingStop(outDir, stateDir string) (*PendingStop, error) {
 	if fi, err := os.Stat(p.Dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%s: the stop command's folder %s is not there", path, p.Dir)
 	}
-	if p.Timeout <= 0 || p.Timeout > time.Hour {
-		p.Timeout = vocab.DefaultFaultTimeout
-	}
 	return p, nil
+}
+
+// faultTimeout is a recorded stop command's timeout, seconds, as a
+// duration: vocab.DefaultFaultTimeout when it is not in (0, 1 h], as a
+// journal or a registry entry from elsewhere may say.
+func faultTimeout(seconds float64) time.Duration {
+	d := time.Duration(seconds * float64(time.Second))
+	if !(seconds > 0) || d <= 0 || d > time.Hour {
+		return vocab.DefaultFaultTimeout
+	}
+	return d
 }
 
 // registryEntry is the registry's entry for target when it names the

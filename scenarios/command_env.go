@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,17 +29,6 @@ const MaxCommandEnv = 64
 // variable.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// EnvNames are env's names, sorted: what the logs, the journal and
-// Touches show of a command's environment.
-func EnvNames(env map[string]string) []string {
-	names := make([]string, 0, len(env))
-	for k := range env {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // commandEnv checks the env attribute of the block at block (its names),
 // and that no argv attribute of it holds a secret.
 func (v *validator) commandEnv(block string, env map[string]string, argvs ...string) {
@@ -51,7 +41,7 @@ func (v *validator) commandEnv(block string, env map[string]string, argvs ...str
 		// secret, which the logs and the journal would keep in clear.
 		return
 	}
-	for _, name := range EnvNames(env) {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
 		p := fmt.Sprintf("%s[%s]", path, name)
 		v.errorf(!envName.MatchString(name), p, "Invalid environment variable name",
 			"env's names are environment variable names: a letter or _, then letters, digits and _ (got %q).", name)
@@ -101,7 +91,7 @@ func (d *decoder) envSecretNames(path string, env map[string]string) []string {
 		slices.Sort(keys)
 		return slices.Compact(keys)
 	}
-	return EnvNames(env)
+	return slices.Sorted(maps.Keys(env))
 }
 
 // inEnvironment says how secrets reach a command through env: "in

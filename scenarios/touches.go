@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -125,23 +126,15 @@ func hostsOf(s *Scenario) []HostUse {
 func commandsOf(s *Scenario) []CommandUse {
 	var cs []CommandUse
 	if f := s.Fault; f != nil {
-		env := envOrNil(f.Env)
+		env := slices.Sorted(maps.Keys(f.Env))
 		cs = append(cs,
 			CommandUse{When: fmt.Sprintf("fault %q start", f.Name), Argv: f.Start, Dir: f.Dir, Env: env},
 			CommandUse{When: fmt.Sprintf("fault %q stop", f.Name), Argv: f.Stop, Dir: f.Dir, Env: env})
 	}
 	if t := s.OnTrap; t != nil && t.Action == vocab.TrapCommand && len(t.Command) > 0 {
-		cs = append(cs, CommandUse{When: "on_trap", Argv: t.Command, Env: envOrNil(t.Env)})
+		cs = append(cs, CommandUse{When: "on_trap", Argv: t.Command, Env: slices.Sorted(maps.Keys(t.Env))})
 	}
 	return cs
-}
-
-// envOrNil is env's names, nil for none.
-func envOrNil(env map[string]string) []string {
-	if len(env) == 0 {
-		return nil
-	}
-	return EnvNames(env)
 }
 
 // filesOf lists the files s makes the reader open: data files and TLS
