@@ -71,9 +71,11 @@ func (r *run) startOnTrap(now float64) {
 		r.opts.logf("on_trap: %s; running %s%s", r.verdict, safetext.Argv(ot.Command), envNote(ot.Env))
 		go func() {
 			defer close(st.done)
-			out, err := cmd.CombinedOutput()
-			if err != nil && !st.ours.Load() {
-				st.err = fmt.Sprintf("%q: %v: %s", ot.Command, err, truncate(string(out), 400))
+			// Only the first 400 bytes are reported: at most that much is kept.
+			out := &cappedBuffer{max: 400}
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Run(); err != nil && !st.ours.Load() {
+				st.err = fmt.Sprintf("%s: %v: %s", safetext.Argv(ot.Command), err, truncate(out.buf.String(), 400))
 			}
 		}()
 	}
