@@ -292,16 +292,18 @@ func (a *apiServer) run(r *http.Request, respond func(any, annotations.Annotatio
 	if e != nil {
 		return e
 	}
-	ctx, release, e := a.queryContext(r)
-	if e != nil {
-		return e
-	}
-	defer release()
+	// The cost is judged from the text before an evaluation slot is
+	// taken: a query refused never waits for one, nor holds one.
 	qs := r.FormValue("query")
 	ev.SubqueryStep = a.subqueryStep
 	if err := queryshape.CheckCost(qs, ev); errors.Is(err, queryshape.ErrTooCostly) {
 		return badParam("query", err)
 	}
+	ctx, release, e := a.queryContext(r)
+	if e != nil {
+		return e
+	}
+	defer release()
 	// Any other error (a syntax error) the engine reports in its own words.
 	qry, err := newQuery(ctx, opts, qs)
 	if err != nil {
