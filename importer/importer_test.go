@@ -136,6 +136,9 @@ func TestStripCredentialParams(t *testing.T) {
 		{"https://f.example/shop/cart;jsessionid=JSESS?id=7", "https://f.example/shop/cart?id=7", []string{"jsessionid"}},
 		{"https://f.example/a;v=1/b;JSESSIONID=x;lang=en", "https://f.example/a;v=1/b;lang=en", []string{"JSESSIONID"}},
 		{"https://f.example;x=1/a", "https://f.example;x=1/a", nil},
+		// Credentials before the host, and an implicit flow's token in the fragment.
+		{"https://ann:s3cret@g.example/x?id=1", "https://g.example/x?id=1", []string{"userinfo"}},
+		{"https://g.example/cb#access_token=t0k&state=s", "https://g.example/cb#state=s", []string{"access_token"}},
 	} {
 		got, removed := stripCredentialParams(tc.in)
 		if got != tc.want || strings.Join(removed, ",") != strings.Join(tc.removed, ",") {

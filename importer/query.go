@@ -2,6 +2,7 @@ package importer
 
 import (
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -38,18 +39,40 @@ func credentialParam(name string) bool {
 	return false
 }
 
-// stripCredentialParams removes the credential-like query parameters from
-// raw (see credentialParam), keeping the others as recorded, in order, and
-// returns the URL and the names removed.
+// stripCredentialParams removes from raw the credentials a recorded URL
+// can carry: a user:password@ before its host, and the credential-like
+// parameters (see credentialParam) of its path segments, its query and its
+// fragment (an OAuth implicit flow's #access_token=…), keeping the rest as
+// recorded, in order. It returns the URL and the names removed.
 func stripCredentialParams(raw string) (string, []string) {
-	base, query, ok := strings.Cut(raw, "?")
+	rest, fragment, hasFragment := strings.Cut(raw, "#")
+	base, query, hasQuery := strings.Cut(rest, "?")
+	base, removed := stripUserinfo(base)
 	base, inPath := stripPathParams(base)
-	if !ok {
-		return base, inPath
+	query, inQuery := stripParams(query)
+	fragment, inFragment := stripParams(fragment)
+	removed = slices.Concat(removed, inPath, inQuery, inFragment)
+	if len(removed) == 0 {
+		return raw, nil
 	}
-	query, fragment, hasFragment := strings.Cut(query, "#")
+	out := base
+	if hasQuery && query != "" {
+		out += "?" + query
+	}
+	if hasFragment && fragment != "" {
+		out += "#" + fragment
+	}
+	return out, removed
+}
+
+// stripParams removes the credential-like name=value pairs from an
+// &-separated list, keeping the others as written.
+func stripParams(list string) (string, []string) {
+	if list == "" {
+		return "", nil
+	}
 	var kept, removed []string
-	for _, part := range strings.Split(query, "&") {
+	for _, part := range strings.Split(list, "&") {
 		name, _, _ := strings.Cut(part, "=")
 		if n, err := url.QueryUnescape(name); err == nil {
 			name = n
@@ -60,18 +83,26 @@ func stripCredentialParams(raw string) (string, []string) {
 		}
 		kept = append(kept, part)
 	}
-	removed = append(inPath, removed...)
-	if len(removed) == 0 {
-		return raw, nil
+	return strings.Join(kept, "&"), removed
+}
+
+// stripUserinfo removes a user:password@ from the authority of a URL
+// without its query and fragment, named "userinfo" among the removed.
+func stripUserinfo(base string) (string, []string) {
+	scheme, rest, ok := strings.Cut(base, "://")
+	if !ok {
+		return base, nil
 	}
-	out := base
-	if q := strings.Join(kept, "&"); q != "" {
-		out += "?" + q
+	authority, path, hasPath := strings.Cut(rest, "/")
+	at := strings.LastIndexByte(authority, '@')
+	if at < 0 {
+		return base, nil
 	}
-	if hasFragment {
-		out += "#" + fragment
+	out := scheme + "://" + authority[at+1:]
+	if hasPath {
+		out += "/" + path
 	}
-	return out, removed
+	return out, []string{"userinfo"}
 }
 
 // stripPathParams removes credential-like path parameters from a URL
@@ -109,7 +140,7 @@ func stripPathParams(base string) (string, []string) {
 	return base[:start] + strings.Join(segments, "/"), removed
 }
 
-// stripCredentials strips the credential-like query parameters from each
+// stripCredentials strips the credentials (stripCredentialParams) from each
 // recorded URL, noting the names in its Stripped.
 func stripCredentials(recs []Recorded) {
 	for i := range recs {

@@ -22,9 +22,10 @@ func newImportCommand(stdout, stderr io.Writer) *cobra.Command {
 request block per distinct request (method, URL, body), weighted by how
 often it was recorded; the headers every request shares become the
 target's; credentials (Authorization, Cookie, API keys) become sensitive
-variables with no value in the file, and credential-like query parameters
-(session, token, api_key, sig, X-Amz-Signature, ...) are dropped from the
-URLs, their names said on stderr; the hosts become allow_hosts. What a
+variables with no value in the file, and credentials in the URLs (a
+user:password@, and parameters such as session, token, api_key, sig,
+X-Amz-Signature in the query, a path segment or the fragment) are dropped,
+their names said on stderr; the hosts become allow_hosts. What a
 recording cannot know (the clients' timeout and retries, the service's
 capacity, the load) is marked TODO.
 
@@ -56,7 +57,7 @@ no usable request, and never overwrites --out.`,
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
 			if names := importer.Stripped(recs); len(names) > 0 {
-				fmt.Fprintf(stderr, "import: dropped credential-like query parameters from the recorded URLs: %s\n", safetext.Line(strings.Join(names, ", ")))
+				fmt.Fprintf(stderr, "import: dropped credentials from the recorded URLs (query, path and fragment parameters, user:password@): %s\n", safetext.Line(strings.Join(names, ", ")))
 			}
 			if name == "" {
 				name = importer.ScenarioName(path)
