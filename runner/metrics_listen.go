@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/trigger-test/trigger/runner/prom"
+
 	"context"
 	"fmt"
 	"net"
@@ -20,10 +22,7 @@ func metricsListenAddr(addr string, warn func(format string, args ...any)) (stri
 	if host == "" {
 		return net.JoinHostPort("127.0.0.1", port), nil
 	}
-	if host == "localhost" {
-		return addr, nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if prom.IsLoopbackHost(host) {
 		return addr, nil
 	}
 	warn("warning: --metrics-addr %s is not loopback: the driver's metrics are served to anyone who reaches that interface (give 127.0.0.1:%s to keep them on this machine)", addr, port)

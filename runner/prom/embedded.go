@@ -122,7 +122,7 @@ func CheckListen(addr string) error {
 	if err != nil {
 		return fmt.Errorf("prom: embedded listen %q: %w", addr, err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !IsLoopbackHost(host) {
 		return fmt.Errorf("prom: embedded listen %q: not a loopback address", addr)
 	}
 	return nil

@@ -80,13 +80,21 @@ func ownRequest(ctx context.Context) bool {
 	return own
 }
 
-// loopbackHost reports whether a Host header names this machine:
-// localhost, or a loopback IP address, with or without a port.
+// loopbackHost reports whether a Host header names this machine
+// (IsLoopbackHost), with or without a port.
 func loopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
+	return IsLoopbackHost(host)
+}
+
+// IsLoopbackHost reports whether host (no port; IPv6 brackets allowed)
+// names this machine: localhost, in any case, or a loopback IP address.
+// The embedded server's Host check, its listen check and the driver's
+// --metrics-addr all judge loopback by it.
+func IsLoopbackHost(host string) bool {
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if strings.EqualFold(host, "localhost") {
 		return true
