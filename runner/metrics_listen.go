@@ -1,13 +1,13 @@
 package runner
 
 import (
-	"github.com/trigger-test/trigger/runner/prom"
-
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/trigger-test/trigger/runner/prom"
 )
 
 // metricsListenAddr is the address --metrics-addr binds: one without a host
