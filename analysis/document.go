@@ -39,6 +39,9 @@ type Document struct {
 	// gives one (trigger compare's); its outcome is the gate's "baseline"
 	// criterion.
 	Comparison *Comparison `json:"comparison,omitempty"`
+	// Judging is what the run's referee read besides timeline.csv (run
+	// only): `trigger judge` replays the run from it.
+	Judging *JudgingRecord `json:"judging,omitempty"`
 }
 
 // ScenarioSection restates the scenario's model inputs.

@@ -187,6 +187,19 @@ func (m TimelineRow) FirstSuccessRatio() float64 {
 // (DriverLost): they say nothing of the service.
 func (m TimelineRow) ByDriver() bool { return m.DriverLost > 0 }
 
+// Failing reports whether the second failed: more of its completed first
+// attempts failed, whatever the failure, than the recovery rule's success
+// ratio allows. A second whose outcomes are the driver's own (ByDriver:
+// its stall, its drops) belongs to no state of the service and never
+// fails. This is the one definition of a failed second (docs/model.md,
+// "What a trigger test measures", item 3): the trigger, t0, the recovery,
+// the outcome the clients saw and the blind signals all use it; that the
+// failures may be the requests' own fault (client errors) is judged over
+// the run, not per second.
+func (m TimelineRow) Failing(successRatio float64) bool {
+	return !m.ByDriver() && m.FirstDone > 0 && m.FirstFailed() > (1-successRatio)*m.FirstDone
+}
+
 // Attempts is every attempt the driver sent this second.
 func (m TimelineRow) Attempts() float64 { return m.Sent + m.Retries }
 

@@ -78,12 +78,14 @@ func (q Signal) DriverOwn() bool {
 // samples inside; a query without a range (a gauge) reads the newest
 // sample, up to one scrape interval old. A window shorter than the scrape
 // interval is stretched to it (the newest sample it needs can be that old).
-func (q Signal) LagS() float64 { return q.OffsetS + math.Max(q.RangeS, q.ScrapeS) }
+func (q Signal) LagS() float64 { return q.Info(0).LagS() }
 
 // Info is the signal as the result document records it.
 func (q Signal) Info(retrySettleS float64) analysis.SignalInfo {
-	return analysis.SignalInfo{Name: q.Name, Query: q.Query, RangeS: q.RangeS, OffsetS: q.OffsetS, ScrapeIntervalS: q.ScrapeS,
-		ScrapeIntervalFrom: q.ScrapeFrom, DelayS: retrySettleS + q.LagS()}
+	in := analysis.SignalInfo{Name: q.Name, Query: q.Query, RangeS: q.RangeS, OffsetS: q.OffsetS, ScrapeIntervalS: q.ScrapeS,
+		ScrapeIntervalFrom: q.ScrapeFrom}
+	in.DelayS = retrySettleS + in.LagS()
+	return in
 }
 
 // shapeOf reads a query's range window and offset; a query pinned with @
@@ -150,41 +152,21 @@ func embeddedInterval(p *scenarios.Prometheus) time.Duration {
 	return vocab.DefaultScrapeInterval
 }
 
-// WaitDelays is, for each wait source the signals and tracers can give,
-// its delay after the spike's end in seconds: the retry streams settling
-// plus the lag of the queries it reads (tracers are the driver's own: no
-// lag).
+// WaitDelays is analysis.WaitDelays for the scenario's signals.
 func WaitDelays(settleS float64, sigs []Signal, tracers bool) map[analysis.WaitSource]float64 {
-	lag := map[string]float64{}
-	for _, q := range sigs {
-		lag[q.Name] = q.LagS()
-	}
-	out := map[analysis.WaitSource]float64{}
-	if l, ok := lag["wait"]; ok {
-		out[analysis.WaitFromService] = settleS + l
-	}
-	if tracers {
-		out[analysis.WaitFromTracers] = settleS
-	}
-	li, oki := lag["ingress"]
-	ls, oks := lag["served"]
-	if oki && oks {
-		out[analysis.WaitFromBacklog] = settleS + math.Max(li, ls)
-	}
-	return out
+	return analysis.WaitDelays(settleS, infos(sigs, settleS), tracers)
 }
 
-// Resolutions is, for each wait source, the seconds between two
-// independent samples: one scrape of its queries (tracers: one second).
+// Resolutions is analysis.Resolutions for the scenario's signals.
 func Resolutions(sigs []Signal) map[analysis.WaitSource]float64 {
-	out := map[analysis.WaitSource]float64{analysis.WaitFromTracers: 1}
-	for _, q := range sigs {
-		switch q.Name {
-		case "wait":
-			out[analysis.WaitFromService] = q.ScrapeS
-		case "ingress", "served":
-			out[analysis.WaitFromBacklog] = math.Max(out[analysis.WaitFromBacklog], q.ScrapeS)
-		}
+	return analysis.Resolutions(infos(sigs, 0))
+}
+
+// infos are the signals as the result document records them.
+func infos(sigs []Signal, settleS float64) []analysis.SignalInfo {
+	out := make([]analysis.SignalInfo, len(sigs))
+	for i, q := range sigs {
+		out[i] = q.Info(settleS)
 	}
 	return out
 }

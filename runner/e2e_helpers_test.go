@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +17,7 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
+	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -181,6 +186,9 @@ func runLogged(t *testing.T, ctx context.Context, opts Options) (*Result, error)
 	started := time.Now()
 	res, err := Run(ctx, opts)
 	t.Logf("run took %s, err %v", time.Since(started).Round(time.Millisecond), err)
+	if res != nil && slices.Contains(res.Written, ResultFile) {
+		checkReplay(t, opts.OutDir, err)
+	}
 	if res != nil {
 		t.Cleanup(func() {
 			if t.Failed() || testing.Verbose() {
@@ -229,4 +237,56 @@ func serveLoopback(t *testing.T, h http.Handler) string {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// checkReplay judges a finished run's folder again (Judge) and fails t
+// unless the replay gives the result.json the run wrote, byte for byte,
+// and the run's error kind: every live run of the tests is a replay test
+// of the referee.
+func checkReplay(t *testing.T, dir string, runErr error) {
+	t.Helper()
+	recorded, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		t.Errorf("replay: %v", err)
+		return
+	}
+	res, jerr := Judge(JudgeOptions{Dir: dir})
+	if res == nil {
+		t.Errorf("replay: %v", jerr)
+		return
+	}
+	again := filepath.Join(t.TempDir(), ResultFile)
+	if err := report.WriteResult(again, res.Document); err != nil {
+		t.Errorf("replay: %v", err)
+		return
+	}
+	got, _ := os.ReadFile(again)
+	if !bytes.Equal(got, recorded) {
+		t.Errorf("trigger judge on the run's folder gives another result.json than the run wrote:\n%s", lineDiff(string(recorded), string(got)))
+	}
+	var want, have *Error
+	errors.As(runErr, &want)
+	errors.As(jerr, &have)
+	if (want == nil) != (have == nil) || want != nil && (want.Kind != have.Kind || want.Error() != have.Error()) {
+		t.Errorf("the run ended with %v; its replay with %v", runErr, jerr)
+	}
+}
+
+// lineDiff lists the lines of a and b that differ, by position.
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for i := 0; i < max(len(al), len(bl)) && len(out) < 40; i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			out = append(out, fmt.Sprintf("%d: run    %s\n%d: replay %s", i+1, x, i+1, y))
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -97,8 +97,8 @@ func (r *run) agentLost(err error) bool {
 	if !errors.Is(err, fleet.ErrAgentLost) {
 		return false
 	}
-	if r.inconclusive == "" {
-		r.inconclusive, r.inconclusiveErr = err.Error(), ErrAgentLost
+	if r.harnessInconclusive == "" {
+		r.harnessInconclusive, r.harnessInconclusiveErr = err.Error(), ErrAgentLost
 		r.opts.logf("stopping: %v", err)
 	}
 	return true

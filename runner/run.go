@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/referee"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/fleet"
 	"github.com/trigger-test/trigger/loadgen"
@@ -172,15 +173,17 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 // recover within it ends inconclusive.
 func (r *run) warnShortObserve() {
 	observe := r.spec.Observe.Seconds()
-	if need, note := convert.SoonestJudgement(r.waits.delays, r.resolution, r.retrySettle); need > observe {
+	settle := r.test.RetrySettleS
+	delays := convert.WaitDelays(settle, r.mets.signals(), r.test.Driver.Tracers != nil)
+	if need, note := convert.SoonestJudgement(delays, convert.Resolutions(r.mets.signals()), settle); need > observe {
 		r.opts.logf("observe = %s is shorter than the %s after the spike a trap takes to show (%s): a service that does not recover within observe will end inconclusive; lengthen observe",
 			r.spec.Observe, analysis.FormatSeconds(need), note)
 	} else if math.IsNaN(need) {
 		r.opts.logf("the scenario gives no wait signal (no wait query, no ingress and served queries, no tracers): a service that does not recover within observe will end inconclusive")
 	}
-	if r.mets.has("ingress") && r.settledAfter() > observe {
+	if r.mets.has("ingress") && r.ref.SettledAfterS() > observe {
 		r.opts.logf("observe = %s is shorter than the %s after the spike the ingress query needs to measure A_fail in a settled failed state",
-			r.spec.Observe, analysis.FormatSeconds(r.settledAfter()))
+			r.spec.Observe, analysis.FormatSeconds(r.ref.SettledAfterS()))
 	}
 }
 
@@ -250,7 +253,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	var runErr error
 	for !r.braked(ctx, deadline, driverDone) {
 		r.applyRereads(rereads)
-		if err := r.collect(0); err != nil {
+		if err := r.collect(0, true); err != nil {
 			runErr = err
 			break
 		}
@@ -290,21 +293,18 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err := r.drain(stoppedAt, r.opts.Hurry); err != nil && runErr == nil {
 		runErr = err
 	}
-	r.settleVerdict()
+	out := r.ref.Settle(analysis.JudgingEnd{AtS: r.elapsed(), Horizon: r.endHorizon, Interrupted: r.interrupted, Stopped: r.stoppedReason(),
+		Inconclusive: r.harnessInconclusive, InconclusiveKind: harnessKind(r.harnessInconclusiveErr), Cohorts: cohorts(r.cohorts)})
 	switch {
 	case r.interrupted:
 		runErr = &Error{Kind: KindInterrupted, Err: ErrInterrupted}
 	case r.stopped != nil:
 		runErr = &Error{Kind: KindStopped, Err: fmt.Errorf("%w: %s", ErrStopped, r.stopped.reason)}
-	case r.inconclusive != "" && runErr != nil:
-	case r.targetRefused:
-		runErr = &Error{Kind: KindHarness, Err: fmt.Errorf("%w: %s", ErrTargetRefused, r.inconclusive)}
-	case r.inconclusive != "":
-		sentinel := r.inconclusiveErr
-		if sentinel == nil {
-			sentinel = ErrBaselineFailing
-		}
-		runErr = &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", sentinel, r.inconclusive)}
+	case out.Inconclusive != "" && runErr != nil:
+	case out.Kind == referee.KindTargetRefused:
+		runErr = &Error{Kind: KindHarness, Err: fmt.Errorf("%w: %s", ErrTargetRefused, out.Inconclusive)}
+	case out.Inconclusive != "":
+		runErr = &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", inconclusiveSentinel(out.Kind, r.harnessInconclusiveErr), out.Inconclusive)}
 	}
 	if r.fault != nil {
 		_ = r.fault.stop("the run ended") // waits for the stop under way
@@ -313,7 +313,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 			runErr = &Error{Kind: KindHarness, Err: fmt.Errorf("%w: %s", ErrFaultNotRestored, msg)}
 		}
 	}
-	res := &Result{Document: r.document(), Timeline: r.rows, OutDir: r.opts.OutDir, Start: r.start}
+	res := &Result{Document: r.document(), Timeline: r.ref.Rows(), OutDir: r.opts.OutDir, Start: r.start}
 	r.compareWithBaseline(&res.Document)
 	r.redact.Doc(&res.Document)
 	r.phases.set(analysis.PhaseDone)
@@ -384,7 +384,8 @@ func writeReports(dir string, doc analysis.Document, rows []analysis.TimelineRow
 }
 
 // applyRereads takes the scrape intervals read again once a signal's
-// series appeared, and with them the wait sources' delays and resolutions.
+// series appeared, and tells the referee: its wait sources' delays and
+// resolutions follow.
 func (r *run) applyRereads(rr *rereader) {
 	for {
 		u, ok := rr.take()
@@ -393,34 +394,53 @@ func (r *run) applyRereads(rr *rereader) {
 		}
 		old := r.mets.sigs[u.index]
 		r.mets.sigs[u.index] = u.sig
-		r.resolution = convert.Resolutions(r.mets.signals())
-		r.waits.retune(convert.WaitDelays(r.retrySettle, r.mets.signals(), r.test.Driver.Tracers != nil), r.resolution)
+		r.ref.Rescraped(u.sig.Name, u.sig.ScrapeS, u.sig.ScrapeFrom)
 		r.opts.logf("prometheus query %s: its series appeared; scrape interval %s (was %s): %s", u.sig.Name,
 			analysis.FormatSeconds(u.sig.ScrapeS), analysis.FormatSeconds(old.ScrapeS), u.sig.ScrapeFrom)
 	}
 }
 
-// settleVerdict checks the verdict against what could undo it once the
-// run is over: failures that were the requests' own fault (client errors)
-// leave it inconclusive; metrics missing for too much of the judged window
-// leave it inconclusive too, unless the clients saw the service fail past
-// its budget (their own counts need no Prometheus: then metastable).
-func (r *run) settleVerdict() {
-	if r.inconclusive != "" {
-		return
+// stoppedReason is the reason of the brake that stopped the run ("" when
+// none did).
+func (r *run) stoppedReason() string {
+	if r.stopped == nil {
+		return ""
 	}
-	if why, err := r.clientFault(); why != "" && r.verdict != "" && r.verdict != analysis.VerdictNoTrigger {
-		r.inconclusive, r.inconclusiveErr = why, err
-		return
-	}
-	why := r.metricsMissing()
+	return r.stopped.reason
+}
+
+// harnessKind names a harness failure's sentinel for the referee's record.
+func harnessKind(err error) string {
 	switch {
-	case why == "":
-	case r.observed != "":
-		r.verdict, r.reason = analysis.VerdictMetastable, r.observed+"; the wait signals are not used: "+why
-	default:
-		r.inconclusive, r.inconclusiveErr = why, ErrMetricsMissing
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrAgentLost):
+		return "agent_lost"
+	case errors.Is(err, ErrFaultStart):
+		return "fault_start"
 	}
+	return "harness"
+}
+
+// inconclusiveSentinel is the sentinel error of an inconclusive outcome
+// of the referee's kind (a harness failure keeps its own).
+func inconclusiveSentinel(kind string, harness error) error {
+	switch kind {
+	case referee.KindCredentialsRefused:
+		return ErrCredentialsRefused
+	case referee.KindClientErrors:
+		return ErrClientErrors
+	case referee.KindMetricsMissing:
+		return ErrMetricsMissing
+	case referee.KindNoVerdict:
+		return ErrNoVerdict
+	case referee.KindBaselineFailing:
+		return ErrBaselineFailing
+	}
+	if harness != nil {
+		return harness
+	}
+	return ErrNoVerdict
 }
 
 // braked reports whether the run must stop now, before anything else is
@@ -438,14 +458,14 @@ func (r *run) braked(ctx context.Context, deadline time.Time, driverDone chan er
 		return true
 	}
 	if !now.Before(deadline) {
-		r.horizon("the scenario's max_duration was reached")
+		r.endHorizon = "the scenario's max_duration was reached"
 		return true
 	}
 	select {
 	case err := <-driverDone:
 		driverDone <- err
 		if !r.agentLost(err) {
-			r.horizon("the load schedule ended")
+			r.endHorizon = "the load schedule ended"
 		}
 		return true
 	default:
@@ -454,18 +474,24 @@ func (r *run) braked(ctx context.Context, deadline time.Time, driverDone chan er
 }
 
 // compareWithBaseline compares the run with gate.baseline's run and adds
-// the outcome to the gate as its "baseline" criterion: passed only when
-// the runs are comparable and nothing regressed.
+// the outcome to the gate as its "baseline" criterion.
 func (r *run) compareWithBaseline(doc *analysis.Document) {
 	b := r.spec.Baseline
 	if b == nil || r.baseline == nil {
 		return
 	}
-	c := analysis.Compare(r.baseline.doc, *doc, analysis.CompareThresholds{
+	applyBaseline(doc, r.baseline.doc, b.Path, analysis.CompareThresholds{
 		MaxRecoveryRegression: b.MaxRecoveryRegression, MaxAmplificationRegression: b.MaxAmplificationRegression})
+}
+
+// applyBaseline compares doc with base (path: as the user named it) and
+// adds the outcome to doc's gate as its "baseline" criterion: passed only
+// when the runs are comparable and nothing regressed.
+func applyBaseline(doc *analysis.Document, base analysis.Document, path string, th analysis.CompareThresholds) {
+	c := analysis.Compare(base, *doc, th)
 	doc.Comparison = &c
 	passed := c.Comparable && !c.Regressed
-	detail := report.CompareHeadline(c) + " (against " + b.Path + ")"
+	detail := report.CompareHeadline(c) + " (against " + path + ")"
 	doc.Gate.Criteria = append(doc.Gate.Criteria, analysis.GateCriterion{Name: "baseline", Passed: passed, Detail: detail})
 	if !passed {
 		doc.Gate.Passed = false

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/analysis/referee"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/fleet"
 	"github.com/trigger-test/trigger/loadgen"
@@ -28,43 +29,27 @@ type run struct {
 	// timelineFailed is set when a row could not be written to timeline.csv.
 	timelineFailed bool
 
-	rows  []analysis.TimelineRow
+	// ref is the run's referee: every row goes to it, and it judges.
+	ref   *referee.Referee
 	start time.Time // wall time at which the driver's clock started
 
-	phase                analysis.Phase
-	spikeStart, spikeEnd float64 // seconds since the load started; NaN until known
-	// retrySettle is how long after the spike, in seconds, the clients'
-	// retry streams take to reach the failed state's rates.
-	retrySettle float64
-	waits       *waitSources
-	resolution  map[analysis.WaitSource]float64 // seconds between independent samples of each wait source
-	// judgement is the wait trend's latest judgement, on the source the
-	// judge chose (choice says which and why).
-	judgement analysis.Judgement
-	choice    choice
-	// blindLogged are the wait sources already logged as blind.
-	blindLogged map[analysis.WaitSource]bool
+	// phase is the run's phase as the gauge and the progress line show it.
+	phase analysis.Phase
+	// over is set once the referee has its verdict: the loop stops.
+	over   bool
+	onTrap *onTrapState
+	// endHorizon says why the run ended without the referee's word (the
+	// scenario's max_duration, the schedule's end); "" otherwise.
+	endHorizon  string
+	interrupted bool
 	// cohorts are the driver's cohorts as they stood when the load stopped.
 	cohorts []loadgen.Cohort
-
-	verdict analysis.Verdict
-	reason  string
-	// observed says that the clients saw the service fail past its
-	// recovery budget (observedOutage): the verdict is at least
-	// metastable, whatever the wait signals show; "" while they have not.
-	observed     string
-	recoveryS    float64 // from the spike's end; NaN until recovered
-	judgedAt     float64 // seconds since the load started; NaN until judged trapped or metastable
-	onTrap       *onTrapState
-	interrupted  bool
-	inconclusive string
-	// inconclusiveErr is the sentinel of an inconclusive run (nil:
-	// ErrBaselineFailing).
-	inconclusiveErr error
-	// targetRefused marks an inconclusive warmup whose failures were all
-	// refused connections: the target is down (a harness error).
-	targetRefused bool
-	lastStatus    int // index of the last row reported as progress
+	// harnessInconclusive is a harness failure that leaves the run without
+	// a verdict (an agent lost, a fault that did not start), with its
+	// sentinel.
+	harnessInconclusive    string
+	harnessInconclusiveErr error
+	lastStatus             int // index of the last row reported as progress
 
 	// sampler reads the metrics off the loop; pending are the seconds
 	// waiting for them (at most samplerQueue + the seconds of one query
@@ -95,9 +80,10 @@ type run struct {
 
 func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *run {
 	t := opts.Test
+	plan := analysis.Plan(t.Plan)
 	r := &run{
-		opts: opts, test: t, spec: t.Run, plan: analysis.Plan(t.Plan), inputs: t.Plan, drv: drv, mets: mets, tw: tw,
-		phase: analysis.PhaseWarmup, spikeStart: math.NaN(), spikeEnd: math.NaN(), recoveryS: math.NaN(), judgedAt: math.NaN(), lastStatus: -1,
+		opts: opts, test: t, spec: t.Run, plan: plan, inputs: t.Plan, drv: drv, mets: mets, tw: tw,
+		phase: analysis.PhaseWarmup, lastStatus: -1,
 		faultStartS: math.NaN(), faultStopS: math.NaN(),
 	}
 	if f := t.Run.Fault; f != nil {
@@ -109,10 +95,37 @@ func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *r
 		r.fault.guardArgv = opts.FaultGuard
 		r.faultStarted = make(chan faultStartResult, 1)
 	}
-	r.retrySettle = t.RetrySettleS
-	r.resolution = convert.Resolutions(mets.signals())
-	r.waits = newWaitSources(convert.WaitDelays(r.retrySettle, mets.signals(), r.test.Driver.Tracers != nil), r.resolution, r.inputs.Scenario.CapacityPerS)
+	r.ref = referee.New(plan, refereeConfig(opts, t, mets))
 	return r
+}
+
+// refereeConfig is what the referee knows of the run before the first row.
+func refereeConfig(opts Options, t *convert.Test, mets *metrics) analysis.RefereeConfig {
+	spec := t.Run
+	cfg := analysis.RefereeConfig{
+		Gate:            t.Plan.Gate,
+		SuccessRatio:    spec.Recovery.SuccessRatio,
+		HoldS:           spec.Recovery.Hold.Seconds(),
+		WarmupS:         spec.Warmup.Seconds(),
+		SpikeS:          spec.SpikeDuration.Seconds(),
+		ObserveS:        spec.Observe.Seconds(),
+		RetrySettleS:    t.RetrySettleS,
+		Metrics:         mets != nil,
+		JudgeHeldDemand: opts.JudgeHeldDemand,
+	}
+	if f := spec.Fault; f != nil {
+		cfg.FaultS = f.Duration.Seconds()
+	}
+	if tr := t.Driver.Tracers; tr != nil {
+		cfg.Tracers, cfg.TracerTimeoutS = true, tr.Timeout.Seconds()
+	}
+	for _, q := range mets.signals() {
+		cfg.Signals = append(cfg.Signals, q.Info(t.RetrySettleS))
+	}
+	if ot := spec.OnTrap; ot != nil {
+		cfg.OnTrap = &analysis.OnTrapRule{Action: ot.Action.String(), RatePerS: ot.Rate, ObserveS: ot.Observe.Seconds()}
+	}
+	return cfg
 }
 
 // elapsed is the driver's clock in seconds.
@@ -126,9 +139,9 @@ func (r *run) elapsed() float64 { return r.drv.Elapsed().Seconds() }
 // Seconds that end after until (the moment the run stopped the driver;
 // zero: no limit) are left out: attempts the harness cancelled there are
 // not the service's failures.
-func (r *run) collect(until time.Duration) error {
+func (r *run) collect(until time.Duration, judge bool) error {
 	r.takeSamples()
-	secs := r.drv.TimelineSince(len(r.rows) + len(r.pending))
+	secs := r.drv.TimelineSince(len(r.ref.Rows()) + len(r.pending))
 	if len(secs) > 0 && r.start.IsZero() {
 		r.start = time.Now().Add(-r.drv.Elapsed())
 	}
@@ -143,7 +156,7 @@ func (r *run) collect(until time.Duration) error {
 		}
 		r.pending = append(r.pending, p)
 	}
-	return r.flush(time.Now(), false)
+	return r.flush(time.Now(), false, judge)
 }
 
 // pendingSecond is a second the driver completed whose row waits for its
@@ -190,8 +203,9 @@ func (r *run) attach(res sampleResult) {
 
 // flush writes the pending seconds, in order, whose metrics have come or
 // whose deadline has passed at now (all of them when force), each as a row
-// appended to timeline.csv at once.
-func (r *run) flush(now time.Time, force bool) error {
+// appended to timeline.csv at once and handed to the referee; with judge,
+// the referee judges each row, and the run acts on its decisions.
+func (r *run) flush(now time.Time, force, judge bool) error {
 	for len(r.pending) > 0 {
 		p := r.pending[0]
 		if !force && r.sampler != nil && p.asked && p.res == nil && now.Before(p.due) {
@@ -205,17 +219,18 @@ func (r *run) flush(now time.Time, force bool) error {
 		}
 		svc, missing := r.mets.record(vals, errs, r.opts.logf)
 		row := measuredSecond(p.sec, svc)
-		row.DriverLost = r.driverLost(row)
 		if r.mets != nil {
 			row.MetricsMissing = float64(missing)
 		}
 		row.Phase = r.phaseAt(row.TS + 0.5)
 		row.Fault = r.faultHeldAt(row.TS + 0.5)
-		r.waits.add(&row, r.spikeStart)
-		r.rows = append(r.rows, row)
+		row = r.ref.Add(row)
 		if err := r.tw.Write(row); err != nil {
 			r.timelineFailed = true
 			return failf(KindHarness, "%w", err)
+		}
+		if judge && !r.over {
+			r.act(r.ref.Step(row.TS+1), row.TS+1)
 		}
 	}
 	return nil
@@ -225,7 +240,7 @@ func (r *run) flush(now time.Time, force bool) error {
 // metrics, each at most until its deadline, or until hurry is closed (a
 // second interrupt): then what is pending is written without them.
 func (r *run) drain(until time.Duration, hurry <-chan struct{}) error {
-	if err := r.collect(until); err != nil {
+	if err := r.collect(until, false); err != nil {
 		return err
 	}
 	for len(r.pending) > 0 {
@@ -244,23 +259,11 @@ func (r *run) drain(until time.Duration, hurry <-chan struct{}) error {
 			force = true
 		}
 		wait.Stop()
-		if err := r.flush(time.Now(), force); err != nil {
+		if err := r.flush(time.Now(), force, false); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// driverLost is 1 when row's outcomes are the driver's own: it stalled
-// in this second or the one before (attempts whose deadlines passed while
-// it did not run time out when it runs again), or dropped first attempts
-// it could not send on schedule; 0 otherwise.
-func (r *run) driverLost(row analysis.TimelineRow) float64 {
-	prevStalled := len(r.rows) > 0 && r.rows[len(r.rows)-1].DriverStalledS > 0
-	if row.DriverStalledS > 0 || row.Dropped > 0 || prevStalled {
-		return 1
-	}
-	return 0
 }
 
 // faultHeldAt is 1 when the run's fault held at t (its start ended, its
@@ -277,12 +280,13 @@ func (r *run) faultHeldAt(t float64) float64 {
 
 // phaseAt names the phase a moment of the run belongs to.
 func (r *run) phaseAt(t float64) analysis.Phase {
+	start, end := r.ref.Spike()
 	switch {
-	case math.IsNaN(r.spikeStart) || t < r.spikeStart:
+	case math.IsNaN(start) || t < start:
 		return analysis.PhaseWarmup
-	case t < r.spikeEnd:
+	case t < end:
 		return analysis.PhaseSpike
-	case r.onTrap != nil && t >= r.onTrap.at:
+	case t >= r.ref.OnTrapAt():
 		return analysis.PhaseOnTrap
 	}
 	return analysis.PhaseObserve

@@ -8,14 +8,8 @@ import (
 )
 
 // Cohort is what became of the logical requests whose first attempts were
-// sent in one second of a run: the driver knows every attempt they made.
-type Cohort struct {
-	TS        float64 // start of the second, seconds since the run started
-	First     float64 // logical requests (first attempts sent)
-	Attempts  float64 // attempts they sent in all, first attempts included
-	Succeeded float64 // of First, requests that ended with a success
-	Open      float64 // of First, requests not ended when the run stopped
-}
+// sent in one second of a run (analysis.Cohort).
+type Cohort = analysis.Cohort
 
 // RunFacts are what the runner knows about a run besides its timeline.
 type RunFacts struct {
@@ -198,7 +192,7 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	if n := len(windows); n > 0 && windows[n-1][0] >= f.SpikeEndS {
 		in.FailedFromS, in.FailedToS = windows[n-1][0], windows[n-1][1]
 	}
-	in.CapacityPerS = meanIn(rows, windows, func(r analysis.TimelineRow) float64 { return r.ServedPerS })
+	in.CapacityPerS = meanIn(rows, capacityWindows(windows, f), func(r analysis.TimelineRow) float64 { return r.ServedPerS })
 	in.CapacitySource = "served"
 	if math.IsNaN(in.CapacityPerS) || in.CapacityPerS <= 0 {
 		in.CapacityPerS, in.CapacitySource = f.ScenarioCapacityPerS, "scenario"
@@ -371,6 +365,23 @@ func settledFailedWindows(rows []analysis.TimelineRow, f RunFacts, t0 float64) [
 	end := failedStateEnd(rows, f)
 	if lo := f.SpikeEndS + lag - 0.5; lo < end-0.5 {
 		out = append(out, [2]float64{lo, end})
+	}
+	return out
+}
+
+// capacityWindows are the failed windows whose served rate is C: all of
+// them after a spike; after a fault only those after it (during the fault
+// the service serves at C′ = FaultCapacity·C, docs/model.md, "A capacity
+// trigger", and a ρ measured against C′ would project no recovery at all).
+func capacityWindows(windows [][2]float64, f RunFacts) [][2]float64 {
+	if f.FaultCapacity <= 0 {
+		return windows
+	}
+	var out [][2]float64
+	for _, w := range windows {
+		if w[0] >= f.SpikeEndS-0.5 {
+			out = append(out, w)
+		}
 	}
 	return out
 }
@@ -595,10 +606,6 @@ func firstFailure(rows []analysis.TimelineRow, spikeStartS, timeoutS, threshold 
 	return math.NaN()
 }
 
-// failing reports whether more first attempts failed in row m than the
-// success threshold allows: the second belongs to a failed state.
-// A second whose outcomes are the driver's own (its stall, its drops)
-// belongs to no state of the service.
-func failing(m analysis.TimelineRow, threshold float64) bool {
-	return !m.ByDriver() && m.FirstDone > 0 && m.FirstFailed() > (1-threshold)*m.FirstDone
-}
+// failing is analysis.TimelineRow.Failing, the one definition of a
+// failed second.
+func failing(m analysis.TimelineRow, threshold float64) bool { return m.Failing(threshold) }

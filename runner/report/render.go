@@ -152,6 +152,12 @@ func ReadDirTimeline(dir string) (rows []analysis.TimelineRow, partial, err erro
 	return rows, partial, err
 }
 
+// ReadDirTimelineWhole is ReadDirTimeline that also counts the whole rows
+// the file holds: more than len(rows) when it was thinned.
+func ReadDirTimelineWhole(dir string) (rows []analysis.TimelineRow, whole int, partial, err error) {
+	return readDirTimeline(dir)
+}
+
 // readDirTimeline is ReadDirTimeline that also counts the whole rows read.
 func readDirTimeline(dir string) (rows []analysis.TimelineRow, whole int, partial, err error) {
 	f, err := openInput(filepath.Join(dir, TimelineFile), TimelineFile, MaxTimelineBytes)

@@ -1,4 +1,4 @@
-package runner
+package referee
 
 import (
 	"fmt"
@@ -220,12 +220,12 @@ func (ws *waitSources) blindness(rows []analysis.TimelineRow, spikeStartS, spike
 }
 
 // waitFailingSince is the start of the first second from fromS on whose
-// first attempts failed beyond the rule (serviceFailing), mostly by
+// first attempts failed beyond the rule (TimelineRow.Failing), mostly by
 // waiting: timed out, or a 5xx from a layer that gave up (not refused at
 // the door with 503 or 429, not refused connections).
 func waitFailingSince(rows []analysis.TimelineRow, fromS, threshold float64) (float64, bool) {
 	for _, r := range rows {
-		if r.TS+1 <= fromS || !serviceFailing(r, threshold) {
+		if r.TS+1 <= fromS || !r.Failing(threshold) {
 			continue
 		}
 		if r.Timeouts+r.Errors-r.Connect >= 0.5*r.Failures() {
