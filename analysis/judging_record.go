@@ -32,7 +32,10 @@ const JudgingVersion = 1
 // layers' A): the recovery rule, the gate, the run's phases, and the
 // signals with their delays.
 type RefereeConfig struct {
-	Gate GateSpec `json:"gate"`
+	// TargetURL is the target's URL as the scenario gives it (sensitive
+	// values redacted in result.json), for the referee's words.
+	TargetURL string   `json:"target_url"`
+	Gate      GateSpec `json:"gate"`
 	// SuccessRatio and HoldS are the recovery rule: the first-attempt
 	// success ratio back at or above SuccessRatio for HoldS seconds.
 	SuccessRatio float64 `json:"success_ratio"`

@@ -169,6 +169,43 @@ func RequestColumns(name string) []string {
 
 var requestColumnSuffixes = []string{"first", "first_ok", "first_timeouts", "first_errors", "first_connect", "first_client_errors", "first_other"}
 
+// RequestColumnOf splits a request's timeline.csv column into the
+// request's name and the index of the value in RequestColumns' order;
+// ok is false for a column that is no request's.
+func RequestColumnOf(column string) (name string, index int, ok bool) {
+	rest, found := strings.CutPrefix(column, "request.")
+	dot := strings.LastIndex(rest, ".")
+	if !found || dot <= 0 {
+		return "", 0, false
+	}
+	for i, c := range requestColumnSuffixes {
+		if rest[dot+1:] == c {
+			return rest[:dot], i, true
+		}
+	}
+	return "", 0, false
+}
+
+// SetValue sets the row's number at index i of RequestColumns' order.
+func (q *RequestRow) SetValue(i int, v float64) {
+	switch i {
+	case 0:
+		q.First = v
+	case 1:
+		q.FirstOK = v
+	case 2:
+		q.FirstTimeouts = v
+	case 3:
+		q.FirstErrors = v
+	case 4:
+		q.FirstConnect = v
+	case 5:
+		q.FirstClientErrors = v
+	case 6:
+		q.FirstOther = v
+	}
+}
+
 // Values are the row's numbers in RequestColumns' order.
 func (q RequestRow) Values() []float64 {
 	return []float64{q.First, q.FirstOK, q.FirstTimeouts, q.FirstErrors, q.FirstConnect, q.FirstClientErrors, q.FirstOther}

@@ -162,6 +162,8 @@ func TestDeadPrometheusMakesTheRunInconclusive(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
 	wantMetricsMissing(t, err, dir)
+	checkReplay(t, dir, err)
+	keepRun(t, dir)
 }
 
 // A stop condition that starts returning a series stops the load within a

@@ -188,6 +188,7 @@ func runLogged(t *testing.T, ctx context.Context, opts Options) (*Result, error)
 	t.Logf("run took %s, err %v", time.Since(started).Round(time.Millisecond), err)
 	if res != nil && slices.Contains(res.Written, ResultFile) {
 		checkReplay(t, opts.OutDir, err)
+		keepRun(t, opts.OutDir)
 	}
 	if res != nil {
 		t.Cleanup(func() {
@@ -289,4 +290,28 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// keepRun copies a finished run's result.json and timeline.csv into
+// $TRIGGER_KEEP_RUNS/<test name> when that is set: how the recorded runs
+// under testdata/runs were made (testdata/runs/README.md).
+func keepRun(t *testing.T, dir string) {
+	t.Helper()
+	keep := os.Getenv("TRIGGER_KEEP_RUNS")
+	if keep == "" {
+		return
+	}
+	to := filepath.Join(keep, strings.NewReplacer("/", "-", " ", "_").Replace(t.Name()))
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ResultFile, report.TimelineFile} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -97,6 +97,11 @@ func Judge(opts JudgeOptions) (*Result, error) {
 			return res, err
 		}
 	}
+	if f := judged.Observation.Fault; f != nil && f.Error != "" {
+		// A fault the run could not put back is the run's harness error,
+		// whatever the verdict (Run's last word too).
+		return res, &Error{Kind: KindHarness, Err: fmt.Errorf("%w: %s", ErrFaultNotRestored, f.Error)}
+	}
 	return res, judgedError(out, judged.Judging.End)
 }
 

@@ -220,3 +220,29 @@ func near(got, want, relTol float64) bool {
 	}
 	return math.Abs(got-want) <= relTol*math.Max(math.Abs(want), 1e-12)
 }
+
+// After a fault, C is the served rate at full capacity: the failed window
+// during the fault (the service serving C′) is left out of it, or ρ
+// measured against C′ would project that the service never recovers.
+func TestCapacityAfterAFaultLeavesTheFaultOut(t *testing.T) {
+	var rows []analysis.TimelineRow
+	for ts := 0.0; ts < 40; ts++ {
+		served := 200.0
+		if ts >= 10 && ts < 20 {
+			served = 80 // the fault: C′ = 0.4·C
+		}
+		ok := 100.0
+		if ts >= 12 && ts < 30 {
+			ok = 0
+		}
+		rows = append(rows, analysis.TimelineRow{TS: ts, Sent: 100, FirstOK: ok, FirstDone: 100, IngressPerS: 100, ServedPerS: served})
+	}
+	f := RunFacts{SpikeStartS: 10, SpikeEndS: 20, TimeoutS: 1, SuccessRatio: 0.99, FailedToS: 40, IngressLagS: 2, ScenarioCapacityPerS: 200, ScenarioDemandPerS: 100}
+	if c := Infer(rows, f).CapacityPerS; c > 150 {
+		t.Fatalf("without a fault the fault's served rate counts: C = %.0f; the test's rows do not exercise the fault window", c)
+	}
+	f.FaultCapacity = 0.4
+	if in := Infer(rows, f); in.CapacityPerS != 200 || in.CapacitySource != "served" {
+		t.Errorf("after a fault C = %.0f (%s), want the served rate after it, 200", in.CapacityPerS, in.CapacitySource)
+	}
+}

@@ -62,7 +62,7 @@ func (r *Referee) baselineFailing() (why string, refused bool) {
 		return "", false
 	}
 	if connect == failed {
-		return fmt.Sprintf("every connection to the target failed before any response during the warmup (%.0f first attempts to %s: refused, or accepted and then reset or closed): is it up, and does it answer HTTP there?", connect, r.plan.Scenario.Target), true
+		return fmt.Sprintf("every connection to the target failed before any response during the warmup (%.0f first attempts to %s: refused, or accepted and then reset or closed): is it up, and does it answer HTTP there?", connect, r.cfg.TargetURL), true
 	}
 	return fmt.Sprintf("%.0f of %.0f first attempts failed during the warmup at %.0f/s, before any spike; a trigger test needs a healthy baseline",
 		failed, done, r.plan.Scenario.DemandPerS), false

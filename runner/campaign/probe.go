@@ -79,7 +79,7 @@ func (p probe) wait(ctx context.Context, transport http.RoundTripper, aborted fu
 		if err := aborted(); err != nil {
 			return err
 		}
-		rows = append(rows, runner.DriverRows(d.TimelineSince(len(rows)))...)
+		rows = append(rows, convert.DriverRows(d.TimelineSince(len(rows)))...)
 		if _, ok := infer.FindRecovery(rows, 0, p.successRatio, p.hold.Seconds()); ok {
 			return nil
 		}

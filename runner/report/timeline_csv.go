@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,6 +156,20 @@ func ReadTimelineCapped(r io.Reader, maxRows int) (rows []analysis.TimelineRow, 
 	header = append([]string(nil), header...)
 	index := make([]int, len(header)) // column → field of TimelineRow, -1 when unknown
 	kinds := make([]reflect.Kind, len(header))
+	// A mix's requests have columns of their own (request.NAME.first, ...):
+	// reqOf[c] is the request of column c (-1: none), reqValue[c] its value.
+	reqOf, reqValue := make([]int, len(header)), make([]int, len(header))
+	var requests []string
+	for c, name := range header {
+		reqOf[c] = -1
+		if req, i, ok := analysis.RequestColumnOf(name); ok {
+			at := slices.Index(requests, req)
+			if at < 0 {
+				at, requests = len(requests), append(requests, req)
+			}
+			reqOf[c], reqValue[c] = at, i
+		}
+	}
 	for c, name := range header {
 		index[c] = -1
 		for _, f := range timelineFields {
@@ -196,8 +211,23 @@ func ReadTimelineCapped(r io.Reader, maxRows int) (rows []analysis.TimelineRow, 
 			return keep.rows, keep.seen, fmt.Errorf("timeline: line %d (row %d): cut: %d fields, the header has %d", line, row, len(rec), len(header))
 		}
 		m := analysis.UnknownRow()
+		if len(requests) > 0 {
+			m.Requests = make([]analysis.RequestRow, len(requests))
+		}
 		v := reflect.ValueOf(&m).Elem()
+		anyRequest := false
 		for c, s := range rec {
+			if r := reqOf[c]; r >= 0 {
+				x := math.NaN()
+				if s != "" {
+					anyRequest = true
+					if x, err = strconv.ParseFloat(s, 64); err != nil {
+						return keep.rows, keep.seen, fmt.Errorf("timeline: line %d (row %d), %s: %w", line, row, header[c], err)
+					}
+				}
+				m.Requests[r].SetValue(reqValue[c], x)
+				continue
+			}
 			if index[c] < 0 {
 				continue
 			}
@@ -216,6 +246,9 @@ func ReadTimelineCapped(r io.Reader, maxRows int) (rows []analysis.TimelineRow, 
 				}
 				fv.SetFloat(x)
 			}
+		}
+		if !anyRequest {
+			m.Requests = nil // written without them: a row the driver gave none
 		}
 		pending, havePending = m, true
 	}

@@ -139,3 +139,29 @@ func TestReadTimelineCappedCut(t *testing.T) {
 		t.Errorf("whole %d, %d rows, last at %v; want 4999 whole, ≤ 100 rows, none the cut one", whole, len(rows), rows[len(rows)-1].TS)
 	}
 }
+
+// A mix's requests' columns read back into each row's Requests, in the
+// mix's order; a row written without them reads back without them.
+func TestTimelineRequestsRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewTimelineWriter(&buf, "browse", "checkout.v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []analysis.TimelineRow{
+		{TS: 0, Sent: 10, Requests: []analysis.RequestRow{{First: 7, FirstOK: 6, FirstTimeouts: 1}, {First: 3, FirstOK: 1, FirstErrors: 1, FirstClientErrors: 1, FirstConnect: 0, FirstOther: 1}}},
+		{TS: 1, Sent: 10},
+	}
+	for _, m := range in {
+		if err := w.Write(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := ReadTimeline(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 || len(out[0].Requests) != 2 || out[0].Requests[0] != in[0].Requests[0] || out[0].Requests[1] != in[0].Requests[1] || out[1].Requests != nil {
+		t.Errorf("read back %+v", out)
+	}
+}
