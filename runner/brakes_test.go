@@ -151,21 +151,6 @@ func wantMetricsMissing(t *testing.T, err error, dir string) {
 	}
 }
 
-// Prometheus dies during the run: no verdict rests on the missing data,
-// and the amplification criterion does not pass on the scenario's belief.
-func TestDeadPrometheusMakesTheRunInconclusive(t *testing.T) {
-	skipShort(t)
-	tg, fp := startTarget(t), startFakeProm(t)
-	s := parseHCL(t, brakeScenario(tg, fp, `gate { max_amplification = 4 }`))
-	s.Load.Observe = 8 * time.Second
-	after(tg, 1000*time.Millisecond, func() { fp.SetMode("dead") })
-	dir := t.TempDir()
-	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
-	wantMetricsMissing(t, err, dir)
-	checkReplay(t, dir, err)
-	keepRun(t, dir)
-}
-
 // A stop condition that starts returning a series stops the load within a
 // second, and the result says which and when.
 func TestStopConditionStopsTheLoad(t *testing.T) {

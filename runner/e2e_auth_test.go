@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,38 +87,6 @@ recovery { hold = "2s" }
 		t.Fatal(err)
 	}
 	return s
-}
-
-// Credentials refused after the spike are not a trap: the run ends
-// inconclusive, exit 3, naming them, and the timeline keeps them apart.
-func TestCredentialsRefusedAfterTheSpikeAreNoTrap(t *testing.T) {
-	skipShort(t)
-	a := startAuthTarget(t, false, 15) // baseline: 5 a quarter second; spike: 25
-	res, err := runE2E(t, context.Background(), authScenario(t, a.url))
-	var re *Error
-	if !errors.As(err, &re) || re.Kind != KindInconclusive || !errors.Is(err, ErrCredentialsRefused) {
-		t.Fatalf("err = %v; want an inconclusive run, credentials refused", err)
-	}
-	if !a.refusing.Load() {
-		t.Fatal("the target never saw the spike")
-	}
-	d := res.Document
-	if d.Verdict != analysis.VerdictInconclusive || !strings.Contains(d.Observation.Inconclusive, "401 or 403") {
-		t.Errorf("verdict %s: %q", d.Verdict, d.Observation.Inconclusive)
-	}
-	if d.Observation.FirstAuth == nil || *d.Observation.FirstAuth == 0 {
-		t.Errorf("first_auth_total %v; want the refused first attempts counted", d.Observation.FirstAuth)
-	}
-	var auth, warmupAuth float64
-	for _, row := range res.Timeline {
-		auth += row.FirstAuth
-		if row.Phase == analysis.PhaseWarmup {
-			warmupAuth += row.FirstAuth
-		}
-	}
-	if auth == 0 || warmupAuth != 0 {
-		t.Errorf("first_auth in the timeline: %g in all, %g in the warmup; want some, none before the spike", auth, warmupAuth)
-	}
 }
 
 // Credentials refused during the warmup stop the run before any spike.
