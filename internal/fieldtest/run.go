@@ -1,10 +1,14 @@
 package fieldtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +17,7 @@ import (
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/internal/staging"
 	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -101,7 +106,46 @@ func Run(ctx context.Context, c Case, s Signals, opts Options) (Outcome, error) 
 	if out.Err != nil && !(errors.As(out.Err, &re) && re.Kind == runner.KindInconclusive) {
 		return out, out.Err
 	}
+	if out.Result != nil && slices.Contains(out.Result.Written, runner.ResultFile) {
+		if err := sameWhenJudged(opts.OutDir); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
+}
+
+// sameWhenJudged replays a finished run's folder (runner.Judge, as
+// `trigger judge` does) and says how its result.json differs from the one
+// the run wrote (nil: byte for byte the same).
+func sameWhenJudged(dir string) error {
+	want, err := os.ReadFile(filepath.Join(dir, runner.ResultFile))
+	if err != nil {
+		return fmt.Errorf("fieldtest: replay: %w", err)
+	}
+	res, _ := runner.Judge(runner.JudgeOptions{Dir: dir})
+	if res == nil {
+		_, err := runner.Judge(runner.JudgeOptions{Dir: dir})
+		return fmt.Errorf("fieldtest: replay: %w", err)
+	}
+	again := filepath.Join(dir, ".judged.json")
+	defer os.Remove(again)
+	if err := report.WriteResult(again, res.Document); err != nil {
+		return fmt.Errorf("fieldtest: replay: %w", err)
+	}
+	got, err := os.ReadFile(again)
+	if err != nil {
+		return fmt.Errorf("fieldtest: replay: %w", err)
+	}
+	if !bytes.Equal(got, want) {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+		for i := range min(len(wl), len(gl)) {
+			if wl[i] != gl[i] {
+				return fmt.Errorf("fieldtest: trigger judge on the run's folder differs from its result.json at line %d: %q, replayed %q", i+1, wl[i], gl[i])
+			}
+		}
+		return fmt.Errorf("fieldtest: trigger judge on the run's folder differs from its result.json in length: %d lines, replayed %d", len(wl), len(gl))
+	}
+	return nil
 }
 
 // startProxyStack starts the specimen behind haproxy, and Prometheus.
