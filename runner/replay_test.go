@@ -78,6 +78,15 @@ func TestRecordedRunsReplay(t *testing.T) {
 			}
 		}},
 		{"fault-recovered", analysis.VerdictRecovered, true, 0, nil, nil},
+		// `trigger run` of scenarios/recovers.hcl and trapped.hcl (the
+		// binary, the specimen at 2 × 100/s): a wait gauge, the abandoned
+		// query, on_trap drop timing the drain.
+		{"cli-recovered", analysis.VerdictRecovered, true, 0, nil, nil},
+		{"cli-trapped", analysis.VerdictTrapped, false, 0, nil, func(t *testing.T, res *Result) {
+			if ot := res.Document.Observation.OnTrap; ot == nil || ot.RecoveryS == nil {
+				t.Errorf("on_trap %+v; want the drain timed after the drop", ot)
+			}
+		}},
 		{"fault-trapped", analysis.VerdictTrapped, false, 0, nil, nil},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
