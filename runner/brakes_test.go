@@ -61,6 +61,7 @@ func TestInterruptWinsOverAHangingPrometheus(t *testing.T) {
 	after(tg, 3500*time.Millisecond, func() { cancelled = time.Now(); cancel() })
 	dir := t.TempDir()
 	_, err := Run(ctx, Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
+	replayIfWritten(t, dir, err)
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindInterrupted {
 		t.Fatalf("err = %v, want an interrupted run", err)
@@ -84,6 +85,7 @@ func TestMaxDurationWinsOverAHangingPrometheus(t *testing.T) {
 	after(tg, 1500*time.Millisecond, func() { fp.SetMode("hang") })
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
+	replayIfWritten(t, dir, err)
 	limit := tg.First().Add(6 * time.Second)
 	if late := tg.Last().Sub(limit); late > loadStopBound {
 		t.Errorf("the target saw load %s after max_duration", late)
@@ -116,6 +118,7 @@ func TestSecondInterruptWritesWithoutWaiting(t *testing.T) {
 	})
 	dir := t.TempDir()
 	_, err := Run(ctx, Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf, Hurry: hurry})
+	replayIfWritten(t, dir, err)
 	if took := time.Since(cancelled); took > 10*time.Second {
 		t.Errorf("the run took %s after the second interrupt to end; late metrics wait 30 s", took)
 	}
@@ -163,6 +166,7 @@ func TestStopConditionStopsTheLoad(t *testing.T) {
 	after(tg, 2*time.Second, func() { fired = time.Now(); fp.SetQuiet(cond, false) })
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
+	replayIfWritten(t, dir, err)
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped by a brake", err)
@@ -190,6 +194,7 @@ func TestUncheckableStopConditionStopsTheRun(t *testing.T) {
 	after(tg, 2*time.Second, func() { hung = time.Now(); other.SetMode("hang") })
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
+	replayIfWritten(t, dir, err)
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped", err)
@@ -248,6 +253,7 @@ func TestAbortFileStopsTheRun(t *testing.T) {
 	})
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf, AbortFile: abort})
+	replayIfWritten(t, dir, err)
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindStopped {
 		t.Fatalf("err = %v, want stopped", err)

@@ -315,3 +315,12 @@ func keepRun(t *testing.T, dir string) {
 		}
 	}
 }
+
+// replayIfWritten is checkReplay for a run that wrote its result.json
+// (one stopped before any load writes none).
+func replayIfWritten(t *testing.T, dir string, runErr error) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, ResultFile)); err == nil {
+		checkReplay(t, dir, runErr)
+	}
+}

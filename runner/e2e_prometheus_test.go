@@ -122,6 +122,7 @@ func TestE2ERealPrometheusDiesMidRun(t *testing.T) {
 	}()
 	dir := t.TempDir()
 	_, err = Run(ctx, Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf})
+	replayIfWritten(t, dir, err)
 	<-killed
 	wantMetricsMissing(t, err, dir)
 }

@@ -181,6 +181,7 @@ func TestE2EInterruptMidSpike(t *testing.T) {
 			cancel()
 		}
 	}})
+	replayIfWritten(t, out, err)
 	var re *Error
 	if !errors.As(err, &re) || re.Kind != KindInterrupted {
 		t.Fatalf("err %v, want interrupted", err)

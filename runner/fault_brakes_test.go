@@ -101,6 +101,7 @@ func TestFaultIsPutBackWhenPrometheusIsLost(t *testing.T) {
 	}()
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Test: testOf(t, s), OutDir: dir, Logf: t.Logf, StateDir: t.TempDir(), Consent: consentAll})
+	replayIfWritten(t, dir, err)
 	if err == nil {
 		t.Fatal("a run whose Prometheus died passed")
 	}
