@@ -31,6 +31,9 @@ func TestRecordedRunsReplay(t *testing.T) {
 		// failed, so no failed state: no A and no slope from it.
 		{"no-trigger", analysis.VerdictNoTrigger, false, 0, nil, func(t *testing.T, res *Result) {
 			o := res.Document.Observation
+			if res.Document.RecoveryS != nil {
+				t.Errorf("no-trigger reports a recovery of %v s; nothing failed, so nothing recovered", *res.Document.RecoveryS)
+			}
 			if o.AmplificationFromSlope != nil || o.WaitSlope != nil || res.Document.Amplification.Standing != nil {
 				t.Errorf("no-trigger reports A from the slope %v, slope %v, standing %+v", analysis.Value(o.AmplificationFromSlope), analysis.Value(o.WaitSlope), res.Document.Amplification.Standing)
 			}

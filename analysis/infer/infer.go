@@ -539,31 +539,37 @@ func pointWithSpread(point float64, spread Interval) Interval {
 	return iv
 }
 
-// FindRecovery returns the first time at or after fromS from which the
-// first-attempt success ratio stays at or above threshold for holdS seconds
-// of known ratios (seconds with no completed first attempt, and seconds
-// whose outcomes are the driver's own, neither count nor break the hold),
-// and whether there is one.
+// FindRecovery returns the first time at or after fromS at which the
+// service is back and holds (docs/model.md, "What a trigger test
+// measures", item 3), and whether there is one. Back: a second whose
+// first-attempt success ratio is at or above threshold. Holds: the first
+// attempts of that second and the next ones, holdS seconds of known ratios
+// in all (seconds with no completed first attempt, and seconds whose
+// outcomes are the driver's own, neither count nor break the hold),
+// succeed at threshold or better taken together. One stray failure among
+// few first attempts (a timeout in a second of 40 at a 0.99 rule) does
+// not restart the hold; a relapse that fails more than the rule allows
+// over the hold does.
 func FindRecovery(rows []analysis.TimelineRow, fromS, threshold, holdS float64) (float64, bool) {
-	start, held := math.NaN(), 0.0
+	var ts, ok, done []float64
 	for _, r := range rows {
-		if r.TS < fromS {
+		if r.TS < fromS || math.IsNaN(r.FirstSuccessRatio()) || r.ByDriver() {
 			continue
 		}
-		ratio := r.FirstSuccessRatio()
-		switch {
-		case math.IsNaN(ratio) || r.ByDriver():
-			continue
-		case ratio >= threshold:
-			if math.IsNaN(start) {
-				start = r.TS
-			}
-			held++
-			if held >= holdS {
-				return start, true
-			}
-		default:
-			start, held = math.NaN(), 0
+		ts, ok, done = append(ts, r.TS), append(ok, r.FirstOK), append(done, r.FirstDone)
+	}
+	n := max(1, int(math.Ceil(holdS)))
+	var sumOK, sumDone float64 // over [i, i+n)
+	for j := 0; j < min(n, len(ts)); j++ {
+		sumOK, sumDone = sumOK+ok[j], sumDone+done[j]
+	}
+	for i := 0; i+n <= len(ts); i++ {
+		if i > 0 {
+			sumOK += ok[i+n-1] - ok[i-1]
+			sumDone += done[i+n-1] - done[i-1]
+		}
+		if ok[i] >= threshold*done[i] && sumOK >= threshold*sumDone {
+			return ts[i], true
 		}
 	}
 	return math.NaN(), false

@@ -1,6 +1,7 @@
 package referee
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -102,10 +103,40 @@ func (r *Referee) Fill(doc *analysis.Document) {
 		ProjectedRecoveryS: analysis.Value(obs.ProjectedRecoveryS), Amplification: in.A.Value, AmplificationFrom: in.AFrom})
 	obs.ProjectedRecoveryS = analysis.Num(c.ProjectedRecoveryS)
 	doc.Verdict, doc.RecoveryS, doc.Gate = c.Verdict, analysis.Num(r.recoveryS), c.Gate
+	if verdict == analysis.VerdictNoTrigger {
+		// Nothing failed, so nothing recovered: no recovery time.
+		doc.RecoveryS = nil
+	}
 	obs.Findings = findings(*doc, r.rows, in, r.recoveryS, r.layerNote(in))
+	if p := analysis.Value(obs.PredictedRecoveryS); doc.Verdict == analysis.VerdictTrapped && obs.PredictedRecoveryS != nil && !math.IsInf(p, 1) {
+		// The formula's queue recovers; this service did not. The figure
+		// is withheld and the contradiction said once, in words.
+		obs.Findings = append(obs.Findings, fmt.Sprintf("the model's recovery formula at %s predicts a recovery in %s, yet the service is trapped: its queue (FIFO, serving abandoned work, capacity fixed) is not what holds this service down, so no predicted recovery is reported",
+			obs.PredictedRecoveryFrom, analysis.FormatSeconds(math.Max(0, p))))
+		obs.PredictedRecoveryS, obs.PredictedRecoveryFrom = nil, ""
+	}
+	if why := r.retriesUnsettled(); why != "" {
+		obs.Findings = append(obs.Findings, why)
+	}
 	if gaps := r.gaps(); len(gaps) > 0 {
 		obs.Findings = append(obs.Findings, "Prometheus returned no value for "+strings.Join(gaps, ", ")+": the estimates that use them are incomplete")
 	}
+}
+
+// retriesUnsettled says that the run's rows end before the clients'
+// retry streams had settled after the spike (RetrySettleS after its end),
+// so that what it measured after the spike still carries the spike's
+// retries; "" when they had settled.
+func (r *Referee) retriesUnsettled() string {
+	if len(r.rows) == 0 || math.IsNaN(r.spikeEnd) || r.cfg.RetrySettleS <= 0 {
+		return ""
+	}
+	end := r.rows[len(r.rows)-1].TS + 1
+	if end >= r.spikeEnd+r.cfg.RetrySettleS {
+		return ""
+	}
+	return fmt.Sprintf("the run's last second ended %s after the spike, before the clients' retries settled (about %s after it): its rates after the spike still carry the spike's retries",
+		analysis.FormatSeconds(math.Max(0, end-r.spikeEnd)), analysis.FormatSeconds(r.cfg.RetrySettleS))
 }
 
 // lostFirst is the first attempts that failed from the spike's start on.

@@ -109,7 +109,7 @@ func (r *Referee) judge(now float64, final bool, d *Decision) analysis.Judgement
 	blind := r.waits.blindness(r.rows, r.spikeStart, r.spikeEnd, patience, r.cfg.TracerTimeoutS, r.cfg.SuccessRatio, now)
 	r.noteBlind(blind, d)
 	r.choice = r.waits.choose(r.spikeEnd, blind)
-	return analysis.Judge(analysis.JudgeInput{
+	j := analysis.Judge(analysis.JudgeInput{
 		Wait:        r.choice.series,
 		SpikeEndS:   r.spikeEnd,
 		FailedToS:   r.OnTrapAt(),
@@ -119,6 +119,45 @@ func (r *Referee) judge(now float64, final bool, d *Decision) analysis.Judgement
 		BudgetS:     r.cfg.Gate.MaxRecoveryS,
 		Final:       final,
 	}, analysis.MeasuredJudgePolicy)
+	if j.Verdict != "" {
+		if why := r.notFailing(j, patience, now); why != "" {
+			j.Verdict = ""
+			j.Reason = "the wait's trend alone is no failed state: " + why + " (" + j.Reason + ")"
+		}
+	}
+	return j
+}
+
+// notFailing says why the service is not failing now although the wait's
+// trend says trapped or metastable ("" when it is failing): a trap needs
+// the service failing, whatever law its latency follows (docs/model.md,
+// "What a trigger test measures", item 3). Of the latest three seconds
+// with completed first attempts of the service's (not the driver's own)
+// before now, at least two must fail beyond the rule; and the wait, where
+// its fit ends, must be above the patience in front of the service. A
+// wait that rises below the patience while first attempts succeed is a
+// slower service, not a trapped one.
+func (r *Referee) notFailing(j analysis.Judgement, patienceS, now float64) string {
+	seen, failed := 0, 0
+	for i := len(r.rows) - 1; i >= 0 && seen < 3; i-- {
+		row := r.rows[i]
+		if row.TS+1 > now || row.ByDriver() || row.FirstDone == 0 {
+			continue
+		}
+		seen++
+		if row.Failing(r.cfg.SuccessRatio) {
+			failed++
+		}
+	}
+	if seen > 0 && 2*failed < seen {
+		return fmt.Sprintf("first attempts are succeeding (%d of the latest %d seconds failed beyond the rule)", failed, seen)
+	}
+	if at := j.FitToS; !math.IsNaN(at) {
+		if w := j.Trend.At(at); w < patienceS {
+			return fmt.Sprintf("the %s wait is %s, below the patience of %s", j.Source, analysis.FormatSeconds(math.Max(0, w)), analysis.FormatSeconds(patienceS))
+		}
+	}
+	return ""
 }
 
 // noteBlind notes each wait source the first time it is found blind.

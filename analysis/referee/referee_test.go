@@ -224,3 +224,80 @@ func TestHeldTrendUnjudgedClaimsNothing(t *testing.T) {
 }
 
 var _ = math.NaN
+
+// A wait that rises below the patience while first attempts succeed is no
+// trap (a tracer wait of 1.7–2.1 s under a 3 s timeout after a spike that
+// did trigger, a long hold not yet complete): the trend alone never makes
+// one. The same rising wait
+// above the patience, first attempts failing, does.
+func TestARisingWaitIsNoTrapWhileFirstAttemptsSucceed(t *testing.T) {
+	judged := func(wait0 float64, failing bool) (analysis.Verdict, string) {
+		plan := analysis.Document{Scenario: analysis.ScenarioSection{DemandPerS: 40, CapacityPerS: 100, TimeoutS: 3, PatienceS: 3, PatienceFrom: "the client timeout τ_out"}}
+		r := New(plan, analysis.RefereeConfig{SuccessRatio: 0.99, HoldS: 60, ObserveS: 600, SpikeS: 5, Metrics: true,
+			Signals: []analysis.SignalInfo{{Name: "wait", ScrapeIntervalS: 1}}})
+		r.SpikeStarted(35, 40)
+		r.stage = stageObserve
+		for ts := 0.0; ts < 70; ts++ {
+			m := analysis.UnknownRow()
+			m.TS, m.Sent, m.FirstDone, m.FirstOK = ts, 40, 40, 40
+			if ts >= 40 {
+				m.WaitS = wait0 + 0.02*(ts-40)
+				if failing && ts >= 38 {
+					m.FirstOK, m.FirstTimeouts = 0, 40
+				}
+			}
+			if ts >= 38 && ts < 45 { // the spike triggered: failures until 45
+				m.FirstOK, m.FirstTimeouts = 0, 40
+			}
+			r.Add(m)
+			if ts >= 40 && r.observeAt(ts+1) {
+				break
+			}
+		}
+		return r.verdict, r.judgement.Reason
+	}
+	if v, why := judged(1.7, false); v != "" || !strings.Contains(why, "first attempts are succeeding") {
+		t.Errorf("a wait rising below the patience, first attempts succeeding: %q (%s)", v, why)
+	}
+	if v, why := judged(4, true); v != analysis.VerdictTrapped {
+		t.Errorf("a wait rising above the patience, first attempts failing: %q (%s)", v, why)
+	}
+}
+
+// Contradictions are resolved in the text: a trapped service gets no
+// predicted recovery from a formula whose queue would have recovered (a
+// finding says so once), and a run without a trigger no recovery time.
+func TestNoFigureContradictsTheVerdict(t *testing.T) {
+	r := unitReferee(1)
+	r.plan.Amplification = analysis.AmplificationSection{Client: 1, Predicted: 1}
+	for ts := 0.0; ts < 100; ts++ {
+		m := analysis.UnknownRow()
+		m.TS, m.Sent, m.FirstDone, m.FirstOK = ts, 50, 50, 50
+		if ts >= 20 {
+			m.FirstOK, m.FirstTimeouts, m.Timeouts = 0, 50, 150
+		}
+		r.Add(m)
+	}
+	r.verdict, r.reason = analysis.VerdictTrapped, "the wait is not falling"
+	r.Settle(analysis.JudgingEnd{AtS: 100})
+	var doc analysis.Document
+	r.Fill(&doc)
+	o := doc.Observation
+	if doc.Verdict != analysis.VerdictTrapped || o.PredictedRecoveryS != nil || !strings.Contains(strings.Join(o.Findings, "\n"), "yet the service is trapped") {
+		t.Errorf("trapped: %s, predicted recovery %v, findings %q", doc.Verdict, analysis.Value(o.PredictedRecoveryS), o.Findings)
+	}
+
+	r = unitReferee(1)
+	for ts := 0.0; ts < 100; ts++ {
+		r.Add(analysis.TimelineRow{TS: ts, Sent: 50, FirstDone: 50, FirstOK: 50})
+		if ts > 41 && r.observeAt(ts+1) {
+			break
+		}
+	}
+	r.Settle(analysis.JudgingEnd{AtS: 60})
+	doc = analysis.Document{}
+	r.Fill(&doc)
+	if doc.Verdict != analysis.VerdictNoTrigger || doc.RecoveryS != nil {
+		t.Errorf("no trigger: %s, recovery %v", doc.Verdict, analysis.Value(doc.RecoveryS))
+	}
+}
