@@ -26,12 +26,15 @@ func EstimateTable(plan analysis.Document, in Inference, recoveryS float64, wait
 		slopeNote = "from the " + string(waitSource) + " wait, settled samples only"
 	}
 	fromSlopeNote := "(slope + 1)/ρ"
-	if waitSource == analysis.WaitFromBacklog {
+	switch {
+	case waitSource == analysis.WaitFromBacklog:
 		fromSlopeNote = "not reported: the slope of ingress − served restates A_fail"
+	case in.AFromSlopeNote != "":
+		fromSlopeNote = in.AFromSlopeNote
 	}
 	return []analysis.Estimate{
 		row("baseline_per_s", "Demand λ", "1/s", plan.Scenario.DemandPerS, point(in.BaselinePerS), "first attempts sent during warmup"),
-		row("capacity_per_s", "Capacity C", "1/s", plan.Scenario.CapacityPerS, point(in.CapacityPerS), capacityNote(in.CapacitySource)),
+		row("capacity_per_s", "Capacity C", "1/s", plan.Scenario.CapacityPerS, point(in.CapacityPerS), capacityNote(in)),
 		row("utilization", "Utilization ρ = λ/C", "", plan.Scenario.Utilization, point(in.Utilization), ""),
 		row("amplification_client", "A_client (attempts per request, all failing)", "", client, in.AClient, "the driver's cohorts whose every attempt failed"),
 		row("amplification_fail", "A_fail (ingress per first attempt)", "", plan.Amplification.Predicted, in.AFail, aFailNote(in)),
@@ -43,11 +46,11 @@ func EstimateTable(plan analysis.Document, in Inference, recoveryS float64, wait
 	}
 }
 
-func capacityNote(source string) string {
-	if source == "served" {
+func capacityNote(in Inference) string {
+	if in.CapacitySource == "served" {
 		return "served rate while every attempt fails"
 	}
-	return "no served query: the scenario's value"
+	return in.CapacityNote
 }
 
 func recoveryNote(in Inference) string {

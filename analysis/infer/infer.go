@@ -60,6 +60,10 @@ type RunFacts struct {
 	// Wait is the run's judgement of the wait's trend: its slope is the one
 	// slope of the run.
 	Wait analysis.Judgement
+	// SlopeNotFailed says why the wait's trend was not fitted in a failed
+	// state ("" when it was): A = (slope + 1)/ρ holds only while every
+	// attempt fails, the wait above the patience.
+	SlopeNotFailed string
 	// Trapped says that the run judged the service trapped: a bound on A
 	// from a counter behind the queue is then a lower bound.
 	Trapped bool
@@ -82,8 +86,9 @@ type Inference struct {
 	// Multiplier is k as sent: the spike's first-attempt rate over λ.
 	Multiplier   float64
 	CapacityPerS float64 // C: served rate while every attempt fails
-	// CapacitySource is "served" (measured) or "scenario" (assumed).
-	CapacitySource string
+	// CapacitySource is "served" (measured) or "scenario" (assumed), and
+	// CapacityNote says why the scenario's value was assumed.
+	CapacitySource, CapacityNote string
 	Utilization    float64 // ρ = λ/C
 	// FailedFromS and FailedToS delimit the settled failed window after the
 	// spike that A_fail and C were measured over: from the moment the
@@ -118,6 +123,9 @@ type Inference struct {
 	ANote string
 	// WaitSlope is the judged trend's slope (A·ρ − 1 in the failed state).
 	WaitSlope Interval
+	// AFromSlopeNote says why A from the slope is not reported ("" when
+	// it is, or no slope was fitted).
+	AFromSlopeNote string
 	// AFromSlope is A from the wait's slope (slopeAmplification); only
 	// from a wait measured on its own
 	// (the service's wait gauge, tracers): the slope of ingress − served
@@ -196,6 +204,10 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	in.CapacitySource = "served"
 	if math.IsNaN(in.CapacityPerS) || in.CapacityPerS <= 0 {
 		in.CapacityPerS, in.CapacitySource = f.ScenarioCapacityPerS, "scenario"
+		in.CapacityNote = "no served query: the scenario's value"
+		if hasColumn(rows, func(r analysis.TimelineRow) float64 { return r.ServedPerS }) {
+			in.CapacityNote = "the scenario's value: the served rate was never read in a settled failed window"
+		}
 	}
 	in.Utilization = in.BaselinePerS / in.CapacityPerS
 
@@ -207,7 +219,11 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	in.AFail = failedAmplification(rows, windows, f, aClient)
 	if j := f.Wait; j.Trend.N >= 2 {
 		in.WaitSlope = Interval{Value: j.Trend.Slope, Lo: j.SlopeLo, Hi: j.SlopeHi, N: j.Trend.N}
-		if j.Source == analysis.WaitFromService || j.Source == analysis.WaitFromTracers {
+		switch {
+		case j.Source != analysis.WaitFromService && j.Source != analysis.WaitFromTracers:
+		case f.SlopeNotFailed != "":
+			in.AFromSlopeNote = "not reported: the slope was not fitted in a failed state (" + f.SlopeNotFailed + "), where (slope + 1)/ρ would be A"
+		default:
 			in.AFromSlope = slopeAmplification(rows, f, j, in)
 		}
 	}
@@ -615,3 +631,13 @@ func firstFailure(rows []analysis.TimelineRow, spikeStartS, timeoutS, threshold 
 // failing is analysis.TimelineRow.Failing, the one definition of a
 // failed second.
 func failing(m analysis.TimelineRow, threshold float64) bool { return m.Failing(threshold) }
+
+// hasColumn reports whether some row has a value for col.
+func hasColumn(rows []analysis.TimelineRow, col func(analysis.TimelineRow) float64) bool {
+	for _, r := range rows {
+		if !math.IsNaN(col(r)) {
+			return true
+		}
+	}
+	return false
+}

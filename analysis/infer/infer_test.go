@@ -2,6 +2,7 @@ package infer
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -274,5 +275,19 @@ func TestFindRecoveryToleratesAStrayFailure(t *testing.T) {
 	}
 	if at, ok := FindRecovery(rows, 10, 0.99, 60); ok {
 		t.Errorf("a five-second relapse held: recovery at %v", at)
+	}
+}
+
+// The capacity's note says why the scenario's value was taken: "no served
+// query" only when there is none.
+func TestCapacityNoteSaysWhy(t *testing.T) {
+	rows := []analysis.TimelineRow{{TS: 0, Sent: 10, FirstDone: 10, FirstOK: 10, ServedPerS: math.NaN()}, {TS: 1, Sent: 10, FirstDone: 10, FirstOK: 10, ServedPerS: math.NaN()}}
+	f := RunFacts{SpikeStartS: 1, SpikeEndS: 2, TimeoutS: 1, FailedToS: 2, ScenarioCapacityPerS: 100, ScenarioDemandPerS: 10}
+	if in := Infer(rows, f); in.CapacitySource != "scenario" || !strings.Contains(in.CapacityNote, "no served query") {
+		t.Errorf("without a served column: %s, %q", in.CapacitySource, in.CapacityNote)
+	}
+	rows[0].ServedPerS, rows[1].ServedPerS = 10, 10
+	if in := Infer(rows, f); in.CapacitySource != "scenario" || strings.Contains(in.CapacityNote, "no served query") || in.CapacityNote == "" {
+		t.Errorf("with a served column but no failed window: %s, %q", in.CapacitySource, in.CapacityNote)
 	}
 }

@@ -1,6 +1,7 @@
 package referee
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -40,10 +41,45 @@ func (r *Referee) facts(now float64, j analysis.Judgement) infer.RunFacts {
 		ScenarioDemandPerS:    s.DemandPerS,
 		Cohorts:               r.end.Cohorts,
 		Wait:                  j,
+		SlopeNotFailed:        r.slopeNotFailed(j),
 		Trapped:               r.verdict == analysis.VerdictTrapped,
 		ClientAmplification:   r.plan.Amplification.Client,
 		ScenarioAmplification: r.plan.Amplification.Predicted,
 	}
+}
+
+// slopeNotFailed says why the wait's trend j was not fitted in a failed
+// state ("" when it was, or there is no fit): over the seconds it was
+// fitted on, most first attempts succeeded, or the wait stayed under the
+// patience in front of the service (the plan's, or the latency of a layer
+// seen giving up first). A = (slope + 1)/ρ holds only in a failed state;
+// elsewhere the slope measures a slower service, not A (a flat wait of
+// 0.01 s gave "A = 1/ρ").
+func (r *Referee) slopeNotFailed(j analysis.Judgement) string {
+	if j.Trend.N < 2 || math.IsNaN(j.FitFromS) || math.IsNaN(j.FitToS) {
+		return ""
+	}
+	known, failed := 0, 0
+	for _, row := range r.rows {
+		if end := row.TS + 1; end <= j.FitFromS-1 || end > j.FitToS || row.ByDriver() || row.FirstDone == 0 {
+			continue
+		}
+		known++
+		if row.Failing(r.cfg.SuccessRatio) {
+			failed++
+		}
+	}
+	if known > 0 && 2*failed < known {
+		return fmt.Sprintf("most first attempts succeeded over the seconds it was fitted on: %d of %d failed beyond the rule", failed, known)
+	}
+	patience := r.plan.Scenario.PatienceS
+	if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.timeoutS()); ok {
+		patience = math.Min(patience, g.latencyS)
+	}
+	if w := math.Max(j.Trend.At(j.FitFromS), j.Trend.At(j.FitToS)); w < patience {
+		return fmt.Sprintf("the %s wait stayed under the patience of %s (at most %s)", j.Source, analysis.FormatSeconds(patience), analysis.FormatSeconds(math.Max(0, w)))
+	}
+	return ""
 }
 
 // triggeredRecovery is the recovery time of a service the spike pushed

@@ -114,6 +114,11 @@ func (r *Referee) Fill(doc *analysis.Document) {
 		obs.Findings = append(obs.Findings, fmt.Sprintf("the model's recovery formula at %s predicts a recovery in %s, yet the service is trapped: its queue (FIFO, serving abandoned work, capacity fixed) is not what holds this service down, so no predicted recovery is reported",
 			obs.PredictedRecoveryFrom, analysis.FormatSeconds(math.Max(0, p))))
 		obs.PredictedRecoveryS, obs.PredictedRecoveryFrom = nil, ""
+		for i := range obs.Estimates {
+			if obs.Estimates[i].Name == "recovery_s" {
+				obs.Estimates[i].Note = "trapped: the formula's prediction is withheld (see the findings)"
+			}
+		}
 	}
 	if why := r.retriesUnsettled(); why != "" {
 		obs.Findings = append(obs.Findings, why)

@@ -286,6 +286,11 @@ func TestNoFigureContradictsTheVerdict(t *testing.T) {
 	if doc.Verdict != analysis.VerdictTrapped || o.PredictedRecoveryS != nil || !strings.Contains(strings.Join(o.Findings, "\n"), "yet the service is trapped") {
 		t.Errorf("trapped: %s, predicted recovery %v, findings %q", doc.Verdict, analysis.Value(o.PredictedRecoveryS), o.Findings)
 	}
+	for _, e := range o.Estimates {
+		if e.Name == "recovery_s" && strings.Contains(e.Note, "the formula at") {
+			t.Errorf("the estimates still give the formula's recovery beside a trapped verdict: %q", e.Note)
+		}
+	}
 
 	r = unitReferee(1)
 	for ts := 0.0; ts < 100; ts++ {
@@ -299,5 +304,37 @@ func TestNoFigureContradictsTheVerdict(t *testing.T) {
 	r.Fill(&doc)
 	if doc.Verdict != analysis.VerdictNoTrigger || doc.RecoveryS != nil {
 		t.Errorf("no trigger: %s, recovery %v", doc.Verdict, analysis.Value(doc.RecoveryS))
+	}
+}
+
+// A from the wait's slope stands only when the slope was fitted in a
+// failed state: a flat wait far under the patience while first attempts
+// succeed gives no A ((slope + 1)/ρ would be just 1/ρ), with the reason.
+func TestAFromTheSlopeNeedsAFailedState(t *testing.T) {
+	fitted := func(wait float64, failing bool) (float64, string) {
+		plan := analysis.Document{Scenario: analysis.ScenarioSection{DemandPerS: 40, CapacityPerS: 100, TimeoutS: 1, PatienceS: 1}}
+		r := New(plan, analysis.RefereeConfig{SuccessRatio: 0.99, HoldS: 10, ObserveS: 60, SpikeS: 5, Metrics: true,
+			Signals: []analysis.SignalInfo{{Name: "wait", ScrapeIntervalS: 1}}})
+		r.SpikeStarted(15, 20)
+		for ts := 0.0; ts < 40; ts++ {
+			m := analysis.UnknownRow()
+			m.TS, m.Sent, m.FirstDone, m.FirstOK = ts, 40, 40, 40
+			if ts >= 20 {
+				m.WaitS = wait + 0.001*(ts-20)
+				if failing {
+					m.FirstOK, m.FirstTimeouts = 0, 40
+				}
+			}
+			r.Add(m)
+		}
+		j := r.judge(40, true, nil)
+		in := r.infer(40, j)
+		return in.AFromSlope.Value, in.AFromSlopeNote
+	}
+	if a, why := fitted(0.01, false); !math.IsNaN(a) || !strings.Contains(why, "not fitted in a failed state") {
+		t.Errorf("a flat wait of 0.01 s, first attempts succeeding: A from the slope %v (%q)", a, why)
+	}
+	if a, why := fitted(5, true); math.IsNaN(a) || why != "" {
+		t.Errorf("a wait of 5 s, every first attempt failing: A from the slope %v (%q)", a, why)
 	}
 }
