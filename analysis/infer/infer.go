@@ -89,7 +89,7 @@ type Inference struct {
 	// CapacitySource is "served" (measured) or "scenario" (assumed), and
 	// CapacityNote says why the scenario's value was assumed.
 	CapacitySource, CapacityNote string
-	Utilization    float64 // ρ = λ/C
+	Utilization                  float64 // ρ = λ/C
 	// FailedFromS and FailedToS delimit the settled failed window after the
 	// spike that A_fail and C were measured over: from the moment the
 	// ingress query holds only the failed state after the spike to the end
