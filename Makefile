@@ -87,11 +87,13 @@ e2e-runner-b:
 	$(GO) test -timeout 15m -skip '^($(E2E_RUNNER_A))$$' ./runner
 
 # The fleet's tests that build the binary and run agent processes skip
-# with -short; the rest of the fleet was raced in step 2.
+# with -short; the rest of the fleet was raced in step 2. cmd/trigger's
+# tests build the binary with `go build`, which go test's cache cannot
+# see: -count=1, never a cached pass of an older binary.
 e2e-specimen:
 	$(GO) test -timeout 15m ./examples/specimen/specimen
 	$(GO) test -timeout 15m -run '^TestLocalEngine' ./fleet
-	$(GO) test -timeout 15m ./cmd/trigger
+	$(GO) test -count=1 -timeout 15m ./cmd/trigger
 
 # A three-cell campaign, one that finds λ_r, a capacity campaign, stopped
 # campaigns, and simulate --from on two recorded runs (about 7 minutes,
