@@ -69,6 +69,8 @@ func PredictedAt(in Inference) string {
 		return fmt.Sprintf("the measured A_fail = %.2f and ρ", in.PredictedA)
 	case FromScenario:
 		return fmt.Sprintf("the scenario's A = %.2f and the measured ρ (A not measured)", in.PredictedA)
+	case FromClients:
+		return fmt.Sprintf("the clients' own A = %.2f (the driver's count) and the measured ρ", in.PredictedA)
 	}
 	return fmt.Sprintf("%s = %.2f and the measured ρ", in.PredictedFrom, in.PredictedA)
 }

@@ -15,6 +15,7 @@ const (
 	FromSlope    = "A from the wait's slope"
 	FromRecovery = "A from the recovery time"
 	FromScenario = "the scenario's A"
+	FromClients  = "the clients' own A (the driver's count)"
 )
 
 // queueUnseenShare: while first attempts fail by waiting (timeouts, a
@@ -119,12 +120,38 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 			independent = append(independent, e)
 		}
 	}
+	// What the driver counts is exact: no inference overrides it. An A
+	// inferred below the clients' own attempts per request contradicts it
+	// (layers only multiply); and without A_fail, a scenario that declares
+	// no layer beyond its clients stands by the clients' own A.
+	var exact Interval
+	switch {
+	case in.AClient.Known():
+		exact = in.AClient
+	case f.ClientAmplification == 1:
+		exact = Interval{Value: 1, Lo: 1, Hi: 1, N: 1} // clients that never retry
+	}
+	var below []string
+	kept := independent[:0]
+	for _, e := range independent {
+		top := e.iv.Value
+		if e.iv.Bounded() {
+			top = e.iv.Hi
+		}
+		if exact.Known() && top < 0.9*exact.Value {
+			below = append(below, fmt.Sprintf("%s = %s", e.name, intervalText(e.iv)))
+			continue
+		}
+		kept = append(kept, e)
+	}
 	var stands estimate
 	switch {
 	case in.AFail.Known():
 		stands = estimate{FromAFail, in.AFail}
-	case len(independent) > 0:
-		stands = independent[0]
+	case exact.Known() && f.ScenarioAmplification == f.ClientAmplification && (len(independent) > 0 || in.AClient.Known()):
+		stands = estimate{FromClients, exact}
+	case len(kept) > 0:
+		stands = kept[0]
 	}
 	in.A, in.AFrom = stands.iv, stands.name
 	if stands.name == "" {
@@ -156,6 +183,9 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 		}
 	default:
 		in.ANote = "A is not measured: no A_fail, and no wait slope or recovery time to infer it from"
+	}
+	if len(below) > 0 {
+		in.ANote += fmt.Sprintf("; %s is below the clients' own %.2f attempts per request, which the driver counts: not an A (the model's law does not fit this service)", strings.Join(below, " and "), exact.Value)
 	}
 
 	in.Hidden = unknownInterval()

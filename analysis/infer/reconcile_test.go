@@ -22,7 +22,9 @@ func capCounters(rows []analysis.TimelineRow, c float64) {
 // ρ = 0.4, it reads 2.5. It is no measurement: A_fail is unknown, the note
 // says why and what to count instead, C/λ is kept as the lower bound it is
 // for a trapped service, no hidden factor is claimed, and the A the run
-// stands by is the slope's.
+// stands by is the clients' own count (the scenario declares no layer
+// beyond them: no inference overrides what the driver counts), or the
+// slope's when a layer is declared.
 func TestCounterBehindTheQueueIsABound(t *testing.T) {
 	rows := syntheticRun(40, 100, 3, 1, 4, 10, 15, 60, 1)
 	capCounters(rows, 100)
@@ -42,9 +44,16 @@ func TestCounterBehindTheQueueIsABound(t *testing.T) {
 			t.Errorf("note %q lacks %q", in.AFailNote, want)
 		}
 	}
-	if in.AFrom != FromSlope || !near(in.A.Value, 3, 1e-9) || in.PredictedFrom != FromSlope {
-		t.Errorf("A stands from %q = %v (predicted from %q), want the slope's 3", in.AFrom, in.A.Value, in.PredictedFrom)
+	if in.AFrom != FromClients || !near(in.A.Value, 3, 1e-9) || in.PredictedFrom != FromClients || strings.Contains(in.ANote, "disagree") {
+		t.Errorf("A stands from %q = %v (predicted from %q; %s), want the clients' own 3, the slope agreeing", in.AFrom, in.A.Value, in.PredictedFrom, in.ANote)
 	}
+	// With a layer declared beyond the clients, the driver cannot know A:
+	// the slope's inference stands.
+	f.ScenarioAmplification = 6
+	if in := Infer(rows, f); in.AFrom != FromSlope || !near(in.A.Value, 3, 1e-9) {
+		t.Errorf("a declared layer: A stands from %q = %v, want the slope's 3", in.AFrom, in.A.Value)
+	}
+	f.ScenarioAmplification = f.ClientAmplification
 	// Recovered, the same reading is an upper bound.
 	f.Trapped, f.RecoveryS = false, 30
 	if in := Infer(rows, f); !near(in.AFailAtMost, 2.5, 1e-9) || !math.IsNaN(in.AFailAtLeast) {
@@ -132,5 +141,25 @@ func TestSlopeAmplificationUsesTheWindowsArrivals(t *testing.T) {
 	// The mean λ over the whole baseline would have read it high.
 	if naive := (0.48 + 1) / in.Utilization; near(naive, 3, 0.1) {
 		t.Errorf("the test no longer shows the bias: (slope + 1)/ρ = %.2f", naive)
+	}
+}
+
+// An A inferred below the clients' own attempts per request contradicts
+// the driver's exact count (layers only multiply): it never stands, and
+// the note says why ("A from the recovery time = 1.51 stands" for clients
+// making 3 attempts).
+func TestNoInferenceBelowTheClientsOwnA(t *testing.T) {
+	rows := syntheticRun(40, 100, 3, 1, 4, 10, 15, 60, 1)
+	for i := range rows {
+		rows[i].IngressPerS = math.NaN() // no ingress query: no A_fail
+	}
+	f := trappedFacts(rows)
+	f.SpikeEndS, f.FailedToS, f.PatienceS, f.TimeoutS, f.Trapped = 15, 60, 1, 1, false
+	f.Cohorts = failedCohorts(rows, 11, 3)
+	f.ScenarioAmplification = 6 // a declared layer: the driver cannot know A
+	f.Wait = analysis.Judgement{Source: "tracers", Trend: analysis.Trend{N: 10, Slope: -0.4}, SlopeLo: -0.45, SlopeHi: -0.35}
+	in := Infer(rows, f)
+	if in.AFrom == FromSlope || !strings.Contains(in.ANote, "below the clients' own 3.00") {
+		t.Errorf("A from a slope of -0.4 at ρ = 0.4 (1.5) stands as %q = %v: %s", in.AFrom, in.A.Value, in.ANote)
 	}
 }
