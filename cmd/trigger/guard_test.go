@@ -95,6 +95,16 @@ func TestGuardPutsTheFaultBackAfterSIGKILL(t *testing.T) {
 	if guardPID(t, journal) == 0 {
 		t.Fatalf("no fault guard beside the run:\n%s", stderr)
 	}
+	// The fault holds once its start has ended and its output is logged:
+	// the guard is there from the start on, a few milliseconds earlier.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if log, _ := os.ReadFile(filepath.Join(out, "fault.log")); strings.Contains(string(log), "ended") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the fault's start did not end within 10 s:\n%s", stderr)
+		}
+	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
