@@ -129,14 +129,7 @@ func judgedError(out referee.Outcome, end analysis.JudgingEnd) error {
 	case out.Kind == referee.KindTargetRefused:
 		return &Error{Kind: KindHarness, Err: fmt.Errorf("%w: %s", ErrTargetRefused, out.Inconclusive)}
 	case out.Inconclusive != "":
-		var harness error
-		switch end.InconclusiveKind {
-		case "agent_lost":
-			harness = ErrAgentLost
-		case "fault_start":
-			harness = ErrFaultStart
-		}
-		return &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", inconclusiveSentinel(out.Kind, harness), out.Inconclusive)}
+		return &Error{Kind: KindInconclusive, Err: fmt.Errorf("%w: %s", inconclusiveSentinel(out.Kind, harnessKinds[end.InconclusiveKind]), out.Inconclusive)}
 	}
 	return nil
 }

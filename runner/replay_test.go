@@ -182,4 +182,10 @@ func TestJudgeRefusesWhatItCannotReplay(t *testing.T) {
 	if _, err := Judge(JudgeOptions{Dir: dir}); !errors.Is(err, ErrNotReplayable) || !errors.As(err, &re) || re.Kind != KindUsage {
 		t.Errorf("a timeline cut in half: %v", err)
 	}
+	// A record edited to a rule no run has (every second "recovered").
+	os.WriteFile(filepath.Join(dir, report.TimelineFile), tl, 0o644)
+	os.WriteFile(filepath.Join(dir, ResultFile), []byte(strings.Replace(string(b), `"success_ratio": 0.99`, `"success_ratio": 0`, 1)), 0o644)
+	if _, err := Judge(JudgeOptions{Dir: dir}); !errors.Is(err, ErrNotReplayable) || !strings.Contains(err.Error(), "success_ratio") {
+		t.Errorf("a success ratio of 0: %v", err)
+	}
 }

@@ -409,15 +409,19 @@ func (r *run) stoppedReason() string {
 	return r.stopped.reason
 }
 
+// harnessKinds name the harness failures that leave a run without a
+// verdict, as the referee's record keeps them (JudgingEnd.InconclusiveKind).
+var harnessKinds = map[string]error{"agent_lost": ErrAgentLost, "fault_start": ErrFaultStart}
+
 // harnessKind names a harness failure's sentinel for the referee's record.
 func harnessKind(err error) string {
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.Is(err, ErrAgentLost):
-		return "agent_lost"
-	case errors.Is(err, ErrFaultStart):
-		return "fault_start"
+	}
+	for kind, sentinel := range harnessKinds {
+		if errors.Is(err, sentinel) {
+			return kind
+		}
 	}
 	return "harness"
 }

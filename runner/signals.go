@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -131,35 +130,10 @@ func (rr *rereader) stop() {
 	}
 }
 
-// signal returns the named query's signal.
-func (m *metrics) signal(name string) (convert.Signal, bool) {
-	if m == nil {
-		return convert.Signal{}, false
-	}
-	for _, q := range m.sigs {
-		if q.Name == name {
-			return q, true
-		}
-	}
-	return convert.Signal{}, false
-}
-
 // signals returns every query's signal.
 func (m *metrics) signals() []convert.Signal {
 	if m == nil {
 		return nil
 	}
 	return m.sigs
-}
-
-// ingressLag is how far back the ingress and first-attempts queries look,
-// seconds (range + offset + scrape interval; zero without them).
-func (m *metrics) ingressLag() float64 {
-	lag := 0.0
-	for _, name := range []string{"ingress", "first_attempts"} {
-		if q, ok := m.signal(name); ok {
-			lag = math.Max(lag, q.LagS())
-		}
-	}
-	return lag
 }

@@ -574,6 +574,9 @@ func FindRecovery(rows []analysis.TimelineRow, fromS, threshold, holdS float64) 
 		}
 		ts, ok, done = append(ts, r.TS), append(ok, r.FirstOK), append(done, r.FirstDone)
 	}
+	if !(holdS <= float64(len(ts))) { // also NaN: never held
+		return math.NaN(), false
+	}
 	n := max(1, int(math.Ceil(holdS)))
 	var sumOK, sumDone float64 // over [i, i+n)
 	for j := 0; j < min(n, len(ts)); j++ {

@@ -59,17 +59,7 @@ func (r *Referee) slopeNotFailed(j analysis.Judgement) string {
 	if j.Trend.N < 2 || math.IsNaN(j.FitFromS) || math.IsNaN(j.FitToS) {
 		return ""
 	}
-	known, failed := 0, 0
-	for _, row := range r.rows {
-		if end := row.TS + 1; end <= j.FitFromS-1 || end > j.FitToS || row.ByDriver() || row.FirstDone == 0 {
-			continue
-		}
-		known++
-		if row.Failing(r.cfg.SuccessRatio) {
-			failed++
-		}
-	}
-	if known > 0 && 2*failed < known {
+	if failed, known := r.failedSeconds(j.FitFromS-1, j.FitToS); known > 0 && 2*failed < known {
 		return fmt.Sprintf("most first attempts succeeded over the seconds it was fitted on: %d of %d failed beyond the rule", failed, known)
 	}
 	patience := r.plan.Scenario.PatienceS

@@ -128,28 +128,33 @@ func (r *Referee) judge(now float64, final bool, d *Decision) analysis.Judgement
 	return j
 }
 
-// notFailing says why the service is not failing now although the wait's
-// trend says trapped or metastable ("" when it is failing): a trap needs
-// the service failing, whatever law its latency follows (docs/model.md,
-// "What a trigger test measures", item 3). Of the latest three seconds
-// with completed first attempts of the service's (not the driver's own)
-// before now, at least two must fail beyond the rule; and the wait, where
-// its fit ends, must be above the patience in front of the service. A
-// wait that rises below the patience while first attempts succeed is a
-// slower service, not a trapped one.
-func (r *Referee) notFailing(j analysis.Judgement, patienceS, now float64) string {
-	seen, failed := 0, 0
-	for i := len(r.rows) - 1; i >= 0 && seen < 3; i-- {
-		row := r.rows[i]
-		if row.TS+1 > now || row.ByDriver() || row.FirstDone == 0 {
+// failedSeconds counts the seconds ending in (fromS, toS] with completed
+// first attempts of the service's (not the driver's own), and how many of
+// them failed beyond the rule (TimelineRow.Failing).
+func (r *Referee) failedSeconds(fromS, toS float64) (failed, known int) {
+	for _, row := range r.rows {
+		if end := row.TS + 1; end <= fromS || end > toS || row.ByDriver() || row.FirstDone == 0 {
 			continue
 		}
-		seen++
+		known++
 		if row.Failing(r.cfg.SuccessRatio) {
 			failed++
 		}
 	}
-	if seen > 0 && 2*failed < seen {
+	return failed, known
+}
+
+// notFailing says why the service is not failing now although the wait's
+// trend says trapped or metastable ("" when it is failing): a trap needs
+// the service failing, whatever law its latency follows (docs/model.md,
+// "What a trigger test measures", item 3). Of the latest three seconds
+// before now with completed first attempts of the service's, at least
+// half must fail beyond the rule; and the wait, where
+// its fit ends, must be above the patience in front of the service. A
+// wait that rises below the patience while first attempts succeed is a
+// slower service, not a trapped one.
+func (r *Referee) notFailing(j analysis.Judgement, patienceS, now float64) string {
+	if failed, seen := r.failedSeconds(now-3, now); seen > 0 && 2*failed < seen {
 		return fmt.Sprintf("first attempts are succeeding (%d of the latest %d seconds failed beyond the rule)", failed, seen)
 	}
 	if at := j.FitToS; !math.IsNaN(at) {

@@ -42,7 +42,6 @@ type Referee struct {
 
 	stage                stage
 	spikeStart, spikeEnd float64 // seconds since the load started; NaN until known
-	faultStartS          float64 // NaN until the fault is in place
 	faultStopS           float64 // NaN until its stop began
 
 	judgement   analysis.Judgement
@@ -82,7 +81,7 @@ const (
 func New(plan analysis.Document, cfg analysis.RefereeConfig) *Referee {
 	nan := math.NaN()
 	r := &Referee{cfg: cfg, plan: plan, sigs: append([]analysis.SignalInfo(nil), cfg.Signals...),
-		spikeStart: nan, spikeEnd: nan, faultStartS: nan, faultStopS: nan, recoveryS: nan, judgedAt: nan, gate: cfg.Gate}
+		spikeStart: nan, spikeEnd: nan, faultStopS: nan, recoveryS: nan, judgedAt: nan, gate: cfg.Gate}
 	r.waits = newWaitSources(r.delays(), analysis.Resolutions(r.sigs), plan.Scenario.CapacityPerS)
 	return r
 }
@@ -173,7 +172,6 @@ func (r *Referee) SpikeStarted(startS, endS float64) {
 // FaultStarted is the fault in place at atS: it holds FaultS from then.
 func (r *Referee) FaultStarted(atS float64) {
 	r.record(analysis.JudgingEvent{Kind: analysis.EventFaultStarted, AtS: atS})
-	r.faultStartS = atS
 	r.spikeEnd = atS + r.cfg.FaultS
 }
 

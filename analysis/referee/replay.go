@@ -17,6 +17,9 @@ func Replay(plan analysis.Document, rec analysis.JudgingRecord, rows []analysis.
 	if rec.Version != analysis.JudgingVersion {
 		return nil, Outcome{}, fmt.Errorf("the run was judged under the referee's rules of version %d; this trigger judges under version %d and cannot give the same verdict", rec.Version, analysis.JudgingVersion)
 	}
+	if why := badConfig(rec.Config); why != "" {
+		return nil, Outcome{}, fmt.Errorf("the record's config %s: no run judges so", why)
+	}
 	if len(rows) < rec.Rows {
 		return nil, Outcome{}, fmt.Errorf("the timeline has %d rows; the run's referee read %d", len(rows), rec.Rows)
 	}
@@ -57,4 +60,27 @@ func Replay(plan analysis.Document, rec analysis.JudgingRecord, rows []analysis.
 		}
 	}
 	return r, r.Settle(rec.End), nil
+}
+
+// badConfig says what in a recorded config no run can have written ("" when
+// nothing): a success ratio outside (0, 1], a negative duration. A record
+// edited so would judge the same rows under a rule the run never had.
+func badConfig(c analysis.RefereeConfig) string {
+	switch {
+	case !(c.SuccessRatio > 0 && c.SuccessRatio <= 1):
+		return fmt.Sprintf("has success_ratio = %g, outside (0, 1]", c.SuccessRatio)
+	case c.HoldS < 0 || c.WarmupS < 0 || c.SpikeS < 0 || c.ObserveS < 0 || c.FaultS < 0 || c.RetrySettleS < 0 || c.TracerTimeoutS < 0:
+		return "has a negative duration"
+	case c.Gate.MaxRecoveryS < 0 || c.Gate.MaxAmplification < 0:
+		return "has a negative gate"
+	}
+	for _, q := range c.Signals {
+		if q.RangeS < 0 || q.OffsetS < 0 || q.ScrapeIntervalS < 0 {
+			return fmt.Sprintf("gives signal %q a negative window", q.Name)
+		}
+	}
+	if o := c.OnTrap; o != nil && (o.ObserveS < 0 || o.RatePerS < 0) {
+		return "has a negative on_trap"
+	}
+	return ""
 }

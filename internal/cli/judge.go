@@ -59,22 +59,7 @@ written), 5 the run was stopped by a brake, 130 it was interrupted.`,
 				opts.Gate = &gate
 			}
 			res, err := runner.Judge(opts)
-			if res == nil {
-				return runError(err)
-			}
-			if perr := emit(stdout, res.Document, asJSON, func(w io.Writer) error {
-				if out == "" {
-					return nil
-				}
-				_, err := io.WriteString(w, writtenText(out, res.Written))
-				return err
-			}); perr != nil {
-				return perr
-			}
-			if err != nil {
-				return runError(err)
-			}
-			return exitFor(res.Document)
+			return printRun(stdout, res, err, asJSON, out != "")
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the judged result document as JSON")

@@ -106,19 +106,7 @@ fault's stop command failed: the fault may still be in place),
 				Consent:       cf.consent(),
 			})
 			pp.end()
-			if res == nil {
-				return runError(err)
-			}
-			if perr := emit(stdout, res.Document, asJSON, func(w io.Writer) error {
-				_, err := io.WriteString(w, writtenText(res.OutDir, res.Written))
-				return err
-			}); perr != nil {
-				return perr
-			}
-			if err != nil {
-				return runError(err)
-			}
-			return exitFor(res.Document)
+			return printRun(stdout, res, err, asJSON, true)
 		},
 	}
 	sf.register(cmd)
@@ -150,6 +138,28 @@ func confirm(t *convert.Test, yes bool, in *os.File, stderr io.Writer) error {
 		return &ExitError{Code: ExitUsage, Err: errors.New("not confirmed; nothing was sent")}
 	}
 	return nil
+}
+
+// printRun prints a run's result as run and judge do (the document, and
+// with files, where they are) and returns the exit: the runner's error
+// when there is one, else the document's (exitFor).
+func printRun(stdout io.Writer, res *runner.Result, err error, asJSON, files bool) error {
+	if res == nil {
+		return runError(err)
+	}
+	if perr := emit(stdout, res.Document, asJSON, func(w io.Writer) error {
+		if !files {
+			return nil
+		}
+		_, err := io.WriteString(w, writtenText(res.OutDir, res.Written))
+		return err
+	}); perr != nil {
+		return perr
+	}
+	if err != nil {
+		return runError(err)
+	}
+	return exitFor(res.Document)
 }
 
 // runError maps a runner error to its exit code.
