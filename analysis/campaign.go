@@ -55,6 +55,9 @@ type CampaignScenario struct {
 	// the search (Δ for a multiplier search, k for a duration search).
 	Multiplier float64 `json:"multiplier"`
 	SpikeS     float64 `json:"spike_s"`
+	// Law is the service's latency law when the scenario declares one
+	// (service.latency_law, latency_floor); nil: the queue with no floor.
+	Law *LatencyLaw `json:"latency_law,omitempty"`
 }
 
 // Median is the median of xs; NaN for none. xs is left as it is.
@@ -75,6 +78,9 @@ func Median(xs []float64) float64 {
 // amplification a, for the scenario's fixed half of the trigger: +Inf
 // where no size traps (docs/model.md, "Mapping the boundary").
 func (sc CampaignScenario) SmallestTrap(search string, a, rho float64) float64 {
+	if l := sc.Law; l != nil && l.CapacityPerS > 0 && (l.FloorS > 0 || !l.Queue()) && search != "capacity" {
+		return sc.smallestTrapUnder(search, *l, a, rho)
+	}
 	switch search {
 	case "duration":
 		return ModelSmallestDuration(a, rho, sc.Multiplier, sc.TimeoutS)
@@ -179,4 +185,26 @@ type CampaignGate struct {
 	MinTriggerMargin float64  `json:"min_trigger_margin"`
 	Passed           bool     `json:"passed"`
 	Failures         []string `json:"failures,omitempty"`
+}
+
+// smallestTrapUnder is SmallestTrap under a declared latency law
+// (docs/model.md, "Latency laws and what sustains a trap"): the queue's
+// closed forms at the wait's patience, τ_out − L₀, or under concurrency
+// the fluid's least trigger where A·λ ≥ C_τ; +Inf where no size traps.
+func (sc CampaignScenario) smallestTrapUnder(search string, l LatencyLaw, a, rho float64) float64 {
+	lambda := rho * l.CapacityPerS
+	if l.Queue() {
+		tau := l.WaitPatienceS(sc.TimeoutS)
+		if search == "duration" {
+			return ModelSmallestDuration(a, rho, sc.Multiplier, tau)
+		}
+		return ModelSmallestMultiplier(a, rho, sc.SpikeS, tau)
+	}
+	if !TrapHoldsUnder(l, a, lambda, sc.TimeoutS) {
+		return math.Inf(1)
+	}
+	if search == "duration" {
+		return MinSpikeUnder(l, lambda, sc.Multiplier, sc.TimeoutS)
+	}
+	return MinMultiplierUnder(l, lambda, sc.SpikeS, sc.TimeoutS)
 }

@@ -14,8 +14,12 @@ type Document struct {
 	// Kind is "plan", "simulate" or "run".
 	Kind string `json:"kind"`
 	// Model names the model for simulate ("fluid", "request").
-	Model         string               `json:"model,omitempty"`
-	Scenario      ScenarioSection      `json:"scenario"`
+	Model    string          `json:"model,omitempty"`
+	Scenario ScenarioSection `json:"scenario"`
+	// LatencyLaw is the service's latency law the figures rest on: the
+	// scenario's, the one a run fitted, or the queue assumed (its Source
+	// says which).
+	LatencyLaw    *LatencyLaw          `json:"latency_law,omitempty"`
 	Trigger       TriggerCheck         `json:"trigger"`
 	Amplification AmplificationSection `json:"amplification"`
 	Prediction    Prediction           `json:"prediction"`
@@ -171,6 +175,11 @@ type Prediction struct {
 	TrapThreshold float64 `json:"trap_threshold"`
 	// AmplifiedUtilization is A·ρ; at or above 1 the service is trapped.
 	AmplifiedUtilization float64 `json:"amplified_utilization"`
+	// CapacityAtTimeoutPerS is C_τ, the throughput at which the latency
+	// reaches the patience, under a latency law that grows with
+	// concurrency (AmplifiedUtilization is then A·λ/C_τ); omitted under
+	// the queue law, where it is C.
+	CapacityAtTimeoutPerS *float64 `json:"capacity_at_timeout_per_s,omitempty"`
 	// PeakWaitS is the wait at the spike's end.
 	PeakWaitS float64 `json:"peak_wait_s"`
 	// MinMultiplier and MinSpikeS are the smallest k (for this Δ) and Δ (for
@@ -348,6 +357,13 @@ type Observation struct {
 	Estimates []Estimate `json:"estimates,omitempty"`
 	// OnTrap is what the on_trap action did, when one ran.
 	OnTrap *OnTrapResult `json:"on_trap,omitempty"`
+	// Advice is the run's advice: the plan's recommendations less what
+	// the run's measurements contradict, with what the named sustaining
+	// effect and the fitted law call for (Document.Advice).
+	Advice []string `json:"advice,omitempty"`
+	// SustainedBy says what held a trapped or metastable service down,
+	// from what the run measured; nil for other verdicts.
+	SustainedBy *Sustaining `json:"sustained_by,omitempty"`
 	// Dropped and RefusedInFlight count first attempts the driver could not
 	// send on schedule (lag bound) or at all (max_in_flight): the driver's health.
 	Dropped         *float64 `json:"dropped_total,omitempty"`
@@ -509,4 +525,52 @@ type RequestResult struct {
 	FirstConnect      float64 `json:"first_connect"`
 	FirstClientErrors float64 `json:"first_client_errors"`
 	FirstOther        float64 `json:"first_other"`
+}
+
+// SustainingEffect names what holds a failed service down (docs/model.md,
+// "Latency laws and what sustains a trap").
+type SustainingEffect string
+
+const (
+	// SustainedByRetries: the work arriving once every attempt fails,
+	// A·λ, is at least the capacity the service had before.
+	SustainedByRetries SustainingEffect = "retries"
+	// SustainedByLostCapacity: the service serves less in the failed state
+	// than before (garbage collection, cache misses, contention), and the
+	// work arriving is below the capacity it had before.
+	SustainedByLostCapacity SustainingEffect = "lost_capacity"
+	// SustainedByBoth: the capacity fell, and the retries fill what is left.
+	SustainedByBoth SustainingEffect = "both"
+	// SustainedByNotKnown: what the run measured does not tell (Note says
+	// what is missing).
+	SustainedByNotKnown SustainingEffect = "not_known"
+)
+
+// Sustaining is the `observation.sustained_by` section: what held the
+// service down, with the capacities and the work arriving it is named from.
+type Sustaining struct {
+	Effect SustainingEffect `json:"effect"`
+	// CapacityBeforePerS is what the service served while work waited
+	// before it failed (the driver's successes in the spike's busy
+	// seconds), or the law's or the scenario's C; CapacityBeforeFrom says which.
+	CapacityBeforePerS *float64 `json:"capacity_before_per_s"`
+	CapacityBeforeFrom string   `json:"capacity_before_from"`
+	// CapacityFailedPerS is what it served in the failed state (its served
+	// query, every attempt failing); null when not measured.
+	CapacityFailedPerS *float64 `json:"capacity_failed_per_s"`
+	// ArrivingPerS is the work arriving in the failed state, A·λ, with
+	// the A it used (ArrivingFrom).
+	ArrivingPerS *float64 `json:"arriving_per_s"`
+	ArrivingFrom string   `json:"arriving_from"`
+	DemandPerS   *float64 `json:"demand_per_s"`
+	Note         string   `json:"note"`
+}
+
+// Advice is what the document advises: a run's own advice when it has
+// one, else the plan's recommendations.
+func (d Document) Advice() []string {
+	if o := d.Observation; o != nil && o.Advice != nil {
+		return o.Advice
+	}
+	return d.Prediction.Recommendations
 }

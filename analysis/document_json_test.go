@@ -26,7 +26,7 @@ func fill(v reflect.Value, num func() float64) int {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		v.SetInt(3)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v.SetUint(3)
+		v.SetUint(1) // a valid value of every enum (vocab.LatencyLaw reads back by name)
 	case reflect.Pointer:
 		v.Set(reflect.New(v.Type().Elem()))
 		n += fill(v.Elem(), num)

@@ -25,7 +25,7 @@ type JudgingRecord struct {
 // JudgingVersion is the version of the referee's rules a record was
 // written under; `trigger judge` refuses a record of another version
 // rather than give a verdict the run did not.
-const JudgingVersion = 2
+const JudgingVersion = 3
 
 // RefereeConfig is what the referee knows before the first row, besides
 // the plan's document (the scenario's λ, C, k, τ_out, patience, the

@@ -18,6 +18,9 @@ type PlanInputs struct {
 	PodRatePerS     float64
 	MaxReplicas     int
 	ScalabilityPeak int
+	// Law is the service's latency law when the scenario declares it (or a
+	// run fitted it); nil assumes the model's queue with no floor.
+	Law *LatencyLaw
 	// Scaler describes the autoscaler; nil for a fixed capacity.
 	Scaler *ScalerInputs
 	Gate   GateSpec
@@ -62,10 +65,16 @@ func Plan(in PlanInputs) Document {
 	sc.PatienceS, sc.PatienceFrom = Patience(sc.TimeoutS, in.Layers)
 	// Every wait is compared with the shortest patience in front of the
 	// service, which a layer's per-try timeout can make shorter than τ_out.
-	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, sc.PatienceS
+	law := planLaw(in)
+	// Under the queue law a wait is compared with the patience less the
+	// floor: the latency a client sees is the floor plus the wait.
+	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, law.WaitPatienceS(sc.PatienceS)
 	amp := in.amplification()
 	a := amp.Predicted
 	trig := CheckTrigger(k, rho, spike, tau)
+	if concurrency := lawApplies(in, law); concurrency {
+		return planUnderConcurrency(in, sc, law, amp)
+	}
 
 	p := Prediction{
 		TrapThreshold:        trapThreshold(a),
@@ -160,11 +169,12 @@ func Plan(in PlanInputs) Document {
 	if in.JudgeAfterS > 0 {
 		p.JudgeAfterS, p.JudgeAfterNote = Num(in.JudgeAfterS), in.JudgeAfterNote
 	}
-	p.Recommendations = recommend(in, sc, trig, p, amp)
+	p.Recommendations = recommend(in, sc, law, trig, p, amp)
 
 	return Document{
 		Kind:          "plan",
 		Scenario:      sc,
+		LatencyLaw:    &law,
 		Trigger:       trig,
 		Amplification: amp,
 		Prediction:    p,
@@ -175,13 +185,23 @@ func Plan(in PlanInputs) Document {
 }
 
 // recommend puts the prediction into plain words for the scenario's author.
-func recommend(in PlanInputs, sc ScenarioSection, trig TriggerCheck, p Prediction, amp AmplificationSection) []string {
-	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, sc.PatienceS
+func recommend(in PlanInputs, sc ScenarioSection, law LatencyLaw, trig TriggerCheck, p Prediction, amp AmplificationSection) []string {
+	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, law.WaitPatienceS(sc.PatienceS)
 	a := amp.Predicted
 	var out []string
 	tauName := "τ_out"
+	if why := lawNotApplied(in, law); why != "" {
+		out = append(out, why)
+	}
+	if law.FloorS > 0 {
+		tauName = "the wait's patience"
+		out = append(out, fmt.Sprintf("the service's latency floor L₀ = %s leaves a wait of %s before a client gives up (%s less the floor): the trigger, t0 and the recovery time use it",
+			FormatSeconds(law.FloorS), FormatSeconds(tau), FormatSeconds(sc.PatienceS)))
+	}
 	if sc.PatienceS < sc.TimeoutS {
-		tauName = "the patience"
+		if law.FloorS <= 0 {
+			tauName = "the patience"
+		}
 		out = append(out, fmt.Sprintf("the service's patience is %s, %s, shorter than the clients' τ_out = %s: a wait past it fails every attempt (the layer answers an error before the client times out), so the trigger, t0, the admission bound and the recovery time use it",
 			FormatSeconds(sc.PatienceS), sc.PatienceFrom, FormatSeconds(sc.TimeoutS)))
 	}

@@ -71,6 +71,11 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 		}
 		in.Layers = append(in.Layers, layer)
 	}
+	if s.Service.LatencyLawGiven {
+		law := analysis.LatencyLaw{Kind: s.Service.LatencyLaw, FloorS: s.Service.LatencyFloor.Seconds(), CapacityPerS: s.Service.Capacity,
+			Source: analysis.LawDeclared, FitR2: math.NaN(), OtherR2: math.NaN(), Note: "the scenario's service.latency_law and latency_floor"}
+		in.Law = &law
+	}
 	if a := s.Service.Autoscaler; a != nil {
 		in.Scaler = &analysis.ScalerInputs{Signal: a.Signal, Target: a.Target, DeadTimeS: a.DeadTime.Seconds()}
 	}

@@ -26,6 +26,17 @@ type Service struct {
 	// stops growing; zero means unknown.
 	ScalabilityPeak int
 	Autoscaler      *Autoscaler // nil when the block is absent
+	// LatencyLaw is how the service's latency grows with the requests in
+	// flight, when the author knows it: vocab.LawQueue (the default, a
+	// FIFO queue behind servers or a floor) or vocab.LawConcurrency
+	// (latency that grows with every request in flight, no queue).
+	// LatencyLawGiven says the scenario named it; otherwise plan assumes
+	// the queue and a run fits the law from its data.
+	LatencyLaw      vocab.LatencyLaw
+	LatencyLawGiven bool
+	// LatencyFloor is L₀, the latency of a request alone (downstream
+	// calls, a fixed amount of work); zero when not given.
+	LatencyFloor time.Duration
 
 	// The attributes below shape only the request-level model
 	// (`trigger simulate --model request`); the defaults are the specimen's.
@@ -74,6 +85,7 @@ var (
 	serviceTimes  = vocab.ServiceTimeNames()
 	queueKinds    = vocab.QueueNames()
 	scalerSignals = vocab.ScalerSignalNames()
+	latencyLaws   = vocab.LatencyLawNames()
 )
 
 // The schemas of the service block and of its autoscaler sub-block:
@@ -81,7 +93,7 @@ var (
 var (
 	serviceSchema = &hcl.BodySchema{
 		Attributes: attrs("capacity", "pods", "pod_rate", "admission_bound", "max_replicas", "scalability_peak",
-			"workers", "service_time", "service_cv", "queue", "deadline_propagation"),
+			"workers", "service_time", "service_cv", "queue", "deadline_propagation", "latency_law", "latency_floor"),
 		Blocks: blocks("autoscaler"),
 	}
 	autoscalerSchema = &hcl.BodySchema{Attributes: attrs("signal", "target", "dead_time")}
@@ -104,6 +116,9 @@ func (d *decoder) decodeService(blk *hcl.Block) Service {
 		ServiceCV:           b.num("service_cv", DefaultServiceCV),
 		Queue:               enum(b, "queue", "queue discipline", DefaultQueue, queueKinds, vocab.ParseQueue),
 		DeadlinePropagation: b.boolean("deadline_propagation", false),
+
+		LatencyLaw:   enum(b, "latency_law", "latency law", vocab.DefaultLatencyLaw, latencyLaws, vocab.ParseLatencyLaw),
+		LatencyFloor: b.duration("latency_floor", 0),
 	}
 	if ab := b.one("autoscaler", false, ""); ab != nil {
 		a := d.open("autoscaler", "service.autoscaler", ab.Body, ab.DefRange, autoscalerSchema)
@@ -191,6 +206,11 @@ func (v *validator) service() {
 		}
 	}
 
+	s.LatencyLawGiven = src.has("service.latency_law") || src.has("service.latency_floor")
+	v.nonNegDur(s.LatencyFloor, "service.latency_floor", "latency_floor",
+		"L₀, the latency of a request alone, before any queue (0: none)")
+	v.errorf(s.LatencyFloor > 0 && v.s.Client.Timeout > 0 && s.LatencyFloor >= v.s.Client.Timeout, "service.latency_floor", "Value out of range",
+		"latency_floor = %s is not below the client timeout %s: every request would time out with the service idle.", s.LatencyFloor, v.s.Client.Timeout)
 	v.nonNegDur(s.AdmissionBound, "service.admission_bound", "admission_bound",
 		"b, the most work the queue may hold in seconds of capacity (0: no bound)")
 	v.errorf(s.MaxReplicas < 0 || s.MaxReplicas > MaxReplicas, "service.max_replicas", "Value out of range",

@@ -23,6 +23,7 @@ func enums() []enum {
 		{"outcome", OutcomeNames(), func(s string) (fmt.Stringer, error) { return ParseOutcome(s) }, ""},
 		{"service time", ServiceTimeNames(), func(s string) (fmt.Stringer, error) { return ParseServiceTime(s) }, "deterministic"},
 		{"queue", QueueNames(), func(s string) (fmt.Stringer, error) { return ParseQueue(s) }, "per_pod"},
+		{"latency law", LatencyLawNames(), func(s string) (fmt.Stringer, error) { return ParseLatencyLaw(s) }, "queue"},
 		{"discipline", DisciplineNames(), func(s string) (fmt.Stringer, error) { return ParseDiscipline(s) }, "fifo"},
 		{"signal", ScalerSignalNames(), func(s string) (fmt.Stringer, error) { return ParseScalerSignal(s) }, ""},
 		{"protocol", ProtocolNames(), func(s string) (fmt.Stringer, error) { return ParseProtocol(s) }, "http1"},

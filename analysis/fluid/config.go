@@ -52,6 +52,13 @@ type Config struct {
 	// most b·C of work; refused attempts cost no service and count as
 	// failures the policy may retry. Zero means no bound.
 	AdmissionBoundS float64
+	// Concurrency serves by the concurrency law (docs/model.md, "Latency
+	// laws and what sustains a trap"): the work in the system is N
+	// requests in flight, all served at once, at X(N) = N/(L₀ + N/C)
+	// per second, never C; the wait N/C is compared with TimeoutS, which
+	// is then the wait's patience τ_out − L₀. FloorS is L₀, seconds.
+	Concurrency bool
+	FloorS      float64
 	// StepS is the integration step in seconds; zero means 10 ms.
 	StepS float64
 	// SampleS is the timeline's resolution in seconds; zero means 1 s.
@@ -84,6 +91,8 @@ func (c *Config) normalize() error {
 		return bad("no stages")
 	case !(c.CapacityPerS > 0):
 		return bad("capacity %v must be positive", c.CapacityPerS)
+	case c.FloorS < 0 || math.IsNaN(c.FloorS):
+		return bad("latency floor %v s must not be negative", c.FloorS)
 	case !(c.TimeoutS > 0):
 		return bad("timeout %v s must be positive", c.TimeoutS)
 	case c.Retry.MaxRetries < 0:

@@ -41,6 +41,12 @@ func SimulatePlan(in analysis.PlanInputs, stepS, sampleS float64) (analysis.Docu
 		StepS:              stepS,
 		SampleS:            sampleS,
 	}
+	if law := doc.LatencyLaw; law != nil {
+		// Waits are compared with the wait's patience, τ_out − L₀; under
+		// concurrency the service serves X(N), never C.
+		cfg.TimeoutS = law.WaitPatienceS(sc.PatienceS)
+		cfg.Concurrency, cfg.FloorS = !law.Queue(), law.FloorS
+	}
 	if f := sc.Fault; f != nil {
 		// The fault holds in the spike's place, after the warmup.
 		cfg.FaultCapacity, cfg.FaultStartS, cfg.FaultEndS = f.Capacity, sc.WarmupS, sc.WarmupS+f.DurationS

@@ -213,6 +213,10 @@ func (r *sim) run() analysis.ModelResult {
 			}
 		}
 
+		if cfg.Concurrency && r.backlog > 0 {
+			// X(N) = C·N/(C·L₀ + N): every request in flight shares the service.
+			serveStep = capacity * r.backlog / (capacity*cfg.FloorS + r.backlog) * dt
+		}
 		served := math.Min(r.backlog, serveStep)
 		_, abandoned := r.queue.serve(served)
 		r.backlog -= served
@@ -226,7 +230,9 @@ func (r *sim) run() analysis.ModelResult {
 				firstFail = n
 			}
 		}
-		if timedOut > 0 || refused > 0 || r.backlog > 0 {
+		// A queue is back when it is empty; under concurrency requests are
+		// always in flight, and the service is back when none fails.
+		if timedOut > 0 || refused > 0 || (r.backlog > 0 && !cfg.Concurrency) {
 			lastBad = n
 		}
 		fail.Add(work+refused, first, failing || (admitted == 0 && arriving > 0))

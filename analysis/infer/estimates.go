@@ -41,7 +41,7 @@ func EstimateTable(plan analysis.Document, in Inference, recoveryS float64, wait
 		row("hidden_factor", "Hidden factor A_fail/A_client", "", plan.Amplification.Predicted/client, in.Hidden, hiddenNote(in)),
 		row("wait_slope", "Wait slope after the spike (A·ρ − 1)", "s/s", p.AmplifiedUtilization-1, in.WaitSlope, slopeNote),
 		row("amplification_from_slope", "A from the wait slope", "", plan.Amplification.Predicted, in.AFromSlope, fromSlopeNote),
-		row("amplification_from_recovery", "A from the recovery time", "", plan.Amplification.Predicted, in.AFromRecovery, "recovery-time formula inverted"),
+		row("amplification_from_recovery", "A from the recovery time", "", plan.Amplification.Predicted, in.AFromRecovery, orDefault(in.AFromRecoveryNote, "recovery-time formula inverted")),
 		row("recovery_s", "Recovery time", "s", analysis.Value(p.RecoveryS), point(recoveryS), recoveryNote(in)),
 	}
 }
@@ -56,7 +56,7 @@ func capacityNote(in Inference) string {
 func recoveryNote(in Inference) string {
 	pr := in.PredictedRecoveryS.Value
 	if math.IsNaN(pr) || math.IsInf(pr, 0) {
-		return ""
+		return in.PredictedNote
 	}
 	return "the formula at " + PredictedAt(in) + " gives " + analysis.FormatSeconds(pr)
 }
@@ -87,4 +87,12 @@ func hiddenNote(in Inference) string {
 		return "retries by layers the clients do not see"
 	}
 	return in.HiddenNote
+}
+
+// orDefault is note, or def when note is empty.
+func orDefault(note, def string) string {
+	if note != "" {
+		return note
+	}
+	return def
 }

@@ -64,6 +64,11 @@ type RunFacts struct {
 	// state ("" when it was): A = (slope + 1)/ρ holds only while every
 	// attempt fails, the wait above the patience.
 	SlopeNotFailed string
+	// LawNotQueue says why the queue's forms do not hold for this service
+	// ("" when they do): its latency law, fitted from the run's healthy
+	// seconds, is not the queue's. A from the slope, A from the recovery
+	// time and the predicted recovery are then not reported.
+	LawNotQueue string
 	// Trapped says that the run judged the service trapped: a bound on A
 	// from a counter behind the queue is then a lower bound.
 	Trapped bool
@@ -131,14 +136,19 @@ type Inference struct {
 	// (the service's wait gauge, tracers): the slope of ingress − served
 	// would restate A_fail.
 	AFromSlope Interval
-	// AFromRecovery inverts the full recovery-time form at the measured ρ.
-	AFromRecovery Interval
+	// AFromRecovery inverts the full recovery-time form at the measured ρ;
+	// AFromRecoveryNote says why it is not reported ("" when it is, or
+	// nothing recovered).
+	AFromRecovery     Interval
+	AFromRecoveryNote string
 	// PredictedRecoveryS is the full closed form at the A the run stands by
 	// (never A from the recovery itself), else the scenario's, at the
 	// measured ρ and t0; PredictedFrom names the A it used.
 	PredictedRecoveryS Interval
-	PredictedFrom      string
-	PredictedA         float64
+	// PredictedNote says why no recovery is predicted ("" when one is).
+	PredictedNote string
+	PredictedFrom string
+	PredictedA    float64
 	// T0S is when the wait crossed the patience, seconds after the spike
 	// started, as measured (NaN when nothing failed); T0Source says from
 	// what: "cohorts" (the first attempts sent before it succeeded) or
@@ -221,6 +231,8 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 		in.WaitSlope = Interval{Value: j.Trend.Slope, Lo: j.SlopeLo, Hi: j.SlopeHi, N: j.Trend.N}
 		switch {
 		case j.Source != analysis.WaitFromService && j.Source != analysis.WaitFromTracers:
+		case f.LawNotQueue != "":
+			in.AFromSlopeNote = "not reported: " + f.LawNotQueue + ", where the slope is not A·ρ − 1"
 		case f.SlopeNotFailed != "":
 			in.AFromSlopeNote = "not reported: the slope was not fitted in a failed state (" + f.SlopeNotFailed + "), where (slope + 1)/ρ would be A"
 		default:
@@ -248,7 +260,11 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	// so the work arriving per first attempt is A·load, and the recovery's
 	// form is evaluated (and inverted) at it.
 	load := tracerLoad(rows, f, aClient, in.BaselinePerS)
-	if !math.IsNaN(f.RecoveryS) && f.FaultCapacity == 0 {
+	if f.LawNotQueue != "" {
+		in.AFromRecoveryNote = "not reported: " + f.LawNotQueue + ", for which the recovery-time formula (the queue's) does not hold"
+		in.PredictedNote = in.AFromRecoveryNote
+	}
+	if !math.IsNaN(f.RecoveryS) && f.FaultCapacity == 0 && f.LawNotQueue == "" {
 		// The recovery is known to the second: invert at its two ends.
 		// (After a fault the recovery's form is not inverted: no A from it.)
 		fromRecovery := func(t float64) float64 {
@@ -261,7 +277,7 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 	if from == FromRecovery || !a.Known() {
 		a, from = Interval{Value: f.ScenarioAmplification, Lo: nan, Hi: nan}, FromScenario
 	}
-	if a.Known() && a.Value > 0 {
+	if a.Known() && a.Value > 0 && f.LawNotQueue == "" {
 		predict := func(a float64) float64 { return analysis.RecoveryTimeAfter(a*load, rho, k, spike, t0, patience) }
 		if fc := f.FaultCapacity; fc > 0 {
 			predict = func(a float64) float64 { return analysis.FaultRecoveryAfter(a*load, rho, fc, spike, t0, patience) }

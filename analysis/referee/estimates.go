@@ -42,6 +42,7 @@ func (r *Referee) facts(now float64, j analysis.Judgement) infer.RunFacts {
 		Cohorts:               r.end.Cohorts,
 		Wait:                  j,
 		SlopeNotFailed:        r.slopeNotFailed(j),
+		LawNotQueue:           lawNotQueue(r.law()),
 		Trapped:               r.verdict == analysis.VerdictTrapped,
 		ClientAmplification:   r.plan.Amplification.Client,
 		ScenarioAmplification: r.plan.Amplification.Predicted,

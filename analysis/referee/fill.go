@@ -59,6 +59,8 @@ func (r *Referee) Fill(doc *analysis.Document) {
 		j = analysis.Judgement{}
 	}
 	in := r.infer(r.end.AtS, j)
+	law := r.law()
+	doc.LatencyLaw = &law
 	obs.T0S = analysis.Num(in.T0S)
 	patience, patienceFrom := r.patience(in)
 	obs.PatienceS, obs.PatienceFrom = analysis.Num(patience), patienceFrom
@@ -108,6 +110,8 @@ func (r *Referee) Fill(doc *analysis.Document) {
 		doc.RecoveryS = nil
 	}
 	obs.Findings = findings(*doc, r.rows, in, r.recoveryS, r.layerNote(in))
+	obs.SustainedBy = r.sustaining(doc.Verdict, in, law)
+	obs.Advice = r.advice(doc, in)
 	if p := analysis.Value(obs.PredictedRecoveryS); doc.Verdict == analysis.VerdictTrapped && obs.PredictedRecoveryS != nil && !math.IsInf(p, 1) {
 		// The formula's queue recovers; this service did not. The figure
 		// is withheld and the contradiction said once, in words.

@@ -59,6 +59,10 @@ type Referee struct {
 
 	onTrap *onTrap
 
+	// lawCache is the latency law fitted to the first lawRows rows.
+	lawCache *analysis.LatencyLaw
+	lawRows  int
+
 	inconclusive, kind string
 	// stepped is how many rows had been read at the last Step.
 	stepped int

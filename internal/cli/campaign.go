@@ -170,7 +170,7 @@ func campaignWorst(test *convert.Test) (worst *convert.Test, cells int, longest 
 		s.Load.Spike.Multiplier = c.To
 	}
 	plan := analysis.Plan(test.Plan)
-	p := campaign.Plan(test.Scenario, plan.Amplification.Predicted, plan.Scenario.PatienceS)
+	p := campaign.Plan(test.Scenario, plan.Amplification.Predicted, plan.Scenario.PatienceS, campaign.DeclaredLaw(plan))
 	wt := *test
 	wt.Scenario = &s
 	return &wt, p.MaxCells, p.Longest.Round(time.Second)
@@ -180,7 +180,7 @@ func campaignWorst(test *convert.Test) (worst *convert.Test, cells int, longest 
 func printCampaignPlan(w io.Writer, test *convert.Test) error {
 	s := test.Scenario
 	plan := analysis.Plan(test.Plan)
-	p := campaign.Plan(s, plan.Amplification.Predicted, plan.Scenario.PatienceS)
+	p := campaign.Plan(s, plan.Amplification.Predicted, plan.Scenario.PatienceS, campaign.DeclaredLaw(plan))
 	c := s.Campaign
 	fmt.Fprintf(w, "Campaign  %s: %s from %g to %g, precision %g %%; nothing is sent\n", s.Name, c.Search, c.From, c.To, 100*c.Precision)
 	fmt.Fprintf(w, "Model     C = %g/s, patience %gs, A = %.3g: a trigger traps where A·ρ ≥ 1 (ρ ≥ %.3g)\n",

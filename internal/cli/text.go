@@ -81,6 +81,12 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	if sc.Fault != nil {
 		overload = "(λ/C′ − 1)·Δ"
 	}
+	if l := doc.LatencyLaw; l != nil && l.FloorS > 0 {
+		patience = "the wait's patience (τ less L₀)"
+	}
+	if doc.Prediction.CapacityAtTimeoutPerS != nil {
+		overload = "the wait at the spike's end (the law's N/C)"
+	}
 	if tr.Valid {
 		t.line("Trigger", "yes: %s = %.2f s > %s = %s, margin %.2f, t0 = %s", overload, tr.OverloadS, patience, analysis.FormatSeconds(tr.TimeoutS), tr.Margin, analysis.FormatSeconds(analysis.Value(tr.T0S)))
 	} else {
@@ -124,14 +130,21 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	if st := amp.Standing; st != nil && st.From != "A_fail" {
 		t.line("", "measured %s = %s", st.From, intervalText(&st.Value, st.Lo, st.Hi))
 	}
-	trap := "a trigger is survivable"
+	if l := doc.LatencyLaw; l != nil {
+		t.line("Latency law", "%s", report.LawText(*l))
+	}
+	trap := "retries alone cannot hold a failed state (a service that loses capacity under load still can)"
 	switch {
 	case p.AmplifiedUtilization >= 1 && p.AdmissionBound != nil && p.AdmissionBound.Holds:
 		trap = "vulnerable, but the admission bound b < τ_out keeps debt from forming"
 	case p.AmplifiedUtilization >= 1:
 		trap = "once triggered, the service stays failed"
 	}
-	t.line("Trap", "1/A = %.2f   A·ρ = %.2f: %s", p.TrapThreshold, p.AmplifiedUtilization, trap)
+	if c := p.CapacityAtTimeoutPerS; c != nil {
+		t.line("Trap", "A·λ/C_τ = %.2f (C_τ = %.1f/s, the throughput at the patience): %s", p.AmplifiedUtilization, *c, trap)
+	} else {
+		t.line("Trap", "1/A = %.2f   A·ρ = %.2f: %s", p.TrapThreshold, p.AmplifiedUtilization, trap)
+	}
 	t.line("Prediction", "%s", predictionText(p))
 	if p.JudgeAfterS != nil {
 		t.line("", "a trap shows %s after the spike at the soonest (%s)", analysis.FormatSeconds(*p.JudgeAfterS), p.JudgeAfterNote)
@@ -149,6 +162,9 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 		t.line("Agents", "%s", fleetText(f))
 	}
 	t.line("Verdict", "%s%s", strings.ToUpper(string(doc.Verdict)), recoveryText(doc))
+	if o := doc.Observation; o != nil && o.SustainedBy != nil {
+		t.line("Held down by", "%s", string(o.SustainedBy.Effect)+": "+o.SustainedBy.Note)
+	}
 	t.line("Gate", "%s", gateText(doc.Gate))
 	if o := doc.Observation; o != nil && len(o.Findings) > 0 {
 		t.raw("\nFindings\n")
@@ -156,9 +172,9 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 			t.raw("  • %s\n", f)
 		}
 	}
-	if len(p.Recommendations) > 0 {
+	if advice := doc.Advice(); len(advice) > 0 {
 		t.raw("\nAdvice\n")
-		for _, r := range p.Recommendations {
+		for _, r := range advice {
 			t.raw("  • %s\n", r)
 		}
 	}

@@ -20,7 +20,7 @@ func newDocument(test *convert.Test, now time.Time) analysis.CampaignDocument {
 	doc := analysis.CampaignDocument{
 		Scenario: analysis.CampaignScenario{Name: s.Name, File: s.File, Hash: s.Hash, Target: plan.Scenario.Target,
 			CapacityPerS: s.Service.Capacity, TimeoutS: plan.Scenario.PatienceS, AmplificationPlanned: plan.Amplification.Predicted,
-			Multiplier: s.Load.Spike.Multiplier, SpikeS: s.Load.Spike.Duration.Seconds()},
+			Multiplier: s.Load.Spike.Multiplier, SpikeS: s.Load.Spike.Duration.Seconds(), Law: DeclaredLaw(plan)},
 		Search: c.Search.String(), From: c.From, To: c.To, Precision: c.Precision, Hysteresis: c.Hysteresis,
 		StartedAt: now.UTC().Format(time.RFC3339),
 		Cells:     []analysis.CampaignCell{},
@@ -175,6 +175,14 @@ func (cp *campaign) write() error {
 		return report.WriteCampaignHTML(w, cp.doc)
 	}); err != nil {
 		cp.logf("campaign: %v", err)
+	}
+	return nil
+}
+
+// DeclaredLaw is the scenario's latency law, nil when it declares none.
+func DeclaredLaw(plan analysis.Document) *analysis.LatencyLaw {
+	if l := plan.LatencyLaw; l != nil && l.Source == analysis.LawDeclared {
+		return l
 	}
 	return nil
 }

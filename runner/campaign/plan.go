@@ -37,7 +37,7 @@ type Planned struct {
 }
 
 // Plan is what Run would do with test, without sending anything.
-func Plan(s *scenarios.Scenario, plannedA, patienceS float64) Planned {
+func Plan(s *scenarios.Scenario, plannedA, patienceS float64, law *analysis.LatencyLaw) Planned {
 	c := s.Campaign
 	p := Planned{ProbeLimit: probeLimit(s), Rest: c.Rest}
 	// The longest cell is one with the largest size, as a cell runs it.
@@ -47,7 +47,7 @@ func Plan(s *scenarios.Scenario, plannedA, patienceS float64) Planned {
 		if c.Hysteresis {
 			b.MaxRecoveryCells = analysis.MaxKnownSteps(0, c.Rates[i], c.Precision)
 		}
-		sc := analysis.CampaignScenario{Multiplier: s.Load.Spike.Multiplier, SpikeS: s.Load.Spike.Duration.Seconds(), TimeoutS: patienceS}
+		sc := analysis.CampaignScenario{Multiplier: s.Load.Spike.Multiplier, SpikeS: s.Load.Spike.Duration.Seconds(), TimeoutS: patienceS, Law: law}
 		b.ModelSmallestTrap = sc.SmallestTrap(c.Search.String(), plannedA, rho)
 		p.MaxCells += b.MaxTriggerCells + b.MaxRecoveryCells
 		p.Baselines = append(p.Baselines, b)

@@ -72,6 +72,7 @@ type htmlData struct {
 	WaitFacts                                 []fact
 	Signals                                   []signalRow
 	Findings, Recommendations                 []string
+	ModelFacts                                []string
 	Layers                                    []htmlLayer
 	Amplification                             []htmlRow
 	Trigger                                   []htmlRow
@@ -109,7 +110,7 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 		GateEvaluated:   len(doc.Gate.Criteria) > 0,
 		Notices:         notices(doc),
 		Criteria:        doc.Gate.Criteria,
-		Recommendations: doc.Prediction.Recommendations,
+		Recommendations: doc.Advice(),
 	}
 	if d.Verdict == "" {
 		d.Verdict = "no verdict"
@@ -124,6 +125,7 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 		d.Signals = signalRows(obs)
 	}
 	d.WaitFacts = waitFacts(doc, false)
+	d.ModelFacts = modelFacts(doc)
 
 	d.Summary = []htmlRow{
 		{"Verdict", string(doc.Verdict), string(doc.Prediction.Verdict)},

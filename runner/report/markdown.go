@@ -104,6 +104,20 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 		}
 		p("\n")
 	}
+	if facts := modelFacts(doc); len(facts) > 0 {
+		p("### Model\n\n")
+		for _, f := range facts {
+			p("- %s\n", md(f))
+		}
+		p("\n")
+	}
+	if recs := doc.Advice(); len(recs) > 0 {
+		p("### Advice\n\n")
+		for _, r := range recs {
+			p("- %s\n", md(r))
+		}
+		p("\n")
+	}
 
 	var foot []string
 	if doc.Scenario.File != "" {
