@@ -29,6 +29,11 @@ type PlanInputs struct {
 	// and JudgeAfterNote what it is made of.
 	JudgeAfterS    float64
 	JudgeAfterNote string
+	// JudgeAfterTracerTimeoutS is the tracers' timeout when they are the
+	// run's best wait source (zero otherwise): a tracer comes back only
+	// through the wait it meets, so the soonest judgement waits for the
+	// predicted peak wait too, at most this long.
+	JudgeAfterTracerTimeoutS float64
 }
 
 // ScalerInputs is an autoscaler as the scenario describes it.
@@ -166,9 +171,7 @@ func Plan(in PlanInputs) Document {
 	// The closed forms' recovery time is also their projection.
 	c := Conclude(in.Gate, Evidence{Verdict: p.Verdict, RecoveryS: recovery, ProjectedRecoveryS: recovery, Amplification: a})
 	p.Verdict = c.Verdict
-	if in.JudgeAfterS > 0 {
-		p.JudgeAfterS, p.JudgeAfterNote = Num(in.JudgeAfterS), in.JudgeAfterNote
-	}
+	setJudgeAfter(in, &p)
 	p.Recommendations = recommend(in, sc, law, trig, p, amp)
 
 	return Document{
@@ -182,6 +185,27 @@ func Plan(in PlanInputs) Document {
 		RecoveryS:     p.RecoveryS,
 		Gate:          c.Gate,
 	}
+}
+
+// setJudgeAfter sets how soon after the spike a run can show a trap:
+// the wait source's delay and samples (in.JudgeAfterS) and, for tracers,
+// the wait a tracer sent at the spike's end comes back through (the
+// predicted peak wait, at most the tracers' timeout).
+func setJudgeAfter(in PlanInputs, p *Prediction) {
+	if !(in.JudgeAfterS > 0) {
+		return
+	}
+	need, note := in.JudgeAfterS, in.JudgeAfterNote
+	if t := in.JudgeAfterTracerTimeoutS; t > 0 && p.PeakWaitS > 0 {
+		w := math.Min(p.PeakWaitS, t)
+		need += w
+		note += fmt.Sprintf(", plus %s for a tracer sent at the spike's end to come back through the wait it meets (the predicted peak wait", FormatSeconds(w))
+		if w < p.PeakWaitS {
+			note += ", cut at the tracers' timeout"
+		}
+		note += ")"
+	}
+	p.JudgeAfterS, p.JudgeAfterNote = Num(need), note
 }
 
 // recommend puts the prediction into plain words for the scenario's author.
@@ -260,7 +284,7 @@ func recommend(in PlanInputs, sc ScenarioSection, law LatencyLaw, trig TriggerCh
 	if c := p.Ceiling; c != nil && c.Band != nil && c.Band.Empty {
 		out = append(out, fmt.Sprintf("no safe replica ceiling exists: M* = %.1f is not below 0.8·N_max = %.1f", c.Band.FloorPods, c.Band.TopPods))
 	}
-	if j := in.JudgeAfterS; j > sc.ObserveS && trig.Valid {
+	if j := Value(p.JudgeAfterS); j > sc.ObserveS && trig.Valid {
 		out = append(out, fmt.Sprintf("observe = %s is shorter than the %s after the spike a trap takes to show (%s): a service that does not recover within observe will end inconclusive; lengthen observe",
 			FormatSeconds(sc.ObserveS), FormatSeconds(j), in.JudgeAfterNote))
 	}

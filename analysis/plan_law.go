@@ -63,9 +63,7 @@ func planUnderConcurrency(in PlanInputs, sc ScenarioSection, law LatencyLaw, amp
 	p.RecoveryS = Num(recovery)
 	c := Conclude(in.Gate, Evidence{Verdict: p.Verdict, RecoveryS: recovery, ProjectedRecoveryS: recovery, Amplification: a})
 	p.Verdict = c.Verdict
-	if in.JudgeAfterS > 0 {
-		p.JudgeAfterS, p.JudgeAfterNote = Num(in.JudgeAfterS), in.JudgeAfterNote
-	}
+	setJudgeAfter(in, &p)
 	p.Recommendations = recommendUnderConcurrency(in, sc, law, trig, p, amp)
 	return Document{Kind: "plan", Scenario: sc, LatencyLaw: &law, Trigger: trig, Amplification: amp, Prediction: p,
 		Verdict: p.Verdict, RecoveryS: p.RecoveryS, Gate: c.Gate}
@@ -96,7 +94,7 @@ func recommendUnderConcurrency(in PlanInputs, sc ScenarioSection, law LatencyLaw
 	if len(amp.Layers) > 1 {
 		out = append(out, fmt.Sprintf("clients see A = %s but the layers behind them make it %s at the service: the run measures A_fail to check", trimFloat(amp.Client), trimFloat(a)))
 	}
-	if j := in.JudgeAfterS; j > sc.ObserveS && trig.Valid {
+	if j := Value(p.JudgeAfterS); j > sc.ObserveS && trig.Valid {
 		out = append(out, fmt.Sprintf("observe = %s is shorter than the %s after the spike a trap takes to show (%s): a service that does not recover within observe will end inconclusive; lengthen observe",
 			FormatSeconds(sc.ObserveS), FormatSeconds(j), in.JudgeAfterNote))
 	}

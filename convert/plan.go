@@ -113,4 +113,13 @@ func judgeAfter(in *analysis.PlanInputs, s *scenarios.Scenario, sigs []Signal, s
 		note += ", plus the remote server's scrape interval, read at run time"
 	}
 	in.JudgeAfterS, in.JudgeAfterNote = need, note
+	delays := WaitDelays(settleS, sigs, s.Client.Tracers != nil)
+	if _, gauge := delays[analysis.WaitFromService]; !gauge && s.Client.Tracers != nil {
+		// The tracers are the best source: each comes back through the
+		// wait it meets (Plan adds it).
+		in.JudgeAfterTracerTimeoutS = s.Client.Tracers.Timeout.Seconds()
+		if in.JudgeAfterTracerTimeoutS <= 0 {
+			in.JudgeAfterTracerTimeoutS = vocab.DefaultTracerTimeout.Seconds()
+		}
+	}
 }
