@@ -60,6 +60,35 @@ func queueUnseen(rows []analysis.TimelineRow, f RunFacts, capacityPerS, toS floa
 		analysis.FormatSeconds(math.Max(peak, 0.1)), analysis.FormatSeconds(f.PatienceS))
 }
 
+// atServedShare: a counter whose rate over the settled failed window is
+// within this share of the served rate stays at served.
+const atServedShare = 0.05
+
+// atServed says why the ingress counter counts behind the queue, judged
+// over the settled failed window [fromS, toS) of a service that did not
+// recover ("" when it does not, or the rows cannot tell): there, first
+// attempts failing by waiting, its rate stayed within atServedShare of the
+// served rate. A counter before the queue reads A·λ there, above C while
+// the wait grows; one behind it reads C whatever A is. (Over the spike it
+// may still run ahead of served: a proxy's counter counts until the proxy
+// itself saturates.) A service standing exactly at A·λ = C reads the same,
+// and is then a bound too.
+func atServed(rows []analysis.TimelineRow, f RunFacts, fromS, toS float64) string {
+	if f.RecoveryS >= 0 || math.IsNaN(fromS) || math.IsNaN(toS) || toS <= fromS {
+		return ""
+	}
+	win := [][2]float64{{fromS, toS}}
+	ingress := meanIn(rows, win, func(r analysis.TimelineRow) float64 { return r.IngressPerS })
+	served := meanIn(rows, win, func(r analysis.TimelineRow) float64 { return r.ServedPerS })
+	waiting := meanIn(rows, win, func(r analysis.TimelineRow) float64 { return r.Timeouts + r.Errors - r.Connect })
+	failures := meanIn(rows, win, func(r analysis.TimelineRow) float64 { return r.Failures() })
+	if !(served > 0) || math.IsNaN(ingress) || !(failures > 0) || waiting < 0.5*failures || math.Abs(ingress/served-1) > atServedShare {
+		return ""
+	}
+	return fmt.Sprintf("over the settled failed window (%.0f–%.0f s) the ingress counter read %.1f/s, within %.0f %% of the %.1f/s served, while first attempts failed by waiting: it counts requests as the service takes them from its queue (behind it), and reads C/λ whatever A is",
+		fromS, toS, ingress, 100*atServedShare, served)
+}
+
 // agree reports whether two estimates agree: their intervals overlap (an
 // estimate without an interval counts as ±10 % of its value).
 func agree(a, b Interval) bool {
@@ -97,7 +126,28 @@ type estimate struct {
 //     named.
 func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 	in.AFailCounted = in.AFail
-	if why := queueUnseen(rows, f, in.CapacityPerS, in.FailedToS); why != "" && in.AFail.Known() {
+	why := queueUnseen(rows, f, in.CapacityPerS, in.FailedToS)
+	if why == "" {
+		why = atServed(rows, f, in.FailedFromS, in.FailedToS)
+	}
+	// What the driver counts is exact: the attempts per request its
+	// clients sent (A_client, or 1 for clients that never retry).
+	var exact Interval
+	switch {
+	case in.AClient.Known():
+		exact = in.AClient
+	case f.ClientAmplification == 1:
+		exact = Interval{Value: 1, Lo: 1, Hi: 1, N: 1} // clients that never retry
+	}
+	if a := in.AFail; why == "" && a.Known() && exact.Known() && exact.Value > 0 && upper(a) < 0.9*exact.Value {
+		// Fewer attempts reached the counter than the clients sent: the
+		// rest were lost before it, which no layer does.
+		in.LostBeforeCounter = 1 - a.Value/exact.Value
+		in.AFailNote = fmt.Sprintf("the service's counter saw %s attempts per first attempt while the clients sent %.2f (the driver's count): %.0f %% of their attempts were lost before it (connections refused or timed out in an overflowing accept queue), so it measures what got in, not the amplification",
+			intervalText(a), exact.Value, 100*in.LostBeforeCounter)
+		in.AFail = unknownInterval()
+	}
+	if why != "" && in.AFail.Known() {
 		in.AFailNote = why
 		bound := in.AFail.Value
 		switch {
@@ -122,15 +172,9 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 	}
 	// What the driver counts is exact: no inference overrides it. An A
 	// inferred below the clients' own attempts per request contradicts it
-	// (layers only multiply); and without A_fail, a scenario that declares
-	// no layer beyond its clients stands by the clients' own A.
-	var exact Interval
-	switch {
-	case in.AClient.Known():
-		exact = in.AClient
-	case f.ClientAmplification == 1:
-		exact = Interval{Value: 1, Lo: 1, Hi: 1, N: 1} // clients that never retry
-	}
+	// (layers only multiply) and is not reported; and without A_fail, a
+	// scenario that declares no layer beyond its clients stands by the
+	// clients' own A.
 	var below []string
 	kept := independent[:0]
 	for _, e := range independent {
@@ -140,6 +184,12 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 		}
 		if exact.Known() && top < 0.9*exact.Value {
 			below = append(below, fmt.Sprintf("%s = %s", e.name, intervalText(e.iv)))
+			note := fmt.Sprintf("not reported: %s, below the clients' own %.2f attempts per request, which the driver counts (the model's law does not fit this service, or attempts were lost before it)", intervalText(e.iv), exact.Value)
+			if e.name == FromSlope {
+				in.AFromSlope, in.AFromSlopeNote = unknownInterval(), note
+			} else {
+				in.AFromRecovery, in.AFromRecoveryNote = unknownInterval(), note
+			}
 			continue
 		}
 		kept = append(kept, e)
@@ -158,7 +208,7 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 		in.A = unknownInterval()
 	}
 	var disagree, agreeing []string
-	for _, e := range independent {
+	for _, e := range kept {
 		if e.name == stands.name || !stands.iv.Known() {
 			continue
 		}
@@ -190,7 +240,10 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 
 	in.Hidden = unknownInterval()
 	if !in.AFail.Known() || !in.AClient.Known() || in.AClient.Value <= 0 {
-		if in.AFailNote != "" {
+		switch {
+		case in.LostBeforeCounter > 0:
+			in.HiddenNote = fmt.Sprintf("not claimed: %.0f %% of the clients' attempts never reached the counter (connections refused, an accept queue overflowing), which is no retry layer", 100*in.LostBeforeCounter)
+		case in.AFailNote != "":
 			in.HiddenNote = "not measured: A_fail is not a measurement"
 		}
 		return
@@ -210,3 +263,11 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 
 // intervalText prints an estimate with its interval: "9.02 (8.91–9.13)".
 func intervalText(iv Interval) string { return iv.String() }
+
+// upper is an estimate's upper end: its interval's, or its value.
+func upper(iv Interval) float64 {
+	if iv.Bounded() {
+		return iv.Hi
+	}
+	return iv.Value
+}

@@ -72,16 +72,18 @@ func TestCounterBehindTheQueueIsABound(t *testing.T) {
 	for i := range rows {
 		rows[i].Rejected, rows[i].Timeouts = rows[i].Timeouts, 0
 	}
-	if in := Infer(rows, f); in.AFailNote != "" {
-		t.Errorf("refusals at the door: note %q", in.AFailNote)
+	// (It counts fewer attempts than the clients sent, though: those the
+	// door refused before it, which is no measurement of A either.)
+	if in := Infer(rows, f); strings.Contains(in.AFailNote, "behind") || in.AFail.Known() || !strings.Contains(in.AFailNote, "lost before it") {
+		t.Errorf("refusals at the door: A_fail %v, note %q", in.AFail.Value, in.AFailNote)
 	}
 }
 
 // Tracers reach the service beside the clients' attempts: 4 tracers/s
 // through a layer that multiplies by 2 add 8/s to the ingress; A_fail
-// leaves them out.
+// leaves them out. (A·λ = 120/s, clear of C: a counter before the queue.)
 func TestAFailLeavesTracersOut(t *testing.T) {
-	rows := syntheticRun(15, 100, 3, 2, 10, 10, 20, 60, 1)
+	rows := syntheticRun(20, 100, 3, 2, 10, 10, 20, 60, 1)
 	for i := range rows {
 		rows[i].TracersSent = 4
 		if rows[i].TS >= 11 {
@@ -103,8 +105,9 @@ func TestHiddenFactorIsClaimedOnlyWhenTheEstimatesAgree(t *testing.T) {
 	f := trappedFacts(rows)
 	f.FailedToS = 60
 	in := Infer(rows, f)
-	if in.Hidden.Known() || !strings.Contains(in.HiddenNote, "never reached the counter") || !near(in.AFail.Value, 1.8, 1e-9) {
-		t.Errorf("hidden %v, note %q, A_fail %v", in.Hidden.Value, in.HiddenNote, in.AFail.Value)
+	if in.Hidden.Known() || !strings.Contains(in.HiddenNote, "never reached the counter") || in.AFail.Known() || !near(in.LostBeforeCounter, 0.4, 1e-9) ||
+		!strings.Contains(in.AFailNote, "40 % of their attempts were lost before it") {
+		t.Errorf("hidden %v, note %q, A_fail %v (%q), lost %v", in.Hidden.Value, in.HiddenNote, in.AFail.Value, in.AFailNote, in.LostBeforeCounter)
 	}
 	rows = syntheticRun(15, 100, 3, 3, 10, 10, 20, 60, 1)
 	// The slope says A = (0.05 + 1)/0.15 = 7, outside A_fail = 9.
@@ -161,5 +164,29 @@ func TestNoInferenceBelowTheClientsOwnA(t *testing.T) {
 	in := Infer(rows, f)
 	if in.AFrom == FromSlope || !strings.Contains(in.ANote, "below the clients' own 3.00") {
 		t.Errorf("A from a slope of -0.4 at ρ = 0.4 (1.5) stands as %q = %v: %s", in.AFrom, in.A.Value, in.ANote)
+	}
+}
+
+// A counter that, over the settled failed window of a service that did
+// not recover, reads what the service served (while over the spike it ran
+// ahead of it: a proxy counts until it saturates) counts behind the queue:
+// A_fail is a bound, not a measurement.
+func TestCounterAtServedInTheFailedWindow(t *testing.T) {
+	rows := syntheticRun(40, 100, 3, 1, 4, 10, 15, 60, 1)
+	for i := range rows {
+		if rows[i].TS >= 20 {
+			rows[i].IngressPerS = rows[i].ServedPerS * 1.02
+		}
+	}
+	f := trappedFacts(rows)
+	f.SpikeEndS, f.FailedToS, f.PatienceS, f.TimeoutS, f.Trapped = 15, 60, 1, 1, true
+	in := Infer(rows, f)
+	if in.AFail.Known() || !strings.Contains(in.AFailNote, "within 5 %") || !(in.AFailAtLeast > 2) {
+		t.Errorf("A_fail %v, at least %v, note %q", in.AFail.Value, in.AFailAtLeast, in.AFailNote)
+	}
+	// Recovered, the same counter says nothing new: it is not judged.
+	f.Trapped, f.RecoveryS = false, 30
+	if in := Infer(rows, f); strings.Contains(in.AFailNote, "within 5 %") {
+		t.Errorf("recovered: %q", in.AFailNote)
 	}
 }
