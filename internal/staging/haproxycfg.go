@@ -107,6 +107,12 @@ type HAProxyConfig struct {
 	// connection, through the accept backlog. Without it a client keeps
 	// its connection alive and its next request skips the backlog.
 	CloseEach bool
+	// ServerClose sets haproxy's "option http-server-close": it closes
+	// its connection to the server after each answer. A server that closes
+	// it itself (uWSGI's http-socket) otherwise races haproxy's reuse of
+	// the idle connection, and loses a request now and then (a 502, "SH",
+	// when nothing retries it).
+	ServerClose bool
 	// Backlog is the frontend's listen backlog ("backlog" on its bind
 	// line), capped by the kernel's net.core.somaxconn. 0 = haproxy's
 	// default (the frontend's maxconn).
@@ -205,6 +211,9 @@ func (c HAProxyConfig) render(listen, exporter string) string {
 	w("    option http-buffer-request")
 	if c.AbortOnClose {
 		w("    option abortonclose")
+	}
+	if c.ServerClose {
+		w("    option http-server-close")
 	}
 	if c.LogRequests {
 		w("    log global")
