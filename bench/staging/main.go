@@ -1,10 +1,11 @@
 // Command staging runs the field test's cases (internal/fieldtest) against
 // staging-like stacks of real components from Debian: the specimen behind
-// haproxy at a 5 s and a 15 s scrape interval, and uWSGI (alone or behind
-// haproxy) at 10 s; it repeats each recovering case and every
-// application-server case, and prints one Markdown table row per run and
-// a summary. It is what the README's table of verdicts and estimates
-// comes from:
+// haproxy at a 5 s and a 15 s scrape interval, uWSGI (alone or behind
+// haproxy) at 10 s, and the field laws' stacks (haproxy's own queue,
+// haproxy's accept backlog, Python's ThreadingHTTPServer) at 10 s; it
+// repeats each recovering case and every application-server and field
+// laws' case, and prints one Markdown table row per run and a summary. It
+// is what the README's table of verdicts and estimates comes from:
 //
 //	go run ./bench/staging                      # everything, repeated cases 5×
 //	go run ./bench/staging -signals app -repeat 2
@@ -30,24 +31,30 @@ import (
 )
 
 func main() {
-	sigFlag := flag.String("signals", "fast,slow,app", "what to run: fast, slow (the proxy stack's cases at a 5 s scrape with [20s] windows, at 15 s with [1m]), app (the application-server cases at 10 s with [30s])")
-	repeat := flag.Int("repeat", 5, "runs of each recovering case per resolution, and of every application-server case (the proxy stack's trapped cases run once)")
+	sigFlag := flag.String("signals", "fast,slow,app,laws", "what to run: fast, slow (the proxy stack's cases at a 5 s scrape with [20s] windows, at 15 s with [1m]), app (the application-server cases at 10 s with [30s]), laws (the field laws' cases at 10 s with [30s])")
+	repeat := flag.Int("repeat", 5, "runs of each recovering case per resolution, and of every application-server and field laws' case (the proxy stack's trapped cases run once)")
 	parallel := flag.Int("parallel", 3, "runs side by side")
 	only := flag.String("cases", "", "comma-separated case names (default: all)")
 	outDir := flag.String("out", "", "folder for the runs' folders (default: a new temporary folder)")
 	flag.Parse()
 
-	var sigs []fieldtest.Signals
+	type set struct {
+		s     fieldtest.Signals
+		cases []fieldtest.Case
+	}
+	var sets []set
 	for _, s := range strings.Split(*sigFlag, ",") {
 		switch strings.TrimSpace(s) {
 		case "fast":
-			sigs = append(sigs, fieldtest.Fast)
+			sets = append(sets, set{fieldtest.Fast, fieldtest.Cases()})
 		case "slow":
-			sigs = append(sigs, fieldtest.Slow)
+			sets = append(sets, set{fieldtest.Slow, fieldtest.Cases()})
 		case "app":
-			sigs = append(sigs, fieldtest.AppServer)
+			sets = append(sets, set{fieldtest.AppServer, fieldtest.AppCases()})
+		case "laws":
+			sets = append(sets, set{fieldtest.AppServer, fieldtest.FieldLawCases()})
 		default:
-			fmt.Fprintf(os.Stderr, "staging: unknown signals %q (fast, slow, app)\n", s)
+			fmt.Fprintf(os.Stderr, "staging: unknown signals %q (fast, slow, app, laws)\n", s)
 			os.Exit(2)
 		}
 	}
@@ -65,17 +72,14 @@ func main() {
 		run int
 	}
 	var jobs []job
-	for _, s := range sigs {
-		cases := fieldtest.Cases()
-		if s == fieldtest.AppServer {
-			cases = fieldtest.AppCases()
-		}
-		for _, c := range cases {
+	for _, set := range sets {
+		s := set.s
+		for _, c := range set.cases {
 			if *only != "" && !strings.Contains(","+*only+",", ","+c.Name+",") {
 				continue
 			}
 			n := 1
-			if c.Want == analysis.VerdictRecovered || c.App {
+			if c.Want == analysis.VerdictRecovered || c.App || c.Stack != "" {
 				n = *repeat
 			}
 			for i := 1; i <= n; i++ {

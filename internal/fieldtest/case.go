@@ -2,6 +2,7 @@ package fieldtest
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -84,6 +85,26 @@ type Case struct {
 	// TrueA is the amplification the service really sees once every
 	// attempt fails, for the recovery's formula.
 	TrueA float64
+
+	// The field laws' stacks (FieldLawCases).
+
+	// Stack names a stack of FieldLawCases ("" = the specimen's or, with
+	// App, uWSGI's): StackHAProxyQueue, StackHAProxyFrontend, StackPython
+	// or StackPythonTracker.
+	Stack string
+	// ClientTimeout is the clients' timeout; 0 = 1 s.
+	ClientTimeout time.Duration
+	// NoRetries makes the clients send each request once (A_client = 1);
+	// otherwise they retry twice.
+	NoRetries bool
+	// NotFIFO says the service is not the model's FIFO queue serving
+	// abandoned work (an admission bound, processor sharing): its recovery
+	// is not checked against the model's formula.
+	NotFIFO bool
+	// KnownWrong lists the figures the run reports wrong for this case and
+	// the analysis does not handle yet ("A_fail", "hidden", "slope",
+	// "recovery"): their problems are logged as known, not failed.
+	KnownWrong []string
 }
 
 // hiddenFactor is the proxy's amplification once every try fails: the
@@ -126,7 +147,7 @@ func Cases() []Case {
 // case a longer spike, so that its failed state outlasts the rate windows
 // and A_fail can be measured in it.
 func (c Case) Scaled(s Signals) Case {
-	if c.App || s.ScrapeInterval <= Fast.ScrapeInterval {
+	if c.App || c.Stack != "" || s.ScrapeInterval <= Fast.ScrapeInterval {
 		return c
 	}
 	c.Observe = 4 * time.Minute
@@ -138,3 +159,24 @@ func (c Case) Scaled(s Signals) Case {
 
 // String names the case.
 func (c Case) String() string { return fmt.Sprintf("%s (%s)", c.Name, c.What) }
+
+// clientTimeout is the clients' timeout.
+func (c Case) clientTimeout() time.Duration {
+	if c.ClientTimeout > 0 {
+		return c.ClientTimeout
+	}
+	return time.Second
+}
+
+// clientAttempts is the clients' attempts per request once every attempt
+// fails: A_client.
+func (c Case) clientAttempts() float64 {
+	if c.NoRetries {
+		return 1
+	}
+	return 3
+}
+
+// knownWrong says whether the case lists figure among the figures known
+// to be reported wrong.
+func (c Case) knownWrong(figure string) bool { return slices.Contains(c.KnownWrong, figure) }

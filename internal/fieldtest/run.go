@@ -73,7 +73,10 @@ func Run(ctx context.Context, c Case, s Signals, opts Options) (Outcome, error) 
 	c = c.Scaled(s)
 	out := Outcome{Case: c, Signals: s, TruthAFail: math.NaN(), TruthHidden: math.NaN()}
 	start := startProxyStack
-	if c.App {
+	switch {
+	case c.Stack != "":
+		start = startFieldStack
+	case c.App:
 		start = startAppStack
 	}
 	st, err := start(ctx, c, s)
@@ -283,13 +286,13 @@ target {
   allow_hosts = ["127.0.0.1"]
 }
 client {
-  timeout  = "1s"
+  timeout  = %q
   arrivals = "poisson"
   retry {
-    max_retries = 2
+    max_retries = %d
     on          = ["timeout", "5xx", "503", "connect"]
   }
-`, c.Name, c.What, (10*time.Second + c.Spike + c.Observe + 2*time.Minute).String(), targetURL)
+`, c.Name, c.What, (10*time.Second + c.Spike + c.Observe + 2*time.Minute).String(), targetURL, c.clientTimeout().String(), int(c.clientAttempts())-1)
 	if c.Tracers {
 		b.WriteString("  tracers {\n    rate    = 4\n    timeout = \"30s\"\n  }\n")
 	}
@@ -322,6 +325,8 @@ recovery { hold = "3s" }
 // once every try fails: haproxy's retries plus one, or one without it.
 func (c Case) tries() float64 {
 	switch {
+	case c.Stack != "":
+		return 1
 	case !c.App:
 		return hiddenFactor
 	case c.Proxy:
@@ -332,6 +337,9 @@ func (c Case) tries() float64 {
 
 // capacity is the case's service capacity, requests per second.
 func (c Case) capacity() int {
+	if c.Stack != "" {
+		return c.fieldCapacity()
+	}
 	if c.App {
 		return appCapacity
 	}
@@ -342,6 +350,9 @@ func (c Case) capacity() int {
 func (c Case) queries(window string) string {
 	line := func(name, query string) string { return fmt.Sprintf("  %-14s = %q\n", name, query) }
 	rate := func(sel string) string { return fmt.Sprintf("sum(rate(%s[%s]))", sel, window) }
+	if c.Stack != "" {
+		return c.fieldQueries(line, rate)
+	}
 	if !c.App {
 		q := line("ingress", rate("specimen_ingress_total")) + line("served", rate("specimen_served_total"))
 		if c.WaitGauge {
@@ -381,20 +392,41 @@ func (o Outcome) Verdict() string {
 // counters cannot measure it (AFailNull), or missing where they can
 // (WantHidden); A from the wait's slope more than 20 % off when reported;
 // a recovery more than 25 % off the model's formula at the true A and
-// the measured ρ and t0.
+// the measured ρ and t0 (for a FIFO service). The problems of the
+// figures the case lists in KnownWrong are left out (KnownProblems).
 func (o Outcome) Problems() []string {
+	out, _ := o.problems()
+	return out
+}
+
+// KnownProblems are the problems of the figures the case lists in
+// KnownWrong: wrong, and known to be.
+func (o Outcome) KnownProblems() []string {
+	_, known := o.problems()
+	return known
+}
+
+// problems sorts the run's problems into those that fail the case and
+// those of the figures in its KnownWrong.
+func (o Outcome) problems() (out, known []string) {
 	if o.Result == nil {
-		return []string{fmt.Sprintf("no result: %v", o.Err)}
+		return []string{fmt.Sprintf("no result: %v", o.Err)}, nil
 	}
 	d := o.Result.Document
-	var out []string
+	figure := func(name, problem string) {
+		if o.Case.knownWrong(name) {
+			known = append(known, problem)
+		} else {
+			out = append(out, problem)
+		}
+	}
 	if v := o.Verdict(); v != string(o.Case.Want) && (o.Case.AlsoRight == "" || v != string(o.Case.AlsoRight)) {
 		out = append(out, fmt.Sprintf("verdict %s, want %s (%s)", v, o.wanted(), d.Observation.VerdictReason))
 	}
 	if o.Case.GateFails && d.Gate.Passed {
 		out = append(out, "the gate passed; it must fail")
 	}
-	if o.Case.App {
+	if o.Case.App || o.Case.Stack != "" {
 		for _, sig := range d.Observation.Signals {
 			if sig.ScrapeIntervalS != o.Signals.ScrapeInterval.Seconds() {
 				out = append(out, fmt.Sprintf("query %s: scrape interval %.0f s (%s), the server scrapes every %s", sig.Name, sig.ScrapeIntervalS, sig.ScrapeIntervalFrom, o.Signals.ScrapeInterval))
@@ -405,29 +437,29 @@ func (o Outcome) Problems() []string {
 	a := analysis.Value(d.Amplification.Measured)
 	switch {
 	case o.Case.AFailNull && !math.IsNaN(a):
-		out = append(out, fmt.Sprintf("A_fail %.2f reported from counters behind the queue (truth %.2f)", a, o.TruthAFail))
+		figure("A_fail", fmt.Sprintf("A_fail %.2f reported from counters behind the queue (truth %.2f)", a, o.TruthAFail))
 	case o.Case.AFailNull && d.Amplification.MeasuredNote == "":
-		out = append(out, "A_fail is null without a note saying why")
+		figure("A_fail", "A_fail is null without a note saying why")
 	case !math.IsNaN(a) && !(off(a, o.TruthAFail) <= 0.10):
-		out = append(out, fmt.Sprintf("A_fail %.2f, truth %.2f (%+.0f %%)", a, o.TruthAFail, 100*(a/o.TruthAFail-1)))
+		figure("A_fail", fmt.Sprintf("A_fail %.2f, truth %.2f (%+.0f %%)", a, o.TruthAFail, 100*(a/o.TruthAFail-1)))
 	}
 	h := analysis.Value(d.Amplification.Hidden)
 	switch {
 	case !math.IsNaN(h) && !(off(h, o.TruthHidden) <= 0.10):
-		out = append(out, fmt.Sprintf("hidden factor %.2f, truth %.2f", h, o.TruthHidden))
+		figure("hidden", fmt.Sprintf("hidden factor %.2f, truth %.2f", h, o.TruthHidden))
 	case math.IsNaN(h) && o.Case.WantHidden:
-		out = append(out, fmt.Sprintf("no hidden factor (truth %.2f): %s", o.TruthHidden, d.Amplification.HiddenNote))
+		figure("hidden", fmt.Sprintf("no hidden factor (truth %.2f): %s", o.TruthHidden, d.Amplification.HiddenNote))
 	}
 	if s := analysis.Value(d.Observation.AmplificationFromSlope); !math.IsNaN(s) && !(off(s, o.trueA()) <= 0.20) {
-		out = append(out, fmt.Sprintf("A from the slope %.2f, truth %.2f", s, o.trueA()))
+		figure("slope", fmt.Sprintf("A from the slope %.2f, truth %.2f", s, o.trueA()))
 	}
-	if d.Verdict == analysis.VerdictRecovered {
+	if d.Verdict == analysis.VerdictRecovered && !o.Case.NotFIFO {
 		rec, pred := analysis.Value(d.RecoveryS), o.formula()
 		if !(off(rec, pred) <= 0.25) {
-			out = append(out, fmt.Sprintf("recovered in %.1f s, the formula at the true A = %.2f and the measured ρ and t0 gives %.1f s", rec, o.trueA(), pred))
+			figure("recovery", fmt.Sprintf("recovered in %.1f s, the formula at the true A = %.2f and the measured ρ and t0 gives %.1f s", rec, o.trueA(), pred))
 		}
 	}
-	return out
+	return out, known
 }
 
 // wanted names the right verdicts.
@@ -477,7 +509,7 @@ func (o Outcome) formula() float64 {
 	}
 	load := 1.0
 	if first > 0 {
-		load += tracers / first / 3 // A_client = 3: the clients retry twice
+		load += tracers / first / o.Case.clientAttempts() // one share of the clients' attempts per request
 	}
 	return analysis.RecoveryTimeAfter(o.trueA()*load, rho, k, spike, t0, patience)
 }

@@ -56,5 +56,8 @@ func (o Outcome) Row() string {
 	if problems == "" {
 		problems = "none"
 	}
+	if known := o.KnownProblems(); len(known) > 0 {
+		problems += "; known wrong: " + strings.Join(known, "; ")
+	}
 	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", o.Case.Name, o.Signals.Name, verdict, judged, delay, afail, hidden, slope, recovery, problems)
 }

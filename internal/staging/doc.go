@@ -73,4 +73,24 @@
 // arrived (Stats.Arrivals) is the requests handled plus the backlog,
 // read from /proc/net/tcp (uWSGI's own listen_queue is refreshed once a
 // second).
+//
+// haproxy in front of uWSGI: uWSGI's http-socket closes its connection
+// after each answer, and haproxy's reuse of an idle server connection then
+// races that close and now and then loses a request (502, log state SH--)
+// that only a retry would hide; ServerClose ("option http-server-close")
+// avoids it. A client that keeps its connection alive skips haproxy's
+// accept backlog for its next requests: CloseEach ("option httpclose")
+// makes every request queue there. haproxy accepts a queued connection
+// whose client already left and forwards its request (measured: five
+// requests of clients gone after 0.5 s behind "maxconn 1" all reached a
+// 1 s server).
+//
+// # Python's ThreadingHTTPServer
+//
+// StartPyServer runs pyserver.py with SystemPython (Debian's, which has
+// python3-prometheus-client): a thread per connection, each request a
+// sleep then work that holds the GIL in 5 ms quanta, so the threads share
+// the GIL (processor sharing) and the accept loop waits for it too:
+// saturated, the server's accept backlog fills and overflows, which
+// PyCounts.Arrivals counts (started handlers plus that backlog).
 package staging

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -147,4 +150,57 @@ func getOK(ctx context.Context, client *http.Client, url string) error {
 		return errors.New("GET " + url + ": " + resp.Status)
 	}
 	return nil
+}
+
+// FrontendCounts is what haproxy's exporter says of the frontend "fe".
+type FrontendCounts struct {
+	// Connections is the connections haproxy accepted from the kernel's
+	// backlog; Requests the HTTP requests it received on them.
+	Connections, Requests float64
+}
+
+// FrontendCounts reads the frontend's counters from haproxy's exporter
+// (Config.Exporter must be set).
+func (h *HAProxy) FrontendCounts(ctx context.Context) (FrontendCounts, error) {
+	var fc FrontendCounts
+	if h.ExporterAddr == "" {
+		return fc, errors.New("staging: haproxy has no exporter")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+h.ExporterAddr+"/metrics", nil)
+	if err != nil {
+		return fc, err
+	}
+	client, closeIdle := newClient()
+	defer closeIdle()
+	resp, err := client.Do(req)
+	if err != nil {
+		return fc, fmt.Errorf("staging: haproxy exporter: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return fc, fmt.Errorf("staging: haproxy exporter: %w", err)
+	}
+	found := 0
+	for _, line := range strings.Split(string(body), "\n") {
+		var dst *float64
+		switch {
+		case strings.HasPrefix(line, `haproxy_frontend_connections_total{proxy="fe"} `):
+			dst = &fc.Connections
+		case strings.HasPrefix(line, `haproxy_frontend_http_requests_total{proxy="fe"} `):
+			dst = &fc.Requests
+		default:
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(line[strings.LastIndexByte(line, ' ')+1:]), 64)
+		if err != nil {
+			return fc, fmt.Errorf("staging: haproxy exporter: %q: %w", line, err)
+		}
+		*dst = v
+		found++
+	}
+	if found != 2 {
+		return fc, errors.New("staging: haproxy exporter: no frontend fe counters")
+	}
+	return fc, nil
 }

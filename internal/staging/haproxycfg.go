@@ -87,6 +87,36 @@ type HAProxyConfig struct {
 	// MaxConn is haproxy's global "maxconn"; 0 = DefaultMaxConn, or less
 	// when the hard descriptor limit is too low for it (see DefaultMaxConn).
 	MaxConn int
+	// Upstreams are more servers of the backend besides Upstream (loopback
+	// addresses), balanced round robin; none by default.
+	Upstreams []string
+	// ServerMaxConn is every server's "maxconn": the most requests haproxy
+	// sends one server at once; the rest wait in haproxy's own queue, at
+	// most QueueTimeout. 0 = no limit (haproxy queues nothing).
+	ServerMaxConn int
+	// QueueTimeout is haproxy's "timeout queue": a request that waited
+	// that long in haproxy's queue for a server is answered 503 and
+	// dropped from the queue. 0 = haproxy's default (timeout connect).
+	QueueTimeout time.Duration
+	// FrontendMaxConn is the frontend's "maxconn": past it haproxy stops
+	// accepting, and connections wait in the kernel's accept backlog of its
+	// listening socket (Backlog). 0 = only the global MaxConn.
+	FrontendMaxConn int
+	// CloseEach sets haproxy's "option httpclose": it closes the client's
+	// connection after each answer, so every request comes on a new
+	// connection, through the accept backlog. Without it a client keeps
+	// its connection alive and its next request skips the backlog.
+	CloseEach bool
+	// ServerClose sets haproxy's "option http-server-close": it closes
+	// its connection to the server after each answer. A server that closes
+	// it itself (uWSGI's http-socket) otherwise races haproxy's reuse of
+	// the idle connection, and loses a request now and then (a 502, "SH",
+	// when nothing retries it).
+	ServerClose bool
+	// Backlog is the frontend's listen backlog ("backlog" on its bind
+	// line), capped by the kernel's net.core.somaxconn. 0 = haproxy's
+	// default (the frontend's maxconn).
+	Backlog int
 	// Dir holds haproxy.cfg and haproxy.log; "" = a new temporary directory,
 	// removed by Stop. A given directory is left in place.
 	Dir string
@@ -97,8 +127,13 @@ type HAProxyConfig struct {
 
 // withDefaults returns c with zero fields set, or the first invalid field.
 func (c HAProxyConfig) withDefaults() (HAProxyConfig, error) {
-	if err := checkLoopback("haproxy upstream", c.Upstream); err != nil {
-		return c, err
+	for _, u := range append([]string{c.Upstream}, c.Upstreams...) {
+		if err := checkLoopback("haproxy upstream", u); err != nil {
+			return c, err
+		}
+	}
+	if c.ServerMaxConn < 0 || c.FrontendMaxConn < 0 || c.Backlog < 0 || c.QueueTimeout < 0 {
+		return c, fmt.Errorf("staging: haproxy ServerMaxConn %d, FrontendMaxConn %d, Backlog %d, QueueTimeout %s: want 0 or more", c.ServerMaxConn, c.FrontendMaxConn, c.Backlog, c.QueueTimeout)
 	}
 	if c.TryTimeout < time.Millisecond {
 		return c, fmt.Errorf("staging: haproxy TryTimeout %s: want at least 1ms", c.TryTimeout)
@@ -168,18 +203,34 @@ func (c HAProxyConfig) render(listen, exporter string) string {
 	w("    timeout connect %s", ms(c.ConnectTimeout))
 	w("    timeout client %s", ms(c.ClientTimeout))
 	w("    timeout server %s", ms(c.TryTimeout))
+	if c.QueueTimeout > 0 {
+		w("    timeout queue %s", ms(c.QueueTimeout))
+	}
 	w("    retries %d", c.Retries)
 	w("    retry-on %s", c.RetryOn)
 	w("    option http-buffer-request")
 	if c.AbortOnClose {
 		w("    option abortonclose")
 	}
+	if c.ServerClose {
+		w("    option http-server-close")
+	}
 	if c.LogRequests {
 		w("    log global")
 		w("    option httplog")
 	}
 	w("frontend fe")
-	w("    bind %s", listen)
+	if c.Backlog > 0 {
+		w("    bind %s backlog %d", listen, c.Backlog)
+	} else {
+		w("    bind %s", listen)
+	}
+	if c.FrontendMaxConn > 0 {
+		w("    maxconn %d", c.FrontendMaxConn)
+	}
+	if c.CloseEach {
+		w("    option httpclose")
+	}
 	w("    monitor-uri %s", ReadyPath)
 	w("    default_backend be")
 	if c.Exporter {
@@ -188,7 +239,14 @@ func (c HAProxyConfig) render(listen, exporter string) string {
 		w("    http-request use-service prometheus-exporter if { path /metrics }")
 	}
 	w("backend be")
-	w("    server upstream %s", c.Upstream)
+	server := ""
+	if c.ServerMaxConn > 0 {
+		server = fmt.Sprintf(" maxconn %d", c.ServerMaxConn)
+	}
+	w("    server upstream %s%s", c.Upstream, server)
+	for i, u := range c.Upstreams {
+		w("    server upstream%d %s%s", i+2, u, server)
+	}
 	return b.String()
 }
 

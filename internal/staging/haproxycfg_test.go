@@ -47,7 +47,7 @@ func TestHAProxyRender(t *testing.T) {
 			"    bind 127.0.0.1:9999\n",
 			"    monitor-uri " + ReadyPath + "\n",
 			"    server upstream 127.0.0.1:8080\n",
-		}, []string{"abortonclose", "redispatch", "httplog", "log ", "prometheus-exporter"}},
+		}, []string{"abortonclose", "redispatch", "httplog", "log ", "prometheus-exporter", "timeout queue", "backlog", "httpclose", "http-server-close"}},
 		{"exporter", func() HAProxyConfig {
 			c := base
 			c.Exporter = true
@@ -63,6 +63,17 @@ func TestHAProxyRender(t *testing.T) {
 			"    log stderr format raw local0\n", "    option httplog\n",
 			"    timeout server 2ms\n", // rounded up
 			"    timeout connect 2000ms\n", "    timeout client 1000ms\n",
+		}, nil},
+		{"queue", func() HAProxyConfig {
+			c := base
+			c.Upstreams, c.ServerMaxConn, c.QueueTimeout = []string{"127.0.0.1:8081", "127.0.0.1:8082"}, 1, 500*time.Millisecond
+			c.FrontendMaxConn, c.Backlog, c.CloseEach, c.ServerClose = 20, 512, true, true
+			return c
+		}(), []string{
+			"    timeout queue 500ms\n",
+			"    option http-server-close\n",
+			"    bind 127.0.0.1:9999 backlog 512\n    maxconn 20\n    option httpclose\n",
+			"    server upstream 127.0.0.1:8080 maxconn 1\n    server upstream2 127.0.0.1:8081 maxconn 1\n    server upstream3 127.0.0.1:8082 maxconn 1\n",
 		}, nil},
 	}
 	for _, c := range cases {

@@ -268,6 +268,11 @@ func (u *UWSGI) Stats(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
+// AcceptQueue is the number of connections waiting to be accepted on the
+// listening IPv4 socket at addr ("127.0.0.1:port"), read from the kernel
+// (Linux's /proc/net/tcp); false where it cannot be read.
+func AcceptQueue(addr string) (float64, bool) { return acceptQueue(addr) }
+
 // acceptQueue reads the accept backlog of the listening IPv4 socket at
 // addr from /proc/net/tcp, where a listening socket's rx_queue is the
 // number of connections waiting to be accepted (Linux).
