@@ -145,6 +145,10 @@ type AmplificationSection struct {
 	// contradicts it, and never below 1 (HiddenNote says why).
 	Hidden     *float64 `json:"hidden"`
 	HiddenNote string   `json:"hidden_note,omitempty"`
+	// LostBeforeCounter is the share of the clients' attempts that never
+	// reached the ingress counter (A_fail below what the driver counted
+	// them send): lost before the service, never a layer; omitted when none.
+	LostBeforeCounter *float64 `json:"lost_before_counter,omitempty"`
 	// Standing is the A a run stands by when its estimates are set side
 	// by side (A_fail, else A from the wait's slope, else from the
 	// recovery time), and why; omitted when nothing measured A.

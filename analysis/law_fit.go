@@ -33,6 +33,12 @@ const (
 	// healthy seconds, as a share of the patience, that a law can be
 	// fitted to: a flat latency says only its floor.
 	lawMinGrowthShare = 0.05
+	// lawMinReachShare is how far towards the patience the latency must
+	// have grown above its floor, as a share of the wait's patience, for
+	// the concurrency law's C to be read from it: a slope fitted on a
+	// little growth extrapolates C tenfold (2,289/s from a service that
+	// served 180/s at most).
+	lawMinReachShare = 0.25
 )
 
 // FitLatencyLaw fits the queue law and the concurrency law to a run's
@@ -70,7 +76,7 @@ func FitLatencyLaw(points []LawPoint, patienceS float64) LatencyLaw {
 	law := q
 	law.OtherR2 = c.FitR2
 	switch {
-	case c.FitR2 >= lawMinR2 && c.FitR2 > q.FitR2+lawBetterR2 && c.FloorS >= lawMinFloorShare*patienceS:
+	case c.FitR2 >= lawMinR2 && c.FitR2 > q.FitR2+lawBetterR2 && c.FloorS >= lawMinFloorShare*patienceS && hi-c.FloorS >= lawMinReachShare*(patienceS-c.FloorS):
 		law = c
 		law.OtherR2 = q.FitR2
 		law.Note = fmt.Sprintf("the latency grew with every request in flight from its floor (L = L₀ + N/C, R² = %.2f; the queue's max(L₀, N/C): %.2f)", c.FitR2, q.FitR2)

@@ -116,8 +116,9 @@ type Inference struct {
 	AFailCounted              Interval
 	AFailAtLeast, AFailAtMost float64
 	// LostBeforeCounter is the share of the clients' attempts that never
-	// reached the ingress counter (its A_fail below what the driver
-	// counted the clients send); 0 when none or unknown.
+	// reached the ingress counter (A_fail below what the driver counted
+	// the clients send, by more than a tenth): lost before the service,
+	// not a layer; 0 when none or unknown.
 	LostBeforeCounter float64
 	// Hidden is AFail/AClient: retries by layers the clients do not see;
 	// unknown unless A_fail is measured and no other estimate contradicts

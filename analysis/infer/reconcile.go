@@ -132,18 +132,21 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 	}
 	// What the driver counts is exact: the attempts per request its
 	// clients sent (A_client, or 1 for clients that never retry).
-	var exact Interval
+	exact := unknownInterval() // not a zero Interval: 0 would be a known A
 	switch {
 	case in.AClient.Known():
 		exact = in.AClient
 	case f.ClientAmplification == 1:
 		exact = Interval{Value: 1, Lo: 1, Hi: 1, N: 1} // clients that never retry
 	}
-	if a := in.AFail; why == "" && a.Known() && exact.Known() && exact.Value > 0 && upper(a) < 0.9*exact.Value {
+	if a := in.AFail; why == "" && a.Known() && exact.Known() && exact.Value > 0 && a.Value < 0.9*exact.Value {
 		// Fewer attempts reached the counter than the clients sent: the
-		// rest were lost before it, which no layer does.
+		// rest were lost before it (no layer does that), at a door that
+		// drops them while the service fails, which moves as the failed
+		// state does. What got in is no amplification: A_fail is null and
+		// the share lost is reported as lost.
 		in.LostBeforeCounter = 1 - a.Value/exact.Value
-		in.AFailNote = fmt.Sprintf("the service's counter saw %s attempts per first attempt while the clients sent %.2f (the driver's count): %.0f %% of their attempts were lost before it (connections refused or timed out in an overflowing accept queue), so it measures what got in, not the amplification",
+		in.AFailNote = fmt.Sprintf("the service's counter saw %s attempts per first attempt while the clients sent %.2f (the driver's count): %.0f %% of their attempts were lost before it (connections refused, or timed out in an overflowing accept queue), so it counts what got in, not the amplification",
 			intervalText(a), exact.Value, 100*in.LostBeforeCounter)
 		in.AFail = unknownInterval()
 	}
@@ -253,7 +256,12 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 	case len(independent) > 0 && len(agreeing) == 0:
 		in.HiddenNote = fmt.Sprintf("not claimed: A_fail = %s disagrees with %s, so the counters cannot be trusted to tell a layer from the model's error",
 			intervalText(in.AFail), strings.Join(disagree, " and "))
-	case h.Bounded() && h.Hi < 1 || !h.Bounded() && h.Value < 0.9:
+	case h.Value < 1 && h.Value >= 0.9:
+		// Never a factor below 1: within a tenth of it, no layer.
+		in.HiddenNote = fmt.Sprintf("none: A_fail = %s matches the clients' own %.2f, so no layer between them and the service retries",
+			intervalText(in.AFail), in.AClient.Value)
+	case h.Value < 1:
+		// Never a factor below 1: attempts lost before the counter.
 		in.HiddenNote = fmt.Sprintf("A_fail = %s is below the clients' own %.2f: %.0f %% of their attempts never reached the counter (connections refused, an accept queue overflowing, a counter behind the queue), which is no retry layer",
 			intervalText(in.AFail), in.AClient.Value, 100*(1-h.Value))
 	default:
@@ -263,11 +271,3 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 
 // intervalText prints an estimate with its interval: "9.02 (8.91–9.13)".
 func intervalText(iv Interval) string { return iv.String() }
-
-// upper is an estimate's upper end: its interval's, or its value.
-func upper(iv Interval) float64 {
-	if iv.Bounded() {
-		return iv.Hi
-	}
-	return iv.Value
-}

@@ -73,9 +73,9 @@ func TestCounterBehindTheQueueIsABound(t *testing.T) {
 		rows[i].Rejected, rows[i].Timeouts = rows[i].Timeouts, 0
 	}
 	// (It counts fewer attempts than the clients sent, though: those the
-	// door refused before it, which is no measurement of A either.)
-	if in := Infer(rows, f); strings.Contains(in.AFailNote, "behind") || in.AFail.Known() || !strings.Contains(in.AFailNote, "lost before it") {
-		t.Errorf("refusals at the door: A_fail %v, note %q", in.AFail.Value, in.AFailNote)
+	// door refused before it, reported as lost and never as a factor.)
+	if in := Infer(rows, f); strings.Contains(in.AFailNote, "behind") || in.AFail.Known() || !near(in.LostBeforeCounter, 1-2.5/3, 1e-9) || in.Hidden.Known() {
+		t.Errorf("refusals at the door: A_fail %v, note %q, lost %v, hidden %v", in.AFail.Value, in.AFailNote, in.LostBeforeCounter, in.Hidden.Value)
 	}
 }
 
@@ -188,5 +188,22 @@ func TestCounterAtServedInTheFailedWindow(t *testing.T) {
 	f.Trapped, f.RecoveryS = false, 30
 	if in := Infer(rows, f); strings.Contains(in.AFailNote, "within 5 %") {
 		t.Errorf("recovered: %q", in.AFailNote)
+	}
+}
+
+// Clients that retry, whose every cohort had a success (a short failed
+// state): the driver counted no A_client, so nothing stands as "the
+// clients' own A" (it read 0.00 once).
+func TestNoClientsOwnAWithoutTheirCount(t *testing.T) {
+	rows := syntheticRun(40, 100, 3, 1, 4, 10, 15, 60, 1)
+	for i := range rows {
+		rows[i].IngressPerS = math.NaN()
+	}
+	f := trappedFacts(rows)
+	f.SpikeEndS, f.FailedToS, f.Trapped, f.RecoveryS = 15, 60, false, 5
+	f.Cohorts = nil
+	in := Infer(rows, f)
+	if in.AFrom == FromClients || (in.A.Known() && in.A.Value == 0) || in.PredictedFrom == FromClients {
+		t.Errorf("A stands from %q = %v, predicted from %q", in.AFrom, in.A.Value, in.PredictedFrom)
 	}
 }

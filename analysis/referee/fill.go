@@ -111,6 +111,9 @@ func (r *Referee) Fill(doc *analysis.Document) {
 	}
 	obs.Findings = findings(*doc, r.rows, in, r.recoveryS, r.layerNote(in))
 	obs.SustainedBy = r.sustaining(doc.Verdict, in, law)
+	if why := r.planContradicted(doc); why != "" {
+		obs.Findings = append(obs.Findings, why)
+	}
 	obs.Advice = r.advice(doc, in)
 	if p := analysis.Value(obs.PredictedRecoveryS); doc.Verdict == analysis.VerdictTrapped && obs.PredictedRecoveryS != nil && !math.IsInf(p, 1) {
 		// The formula's queue recovers; this service did not. The figure
@@ -197,7 +200,7 @@ func (r *Referee) fillTotals(obs *analysis.Observation) {
 func clearMeasured(a *analysis.AmplificationSection) {
 	a.Measured, a.MeasuredLo, a.MeasuredHi, a.MeasuredNote = nil, nil, nil, ""
 	a.MeasuredAtLeast, a.MeasuredAtMost = nil, nil
-	a.Hidden, a.HiddenNote, a.Standing = nil, "", nil
+	a.Hidden, a.HiddenNote, a.Standing, a.LostBeforeCounter = nil, "", nil, nil
 }
 
 // amplificationSection records what the run measured of A: A_fail when it
@@ -209,6 +212,9 @@ func amplificationSection(a *analysis.AmplificationSection, in infer.Inference) 
 	if !in.AFail.Known() {
 		a.MeasuredNote = in.AFailNote
 		a.MeasuredAtLeast, a.MeasuredAtMost = analysis.Num(in.AFailAtLeast), analysis.Num(in.AFailAtMost)
+	}
+	if in.LostBeforeCounter > 0 {
+		a.LostBeforeCounter = analysis.Num(in.LostBeforeCounter)
 	}
 	a.Hidden = analysis.Num(in.Hidden.Value)
 	if a.Hidden == nil {

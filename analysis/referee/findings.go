@@ -23,7 +23,11 @@ func findings(doc analysis.Document, rows []analysis.TimelineRow, in infer.Infer
 		out = append(out, fmt.Sprintf("the service sees A_fail = %s attempts per first attempt while the clients send %.2f: layers between them (gateway, mesh, SDK) multiply by %.1f",
 			intervalText(in.AFail), in.AClient.Value, h.Value))
 	}
-	if in.AFailCounted.Known() && !in.AFail.Known() && in.AFailNote != "" {
+	if lost := in.LostBeforeCounter; lost > 0 {
+		out = append(out, fmt.Sprintf("%.0f %% of the attempts the clients sent never reached the service's ingress counter (it saw %s per first attempt): lost before the service (connections refused, or timed out in an overflowing accept queue), which is no retry layer",
+			100*lost, intervalText(in.AFailCounted)))
+	}
+	if in.AFailCounted.Known() && !in.AFail.Known() && in.AFailNote != "" && in.LostBeforeCounter == 0 {
 		out = append(out, "A_fail is not measured: "+in.AFailNote)
 	}
 	if in.HiddenNote != "" && in.AFail.Known() {

@@ -168,7 +168,9 @@ func (r *Referee) advice(doc *analysis.Document, in infer.Inference) []string {
 		}
 		out = append(out, rec)
 	}
-	if planned := r.plan.LatencyLaw; doc.LatencyLaw != nil && !doc.LatencyLaw.Queue() && (planned == nil || planned.Queue()) {
+	// The plan used the queue's forms unless it printed C_τ (its own law
+	// is not read back: a judged document holds the law the run fitted).
+	if doc.LatencyLaw != nil && !doc.LatencyLaw.Queue() && r.plan.Prediction.CapacityAtTimeoutPerS == nil {
 		out = append(out, fmt.Sprintf("the run fitted the concurrency law to the service's healthy seconds (L₀ = %s, C = %.0f/s): the plan's trigger and trap figures were the queue's; declare service.latency_law = \"concurrency\" and latency_floor = %q for plan to use it",
 			analysis.FormatSeconds(doc.LatencyLaw.FloorS), doc.LatencyLaw.CapacityPerS, time.Duration(doc.LatencyLaw.FloorS*float64(time.Second)).Round(time.Millisecond).String()))
 	}
@@ -176,4 +178,29 @@ func (r *Referee) advice(doc *analysis.Document, in infer.Inference) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// planContradicted says, once, in words, where the run's verdict departs
+// from the plan's ("" when it does not): a trap the plan predicted that
+// the service recovered from, with what the run saw defend it; a recovery
+// the plan predicted from a service that stayed failed, with what held it.
+func (r *Referee) planContradicted(doc *analysis.Document) string {
+	planned := r.plan.Prediction.Verdict
+	switch {
+	case planned == analysis.VerdictTrapped && doc.Verdict == analysis.VerdictRecovered:
+		why := "the service departs from the plan's model (one FIFO queue serving abandoned work at a fixed capacity)"
+		if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.timeoutS()); ok {
+			why = fmt.Sprintf("a layer in front of the service answered errors after %s, before the clients gave up: it bounds the work admitted, so no retry debt formed", analysis.FormatSeconds(g.latencyS))
+		} else if l := doc.LatencyLaw; l != nil && !l.Queue() {
+			why = "its latency follows another law than the plan's queue (" + string(l.Kind.String()) + ")"
+		}
+		return "the plan predicted a trap; the service recovered: " + why + ". The run's figures stand, the plan's do not"
+	case planned == analysis.VerdictRecovered && doc.Verdict == analysis.VerdictTrapped:
+		why := "what held it down was not measured"
+		if s := doc.Observation.SustainedBy; s != nil && s.Effect != analysis.SustainedByNotKnown {
+			why = "held down by " + strings.ReplaceAll(string(s.Effect), "_", " ") + ": " + s.Note
+		}
+		return fmt.Sprintf("the plan predicted a recovery (its queue at A·ρ = %.2f drains); the service stayed failed, %s. The plan's recovery time does not apply", r.plan.Prediction.AmplifiedUtilization, why)
+	}
+	return ""
 }

@@ -35,6 +35,7 @@ func main() {
 	repeat := flag.Int("repeat", 5, "runs of each recovering case per resolution, and of every application-server and field laws' case (the proxy stack's trapped cases run once)")
 	parallel := flag.Int("parallel", 3, "runs side by side")
 	only := flag.String("cases", "", "comma-separated case names (default: all)")
+	holds := flag.String("holds", "10s,60s", "the recovery.hold values each field laws' case runs at (the other sets keep 3s)")
 	outDir := flag.String("out", "", "folder for the runs' folders (default: a new temporary folder)")
 	flag.Parse()
 
@@ -52,7 +53,21 @@ func main() {
 		case "app":
 			sets = append(sets, set{fieldtest.AppServer, fieldtest.AppCases()})
 		case "laws":
-			sets = append(sets, set{fieldtest.AppServer, fieldtest.FieldLawCases()})
+			var cases []fieldtest.Case
+			for _, h := range strings.Split(*holds, ",") {
+				d, err := time.ParseDuration(strings.TrimSpace(h))
+				if err != nil || d <= 0 {
+					fmt.Fprintf(os.Stderr, "staging: -holds: %q is not a duration\n", h)
+					os.Exit(2)
+				}
+				for _, c := range fieldtest.FieldLawCases() {
+					c.Hold = d
+					// Long enough for the hold after a recovery.
+					c.Observe = max(c.Observe, d+45*time.Second)
+					cases = append(cases, c)
+				}
+			}
+			sets = append(sets, set{fieldtest.AppServer, cases})
 		default:
 			fmt.Fprintf(os.Stderr, "staging: unknown signals %q (fast, slow, app, laws)\n", s)
 			os.Exit(2)
@@ -77,6 +92,9 @@ func main() {
 		for _, c := range set.cases {
 			if *only != "" && !strings.Contains(","+*only+",", ","+c.Name+",") {
 				continue
+			}
+			if c.Hold > 0 {
+				c.Name += " (hold " + c.Hold.String() + ")"
 			}
 			n := 1
 			if c.Want == analysis.VerdictRecovered || c.App || c.Stack != "" {

@@ -105,6 +105,15 @@ type Case struct {
 	// the analysis does not handle yet ("A_fail", "hidden", "slope",
 	// "recovery"): their problems are logged as known, not failed.
 	KnownWrong []string
+	// Sustained are the sustaining effects that are right for a trapped or
+	// metastable run of the case (observation.sustained_by); empty: not
+	// checked.
+	Sustained []analysis.SustainingEffect
+	// Hold is the scenario's recovery.hold; zero means 3 s.
+	Hold time.Duration
+	// HasBound says the service bounds the work it admits (a proxy that
+	// answers errors from its own queue): no advice may recommend one.
+	HasBound bool
 }
 
 // hiddenFactor is the proxy's amplification once every try fails: the

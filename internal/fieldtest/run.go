@@ -313,8 +313,8 @@ load {
 prometheus {
   address = %q
 %s}
-recovery { hold = "3s" }
-`, c.capacity(), c.Baseline, c.Multiplier, c.Spike.String(), c.Observe.String(), promURL, c.queries(s.Window))
+recovery { hold = %q }
+`, c.capacity(), c.Baseline, c.Multiplier, c.Spike.String(), c.Observe.String(), promURL, c.queries(s.Window), c.hold().String())
 	if c.Budget > 0 {
 		fmt.Fprintf(&b, "gate { max_recovery = %q }\n", c.Budget.String())
 	}
@@ -453,6 +453,7 @@ func (o Outcome) problems() (out, known []string) {
 	if s := analysis.Value(d.Observation.AmplificationFromSlope); !math.IsNaN(s) && !(off(s, o.trueA()) <= 0.20) {
 		figure("slope", fmt.Sprintf("A from the slope %.2f, truth %.2f", s, o.trueA()))
 	}
+	out = append(out, o.explanationProblems()...)
 	if d.Verdict == analysis.VerdictRecovered && !o.Case.NotFIFO {
 		rec, pred := analysis.Value(d.RecoveryS), o.formula()
 		if !(off(rec, pred) <= 0.25) {
@@ -512,4 +513,40 @@ func (o Outcome) formula() float64 {
 		load += tracers / first / o.Case.clientAttempts() // one share of the clients' attempts per request
 	}
 	return analysis.RecoveryTimeAfter(o.trueA()*load, rho, k, spike, t0, patience)
+}
+
+// explanationProblems are what the run says beside its verdict that
+// contradicts what it measured or the case's truth: the sustaining effect
+// named, advice that a recovered service stays failed, advice to add an
+// admission bound to a service that has one (issue 34, items 3 and 5).
+func (o Outcome) explanationProblems() []string {
+	d := o.Result.Document
+	var out []string
+	failed := d.Verdict == analysis.VerdictTrapped || d.Verdict == analysis.VerdictMetastable
+	s := d.Observation.SustainedBy
+	switch {
+	case failed && s == nil:
+		out = append(out, "a "+string(d.Verdict)+" run names no sustaining effect")
+	case !failed && s != nil:
+		out = append(out, fmt.Sprintf("a %s run names a sustaining effect (%s)", d.Verdict, s.Effect))
+	case failed && len(o.Case.Sustained) > 0 && !slices.Contains(o.Case.Sustained, s.Effect):
+		out = append(out, fmt.Sprintf("held down by %s, want %v: %s", s.Effect, o.Case.Sustained, s.Note))
+	}
+	for _, a := range d.Advice() {
+		switch {
+		case !failed && strings.Contains(a, "once triggered the"):
+			out = append(out, "the advice says a service that recovered stays failed: "+a)
+		case o.Case.HasBound && strings.Contains(a, "admission bound") && !strings.Contains(a, "is not below"):
+			out = append(out, "the advice recommends an admission bound to a service that has one: "+a)
+		}
+	}
+	return out
+}
+
+// hold is the scenario's recovery.hold: the case's, or 3 s.
+func (c Case) hold() time.Duration {
+	if c.Hold > 0 {
+		return c.Hold
+	}
+	return 3 * time.Second
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // TableHeader names the columns of Row.
-const TableHeader = "| case | signals | verdict (want) | judged after spike | wait delay | A_fail (truth) | hidden (truth) | A from slope | recovery (formula) | problems |\n|---|---|---|---|---|---|---|---|---|---|"
+const TableHeader = "| case | signals | verdict (want) | judged after spike | wait delay | A_fail (truth) | hidden (truth) | A from slope | recovery (formula) | law | held by | problems |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 // Row is the outcome as one Markdown table row.
 func (o Outcome) Row() string {
@@ -52,6 +52,16 @@ func (o Outcome) Row() string {
 			recovery = cell("%.0f s", rec) + cell(" (%.0f s)", analysis.Value(obs.PredictedRecoveryS))
 		}
 	}
+	law, held := "—", "—"
+	if o.Result != nil {
+		d := o.Result.Document
+		if l := d.LatencyLaw; l != nil {
+			law = fmt.Sprintf("%s, L₀ %.0f ms (%s)", l.Kind, 1000*l.FloorS, l.Source)
+		}
+		if s := d.Observation.SustainedBy; s != nil {
+			held = string(s.Effect)
+		}
+	}
 	problems := strings.Join(o.Problems(), "; ")
 	if problems == "" {
 		problems = "none"
@@ -59,5 +69,5 @@ func (o Outcome) Row() string {
 	if known := o.KnownProblems(); len(known) > 0 {
 		problems += "; known wrong: " + strings.Join(known, "; ")
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", o.Case.Name, o.Signals.Name, verdict, judged, delay, afail, hidden, slope, recovery, problems)
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", o.Case.Name, o.Signals.Name, verdict, judged, delay, afail, hidden, slope, recovery, law, held, problems)
 }

@@ -125,6 +125,11 @@ func recoveryMeasured(doc analysis.Document) string {
 func recoveryPredicted(doc analysis.Document) string {
 	p := doc.Prediction
 	switch {
+	case p.RecoveryS != nil && doc.Verdict == analysis.VerdictTrapped && !math.IsInf(*p.RecoveryS, 0):
+		// The plan's queue would have drained; this service did not (a
+		// finding says why): the figure is the plan's, not a prediction
+		// that stands.
+		return analysis.FormatSeconds(*p.RecoveryS) + " (the plan's model, which this service departed from)"
 	case p.RecoveryS != nil:
 		return analysis.FormatSeconds(*p.RecoveryS)
 	case p.Verdict == analysis.VerdictTrapped:
