@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"math"
 
 	"github.com/trigger-test/trigger/vocab"
@@ -122,4 +123,29 @@ func (l LatencyLaw) Equilibrium(lambda float64) float64 {
 		return lambda * l.FloorS / (1 - lambda/c)
 	}
 	return lambda * l.FloorS
+}
+
+// UnmarshalJSON reads a law as MarshalJSON writes it, a null number
+// (unknown, or no fit) back as NaN rather than 0: a judged run's document
+// keeps the law it read.
+func (l *LatencyLaw) UnmarshalJSON(b []byte) error {
+	type plain LatencyLaw
+	var v struct {
+		plain
+		CapacityPerS *float64 `json:"capacity_per_s"`
+		FitR2        *float64 `json:"fit_r2"`
+		OtherR2      *float64 `json:"other_r2"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*l = LatencyLaw(v.plain)
+	orNaN := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	l.CapacityPerS, l.FitR2, l.OtherR2 = orNaN(v.CapacityPerS), orNaN(v.FitR2), orNaN(v.OtherR2)
+	return nil
 }

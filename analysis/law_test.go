@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand"
 	"strings"
@@ -171,5 +172,27 @@ func TestPlanUnderConcurrency(t *testing.T) {
 	}
 	if k := sc.SmallestTrap("multiplier", 1, 0.4); !math.IsInf(k, 1) {
 		t.Errorf("A = 1 never traps under the law (40 < C_τ): %v", k)
+	}
+}
+
+// A law written with its unknowns as null reads back with them NaN, not
+// 0 (a replayed run that stopped before the spike keeps the plan's law).
+func TestLawReadsBackItsNulls(t *testing.T) {
+	doc := Document{Kind: "plan", LatencyLaw: &LatencyLaw{Kind: vocab.LawConcurrency, FloorS: 1, CapacityPerS: math.NaN(), Source: LawAssumed, FitR2: math.NaN(), OtherR2: math.NaN()}}
+	b, err := doc.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Document
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	l := back.LatencyLaw
+	if l == nil || l.Kind != vocab.LawConcurrency || l.FloorS != 1 || !math.IsNaN(l.CapacityPerS) || !math.IsNaN(l.FitR2) || !math.IsNaN(l.OtherR2) {
+		t.Fatalf("%+v", l)
+	}
+	again, _ := back.MarshalJSON()
+	if string(again) != string(b) {
+		t.Errorf("not the same document:\n%s\n%s", b, again)
 	}
 }

@@ -162,6 +162,10 @@ type Inference struct {
 	T0Source string
 }
 
+// capacityUnmeasured says why an estimate that rests on C is not
+// reported when C is not the served rate the run measured.
+const capacityUnmeasured = "the scenario's (the run read no served rate in a settled failed window), not a measurement"
+
 // within reports whether the second r lies in [lo, hi), judged by its middle.
 func within(r analysis.TimelineRow, lo, hi float64) bool {
 	mid := r.TS + 0.5
@@ -240,6 +244,8 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 			in.AFromSlopeNote = "not reported: " + f.LawNotQueue + ", where the slope is not A·ρ − 1"
 		case f.SlopeNotFailed != "":
 			in.AFromSlopeNote = "not reported: the slope was not fitted in a failed state (" + f.SlopeNotFailed + "), where (slope + 1)/ρ would be A"
+		case in.CapacitySource != "served":
+			in.AFromSlopeNote = "not reported: C is " + capacityUnmeasured + ", and A = ((slope + 1)·C − tracers)/λ would carry its error"
 		default:
 			in.AFromSlope = slopeAmplification(rows, f, j, in)
 		}
@@ -269,7 +275,10 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 		in.AFromRecoveryNote = "not reported: " + f.LawNotQueue + ", for which the recovery-time formula (the queue's) does not hold"
 		in.PredictedNote = in.AFromRecoveryNote
 	}
-	if !math.IsNaN(f.RecoveryS) && f.FaultCapacity == 0 && f.LawNotQueue == "" {
+	if !math.IsNaN(f.RecoveryS) && f.FaultCapacity == 0 && f.LawNotQueue == "" && in.CapacitySource != "served" {
+		in.AFromRecoveryNote = "not reported: ρ rests on C, which is " + capacityUnmeasured
+	}
+	if !math.IsNaN(f.RecoveryS) && f.FaultCapacity == 0 && f.LawNotQueue == "" && in.CapacitySource == "served" {
 		// The recovery is known to the second: invert at its two ends.
 		// (After a fault the recovery's form is not inverted: no A from it.)
 		fromRecovery := func(t float64) float64 {

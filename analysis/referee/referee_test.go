@@ -319,6 +319,7 @@ func TestAFromTheSlopeNeedsAFailedState(t *testing.T) {
 		for ts := 0.0; ts < 40; ts++ {
 			m := analysis.UnknownRow()
 			m.TS, m.Sent, m.FirstDone, m.FirstOK = ts, 40, 40, 40
+			m.ServedPerS = 100 // C measured: A from the slope rests on it
 			if ts >= 20 {
 				m.WaitS = wait + 0.001*(ts-20)
 				if failing {
@@ -336,5 +337,27 @@ func TestAFromTheSlopeNeedsAFailedState(t *testing.T) {
 	}
 	if a, why := fitted(5, true); math.IsNaN(a) || why != "" {
 		t.Errorf("a wait of 5 s, every first attempt failing: A from the slope %v (%q)", a, why)
+	}
+}
+
+// A from the slope rests on C: with the scenario's C (no served rate read
+// in a settled failed window) it is not reported (a service that serves
+// less once failed read A = 4.57 for 3 that way).
+func TestAFromTheSlopeNeedsAMeasuredCapacity(t *testing.T) {
+	plan := analysis.Document{Scenario: analysis.ScenarioSection{DemandPerS: 40, CapacityPerS: 100, TimeoutS: 1, PatienceS: 1}}
+	r := New(plan, analysis.RefereeConfig{SuccessRatio: 0.99, HoldS: 10, ObserveS: 60, SpikeS: 5, Metrics: true,
+		Signals: []analysis.SignalInfo{{Name: "wait", ScrapeIntervalS: 1}}})
+	r.SpikeStarted(15, 20)
+	for ts := 0.0; ts < 40; ts++ {
+		m := analysis.UnknownRow()
+		m.TS, m.Sent, m.FirstDone, m.FirstOK = ts, 40, 40, 40
+		if ts >= 20 {
+			m.WaitS, m.FirstOK, m.FirstTimeouts = 5+0.001*(ts-20), 0, 40
+		}
+		r.Add(m)
+	}
+	in := r.infer(40, r.judge(40, true, nil))
+	if !math.IsNaN(in.AFromSlope.Value) || !strings.Contains(in.AFromSlopeNote, "C is the scenario's") {
+		t.Errorf("A from the slope %v (%q)", in.AFromSlope.Value, in.AFromSlopeNote)
 	}
 }

@@ -93,9 +93,6 @@ func main() {
 			if *only != "" && !strings.Contains(","+*only+",", ","+c.Name+",") {
 				continue
 			}
-			if c.Hold > 0 {
-				c.Name += " (hold " + c.Hold.String() + ")"
-			}
 			n := 1
 			if c.Want == analysis.VerdictRecovered || c.App || c.Stack != "" {
 				n = *repeat
@@ -119,7 +116,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			dir := filepath.Join(*outDir, fmt.Sprintf("%02d-%s-%s-%d", i+1, j.c.Name, strings.NewReplacer("/", "-", "[", "", "]", "").Replace(j.s.Name), j.run))
+			dir := filepath.Join(*outDir, fmt.Sprintf("%02d-%s%s-%s-%d", i+1, j.c.Name, holdSuffix(j.c), strings.NewReplacer("/", "-", "[", "", "]", "").Replace(j.s.Name), j.run))
 			o, err := fieldtest.Run(ctx, j.c, j.s, fieldtest.Options{OutDir: dir, Seed: uint64(j.run)})
 			mu.Lock()
 			defer mu.Unlock()
@@ -142,4 +139,13 @@ func main() {
 	if bad > 0 {
 		os.Exit(1)
 	}
+}
+
+// holdSuffix tells a case's runs at another recovery.hold apart in their
+// folders' names: "-hold60s".
+func holdSuffix(c fieldtest.Case) string {
+	if c.Hold <= 0 {
+		return ""
+	}
+	return "-hold" + strings.ReplaceAll(c.Hold.String(), "m0s", "m")
 }

@@ -183,10 +183,17 @@ func printCampaignPlan(w io.Writer, test *convert.Test) error {
 	p := campaign.Plan(s, plan.Amplification.Predicted, plan.Scenario.PatienceS, campaign.DeclaredLaw(plan))
 	c := s.Campaign
 	fmt.Fprintf(w, "Campaign  %s: %s from %g to %g, precision %g %%; nothing is sent\n", s.Name, c.Search, c.From, c.To, 100*c.Precision)
-	fmt.Fprintf(w, "Model     C = %g/s, patience %gs, A = %.3g: a trigger traps where A·ρ ≥ 1 (ρ ≥ %.3g)\n",
-		s.Service.Capacity, plan.Scenario.PatienceS, plan.Amplification.Predicted, 1/plan.Amplification.Predicted)
+	trapRule, noTrap := fmt.Sprintf("a trigger traps where A·ρ ≥ 1 (ρ ≥ %.3g)", 1/plan.Amplification.Predicted), ": no spike traps (A·ρ < 1)"
+	if l := campaign.DeclaredLaw(plan); l != nil && !l.Queue() {
+		cTau := l.CapacityAtTimeout(plan.Scenario.PatienceS)
+		trapRule = fmt.Sprintf("latency grows with concurrency (L₀ = %gs): a trigger traps where A·λ ≥ C_τ = %.4g/s (ρ ≥ %.3g)",
+			l.FloorS, cTau, cTau/(plan.Amplification.Predicted*s.Service.Capacity))
+		noTrap = ": no spike traps (A·λ < C_τ)"
+	}
+	fmt.Fprintf(w, "Model     C = %g/s, patience %gs, A = %.3g: %s\n",
+		s.Service.Capacity, plan.Scenario.PatienceS, plan.Amplification.Predicted, trapRule)
 	for _, b := range p.Baselines {
-		model := ": no spike traps (A·ρ < 1)"
+		model := noTrap
 		if !math.IsInf(b.ModelSmallestTrap, 1) {
 			model = fmt.Sprintf("'s smallest trap %.4g", b.ModelSmallestTrap)
 		}

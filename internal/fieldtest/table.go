@@ -69,5 +69,9 @@ func (o Outcome) Row() string {
 	if known := o.KnownProblems(); len(known) > 0 {
 		problems += "; known wrong: " + strings.Join(known, "; ")
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", o.Case.Name, o.Signals.Name, verdict, judged, delay, afail, hidden, slope, recovery, law, held, problems)
+	name := o.Case.Name
+	if o.Case.Hold > 0 {
+		name += fmt.Sprintf(" (hold %.0f s)", o.Case.Hold.Seconds())
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", name, o.Signals.Name, verdict, judged, delay, afail, hidden, slope, recovery, law, held, problems)
 }
