@@ -80,6 +80,11 @@ func FitLatencyLaw(points []LawPoint, patienceS float64) LatencyLaw {
 		law = c
 		law.OtherR2 = q.FitR2
 		law.Note = fmt.Sprintf("the latency grew with every request in flight from its floor (L = L₀ + N/C, R² = %.2f; the queue's max(L₀, N/C): %.2f)", c.FitR2, q.FitR2)
+	case q.FitR2 >= lawMinR2 && c.FitR2 > q.FitR2+lawBetterR2:
+		// Concurrency fit better, but on too little: its C would be an
+		// extrapolation, its floor indistinguishable from none.
+		law.Note = fmt.Sprintf("concurrency's L₀ + N/C fits better (R² = %.2f against the queue's %.2f), but the latency grew only %s above its floor, too little of the way to the patience to read its C: the queue's max(L₀, N/C) kept",
+			c.FitR2, q.FitR2, FormatSeconds(math.Max(0, hi-c.FloorS)))
 	case q.FitR2 >= lawMinR2:
 		law.Note = fmt.Sprintf("the latency held at its floor until the service was busy, then grew by the backlog over C (L = max(L₀, N/C), R² = %.2f; concurrency's L₀ + N/C: %s)", q.FitR2, r2Text(c.FitR2))
 	default:

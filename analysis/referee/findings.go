@@ -42,7 +42,7 @@ func findings(doc analysis.Document, rows []analysis.TimelineRow, in infer.Infer
 	case a.Excludes(predicted) && math.Abs(a.Value/predicted-1) > 0.1:
 		out = append(out, fmt.Sprintf("the scenario predicts A = %.2f, outside the measured %s = %s: update the scenario's layers", predicted, in.AFrom, intervalText(a)))
 	case a.Bounded():
-		out = append(out, fmt.Sprintf("the measured %s = %s agrees with the scenario's A = %.2f", in.AFrom, intervalText(a), predicted))
+		out = append(out, fmt.Sprintf("%s = %s agrees with the scenario's A = %.2f", in.AFrom, intervalText(a), predicted))
 	case a.Known():
 		out = append(out, fmt.Sprintf("%s = %.2f was measured over too few independent samples for an interval: no advice about the layers", in.AFrom, a.Value))
 	}

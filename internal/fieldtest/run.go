@@ -534,7 +534,7 @@ func (o Outcome) explanationProblems() []string {
 	}
 	for _, a := range d.Advice() {
 		switch {
-		case !failed && strings.Contains(a, "once triggered the"):
+		case d.Verdict == analysis.VerdictRecovered && strings.Contains(a, "once triggered the"):
 			out = append(out, "the advice says a service that recovered stays failed: "+a)
 		case o.Case.HasBound && strings.Contains(a, "admission bound") && !strings.Contains(a, "is not below"):
 			out = append(out, "the advice recommends an admission bound to a service that has one: "+a)
