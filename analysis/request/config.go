@@ -81,6 +81,11 @@ type Config struct {
 	// DeadlinePropagation drops a request whose deadline (arrival + τ_out)
 	// passed before it reached a server: it costs no service.
 	DeadlinePropagation bool
+	// FloorS is L₀, the service's latency floor (docs/model.md, "Latency
+	// laws and what sustains a trap"): a request's latency is L₀ plus its
+	// wait and service, so it times out once those pass τ_out − L₀.
+	// Zero: none; below TimeoutS.
+	FloorS float64
 	// AdmissionBoundS is b: admit an attempt only if its queue then holds at
 	// most b seconds of that queue's capacity (docs/model.md, "Autoscalers,
 	// ceilings and admission", admission bound).
@@ -146,6 +151,8 @@ func (c *Config) normalize() error {
 		return bad("pod rate %v/s must be positive", c.PodRatePerS)
 	case !(c.TimeoutS > 0) || math.IsInf(c.TimeoutS, 0):
 		return bad("timeout %v s must be positive", c.TimeoutS)
+	case c.FloorS < 0 || !(c.FloorS < c.TimeoutS):
+		return bad("latency floor %v s must be at least 0 and below the timeout %v s", c.FloorS, c.TimeoutS)
 	case c.AdmissionBoundS < 0 || c.RefusalDelayS < 0 || c.CollapseWaitS < 0 || c.InnerAmplification < 0:
 		return bad("admission bound, refusal delay, collapse wait and inner amplification must not be negative")
 	case c.ServiceCV < 0 || math.IsNaN(c.ServiceCV):

@@ -184,8 +184,10 @@ func (r *sim) arrive(t float64, attempt int32, started, prevDelay float64) {
 		}
 	}
 	done := start + r.serviceTime(start)
-	late := done-t > r.timeout
-	if late && r.cfg.DeadlinePropagation && start > t+r.timeout {
+	// The floor is spent besides the wait and the service: what is left
+	// of the patience for them is τ_out − L₀.
+	late := done-t+r.cfg.FloorS > r.timeout
+	if late && r.cfg.DeadlinePropagation && start+r.cfg.FloorS > t+r.timeout {
 		c.Dropped++
 	} else {
 		r.srv.occupy(q, done)
