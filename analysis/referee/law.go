@@ -71,9 +71,8 @@ func (r *Referee) fitLaw() analysis.LatencyLaw {
 	if d := r.plan.LatencyLaw; d != nil && d.Source == analysis.LawDeclared {
 		// (Every field set here: a judged document's law, read back, has
 		// its nulls as zeros.)
-		law := analysis.LatencyLaw{Kind: d.Kind, FloorS: d.FloorS, CapacityPerS: r.plan.Scenario.CapacityPerS, Source: analysis.LawDeclared,
+		return analysis.LatencyLaw{Kind: d.Kind, FloorS: d.FloorS, CapacityPerS: r.plan.Scenario.CapacityPerS, Source: analysis.LawDeclared,
 			FitR2: math.NaN(), OtherR2: math.NaN(), Note: "the scenario's: " + fit.Note}
-		return law
 	}
 	return fit
 }

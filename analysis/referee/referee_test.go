@@ -307,35 +307,41 @@ func TestNoFigureContradictsTheVerdict(t *testing.T) {
 	}
 }
 
+// slopeRun is A from the wait's slope, and why not, on a run with a
+// spike from 15 to 20 s and a service wait from 20 s on (wait, rising by
+// 1 ms/s), its first attempts failing after it or not, the served rate
+// read (C measured) or not.
+func slopeRun(wait float64, failing, served bool) (float64, string) {
+	plan := analysis.Document{Scenario: analysis.ScenarioSection{DemandPerS: 40, CapacityPerS: 100, TimeoutS: 1, PatienceS: 1}}
+	r := New(plan, analysis.RefereeConfig{SuccessRatio: 0.99, HoldS: 10, ObserveS: 60, SpikeS: 5, Metrics: true,
+		Signals: []analysis.SignalInfo{{Name: "wait", ScrapeIntervalS: 1}}})
+	r.SpikeStarted(15, 20)
+	for ts := 0.0; ts < 40; ts++ {
+		m := analysis.UnknownRow()
+		m.TS, m.Sent, m.FirstDone, m.FirstOK = ts, 40, 40, 40
+		if served {
+			m.ServedPerS = 100
+		}
+		if ts >= 20 {
+			m.WaitS = wait + 0.001*(ts-20)
+			if failing {
+				m.FirstOK, m.FirstTimeouts = 0, 40
+			}
+		}
+		r.Add(m)
+	}
+	in := r.infer(40, r.judge(40, true, nil))
+	return in.AFromSlope.Value, in.AFromSlopeNote
+}
+
 // A from the wait's slope stands only when the slope was fitted in a
 // failed state: a flat wait far under the patience while first attempts
 // succeed gives no A ((slope + 1)/ρ would be just 1/ρ), with the reason.
 func TestAFromTheSlopeNeedsAFailedState(t *testing.T) {
-	fitted := func(wait float64, failing bool) (float64, string) {
-		plan := analysis.Document{Scenario: analysis.ScenarioSection{DemandPerS: 40, CapacityPerS: 100, TimeoutS: 1, PatienceS: 1}}
-		r := New(plan, analysis.RefereeConfig{SuccessRatio: 0.99, HoldS: 10, ObserveS: 60, SpikeS: 5, Metrics: true,
-			Signals: []analysis.SignalInfo{{Name: "wait", ScrapeIntervalS: 1}}})
-		r.SpikeStarted(15, 20)
-		for ts := 0.0; ts < 40; ts++ {
-			m := analysis.UnknownRow()
-			m.TS, m.Sent, m.FirstDone, m.FirstOK = ts, 40, 40, 40
-			m.ServedPerS = 100 // C measured: A from the slope rests on it
-			if ts >= 20 {
-				m.WaitS = wait + 0.001*(ts-20)
-				if failing {
-					m.FirstOK, m.FirstTimeouts = 0, 40
-				}
-			}
-			r.Add(m)
-		}
-		j := r.judge(40, true, nil)
-		in := r.infer(40, j)
-		return in.AFromSlope.Value, in.AFromSlopeNote
-	}
-	if a, why := fitted(0.01, false); !math.IsNaN(a) || !strings.Contains(why, "not fitted in a failed state") {
+	if a, why := slopeRun(0.01, false, true); !math.IsNaN(a) || !strings.Contains(why, "not fitted in a failed state") {
 		t.Errorf("a flat wait of 0.01 s, first attempts succeeding: A from the slope %v (%q)", a, why)
 	}
-	if a, why := fitted(5, true); math.IsNaN(a) || why != "" {
+	if a, why := slopeRun(5, true, true); math.IsNaN(a) || why != "" {
 		t.Errorf("a wait of 5 s, every first attempt failing: A from the slope %v (%q)", a, why)
 	}
 }
@@ -344,20 +350,8 @@ func TestAFromTheSlopeNeedsAFailedState(t *testing.T) {
 // in a settled failed window) it is not reported (a service that serves
 // less once failed read A = 4.57 for 3 that way).
 func TestAFromTheSlopeNeedsAMeasuredCapacity(t *testing.T) {
-	plan := analysis.Document{Scenario: analysis.ScenarioSection{DemandPerS: 40, CapacityPerS: 100, TimeoutS: 1, PatienceS: 1}}
-	r := New(plan, analysis.RefereeConfig{SuccessRatio: 0.99, HoldS: 10, ObserveS: 60, SpikeS: 5, Metrics: true,
-		Signals: []analysis.SignalInfo{{Name: "wait", ScrapeIntervalS: 1}}})
-	r.SpikeStarted(15, 20)
-	for ts := 0.0; ts < 40; ts++ {
-		m := analysis.UnknownRow()
-		m.TS, m.Sent, m.FirstDone, m.FirstOK = ts, 40, 40, 40
-		if ts >= 20 {
-			m.WaitS, m.FirstOK, m.FirstTimeouts = 5+0.001*(ts-20), 0, 40
-		}
-		r.Add(m)
-	}
-	in := r.infer(40, r.judge(40, true, nil))
-	if !math.IsNaN(in.AFromSlope.Value) || !strings.Contains(in.AFromSlopeNote, "C is the scenario's") {
-		t.Errorf("A from the slope %v (%q)", in.AFromSlope.Value, in.AFromSlopeNote)
+	a, why := slopeRun(5, true, false)
+	if !math.IsNaN(a) || !strings.Contains(why, "C is the scenario's") {
+		t.Errorf("A from the slope %v (%q)", a, why)
 	}
 }

@@ -192,7 +192,7 @@ func (r *Referee) planContradicted(doc *analysis.Document) string {
 		if g, ok := layerGivesUp(r.rows, r.spikeStart, math.Inf(1), r.timeoutS()); ok {
 			why = fmt.Sprintf("a layer in front of the service answered errors after %s, before the clients gave up: it bounds the work admitted, so no retry debt formed", analysis.FormatSeconds(g.latencyS))
 		} else if l := doc.LatencyLaw; l != nil && !l.Queue() {
-			why = "its latency follows another law than the plan's queue (" + string(l.Kind.String()) + ")"
+			why = "its latency follows another law than the plan's queue (" + l.Kind.String() + ")"
 		}
 		return "the plan predicted a trap; the service recovered: " + why + ". The run's figures stand, the plan's do not"
 	case planned == analysis.VerdictRecovered && doc.Verdict == analysis.VerdictTrapped:
