@@ -208,6 +208,15 @@ func setJudgeAfter(in PlanInputs, p *Prediction) {
 	p.JudgeAfterS, p.JudgeAfterNote = Num(need), note
 }
 
+// Phrases a recommendation carries when it predicts the trap and when it
+// advises an admission bound: the referee drops the first when the run
+// did not trap and the second when the run saw a bound at work
+// (referee's advice), so the plan's texts and the run's filter share them.
+const (
+	AdviceTrapped  = "once triggered the"
+	AdviceAddBound = "refuse work at the door with an admission bound"
+)
+
 // recommend puts the prediction into plain words for the scenario's author.
 func recommend(in PlanInputs, sc ScenarioSection, law LatencyLaw, trig TriggerCheck, p Prediction, amp AmplificationSection) []string {
 	rho, k, spike, tau := sc.Utilization, sc.Multiplier, sc.SpikeS, law.WaitPatienceS(sc.PatienceS)
@@ -259,7 +268,7 @@ func recommend(in PlanInputs, sc ScenarioSection, law LatencyLaw, trig TriggerCh
 		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1, but the admission bound b = %s < "+tauName+" keeps retry debt from forming: the excess is refused at the door, so clients see refusals instead of timeouts, and the service comes back",
 			a*rho, FormatSeconds(p.AdmissionBound.BoundS)))
 	case a*rho >= 1:
-		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1: once triggered the service stays failed. To escape, lower A below 1/ρ = %.2f (fewer retries, a retry budget β < %.2f), raise capacity above A·λ = %.0f/s, or refuse work at the door with an admission bound b < "+tauName,
+		out = append(out, fmt.Sprintf("A·ρ = %.2f ≥ 1: "+AdviceTrapped+" service stays failed. To escape, lower A below 1/ρ = %.2f (fewer retries, a retry budget β < %.2f), raise capacity above A·λ = %.0f/s, or "+AdviceAddBound+" b < "+tauName,
 			a*rho, 1/rho, math.Max(0, 1/rho-1), a*sc.DemandPerS))
 	case a*rho >= 0.8 && trig.Valid && !boundHolds:
 		out = append(out, fmt.Sprintf("A·ρ = %.2f is close to 1: recovery time grows as 1/(1 − A·ρ) (critical slowing), so a little more load or one more retry layer traps the service", a*rho))

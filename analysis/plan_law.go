@@ -86,7 +86,7 @@ func recommendUnderConcurrency(in PlanInputs, sc ScenarioSection, law LatencyLaw
 			FormatSeconds(trig.OverloadS), FormatSeconds(trig.TimeoutS), trimFloat(math.Round(Value(p.MinMultiplier)*10)/10), FormatSeconds(sc.SpikeS)))
 	}
 	if TrapHoldsUnder(law, a, lambda, patience) {
-		out = append(out, fmt.Sprintf("A·λ = %.1f/s ≥ C_τ = %.1f/s: once triggered the work arriving keeps the latency past the patience and the service stays failed. To escape, lower A below C_τ/λ = %.2f, or cap the requests in flight below N_τ = %.0f (an admission bound)",
+		out = append(out, fmt.Sprintf("A·λ = %.1f/s ≥ C_τ = %.1f/s: "+AdviceTrapped+" work arriving keeps the latency past the patience and the service stays failed. To escape, lower A below C_τ/λ = %.2f, or "+AdviceAddBound+" that caps the requests in flight below N_τ = %.0f",
 			a*lambda, cTau, cTau/lambda, law.InFlightAtTimeout(patience)))
 	} else if trig.Valid {
 		out = append(out, fmt.Sprintf("A·λ = %.1f/s < C_τ = %.1f/s: the service comes back once the spike ends; the queue's recovery-time formula does not hold for this law, so no recovery time is predicted", a*lambda, cTau))

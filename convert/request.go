@@ -42,8 +42,9 @@ func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy retry.P
 		DeadlinePropagation: s.Service.DeadlinePropagation,
 		AdmissionBoundS:     sc.AdmissionBoundS,
 	}
-	if l := in.Law; l != nil && l.Queue() {
-		cfg.FloorS = l.FloorS // the declared floor of the queue law
+	if l := in.Law; l != nil {
+		// The declared law: its floor, and under concurrency no queue.
+		cfg.FloorS, cfg.Concurrency = l.FloorS, !l.Queue()
 	}
 	if f := sc.Fault; f != nil {
 		// The fault holds in the spike's place, after the warmup.

@@ -156,14 +156,14 @@ func (r *Referee) advice(doc *analysis.Document, in infer.Inference) []string {
 	hasBound := layerFirst || r.plan.Scenario.AdmissionBoundS > 0
 	out := []string{}
 	for _, rec := range r.plan.Prediction.Recommendations {
-		predictsTrap := strings.Contains(rec, "once triggered the")
+		predictsTrap := strings.Contains(rec, analysis.AdviceTrapped)
 		switch {
 		case predictsTrap && doc.Verdict != analysis.VerdictTrapped && doc.Verdict != analysis.VerdictMetastable:
 			// The plan's trap did not happen: the run's figures stand.
 			continue
 		case predictsTrap && doc.Observation.SustainedBy != nil:
 			continue // the named effect's advice replaces it
-		case hasBound && strings.Contains(rec, "admission bound") && !strings.Contains(rec, "is not below"):
+		case hasBound && strings.Contains(rec, analysis.AdviceAddBound):
 			continue
 		}
 		out = append(out, rec)

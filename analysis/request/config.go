@@ -86,6 +86,13 @@ type Config struct {
 	// wait and service, so it times out once those pass τ_out − L₀.
 	// Zero: none; below TimeoutS.
 	FloorS float64
+	// Concurrency serves by the concurrency law instead of queues: no
+	// servers; an attempt arriving while n requests are in flight takes
+	// L₀ + n/C (C = CapacityPerS, L₀ = FloorS), work of departed clients
+	// included (docs/model.md, "Latency laws and what sustains a trap").
+	// Pods, Workers, ServiceTime, Queue and DeadlinePropagation do not
+	// apply; a fault scales C.
+	Concurrency bool
 	// AdmissionBoundS is b: admit an attempt only if its queue then holds at
 	// most b seconds of that queue's capacity (docs/model.md, "Autoscalers,
 	// ceilings and admission", admission bound).

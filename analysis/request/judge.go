@@ -13,7 +13,7 @@ import (
 // projected recovery time (analysis.Judge, analysis.ModelVerdict).
 func (r *sim) finish(end float64) {
 	res := &r.res
-	rows, served, abandoned, queued := r.tl.finish(r.srv, end)
+	rows, served, abandoned, queued := r.tl.finish(r.station, end)
 	c := &res.Counts
 	c.Served, c.Abandoned, c.Queued = int64(served), int64(abandoned), int64(queued)
 	c.Pending = int64(r.ring.size + len(r.retries.h))
@@ -21,7 +21,7 @@ func (r *sim) finish(end float64) {
 	res.EndS = end
 	res.Timeline = rows
 	res.PeakWaitS = r.tl.peak
-	res.FinalWaitS = r.srv.wait(end)
+	res.FinalWaitS = r.station.wait(end)
 	res.AmplificationFailed = r.tl.fail.Ratio()
 	res.TimedOut, res.Refused, res.Abandoned = float64(c.TimedOut), float64(c.Refused), float64(c.Abandoned)
 	res.FailedRequests = float64(c.GaveUp)
@@ -31,9 +31,9 @@ func (r *sim) finish(end float64) {
 	if !math.IsNaN(r.firstFail) {
 		res.T0S = r.firstFail - r.spikeStart
 	}
-	if math.IsNaN(r.cleanFrom) && r.srv.maxFree <= end {
+	if idle := r.station.idleFrom(); math.IsNaN(r.cleanFrom) && idle <= end {
 		// The queue emptied after the last arrival.
-		if e := math.Max(r.srv.maxFree, r.spikeEnd); e <= end {
+		if e := math.Max(idle, r.spikeEnd); e <= end {
 			r.cleanFrom = e
 		}
 	}

@@ -8,6 +8,14 @@ import (
 	"github.com/trigger-test/trigger/vocab"
 )
 
+// station is what the timeline and the judge read of the service: the
+// wait at t, seconds, and the time from which nothing is served. servers
+// (a queue law) and sharing (the concurrency law) implement it.
+type station interface {
+	wait(t float64) float64
+	idleFrom() float64
+}
+
 // servers holds the time each server of the request model becomes free,
 // grouped into queues: one queue of every server (shared) or one per pod.
 // Each queue's free times form a binary min-heap, so a FIFO arrival's start
@@ -82,6 +90,9 @@ func (s *servers) backlog(q int, t float64) float64 {
 	}
 	return w / float64(s.k)
 }
+
+// idleFrom is the time from which every server is idle.
+func (s *servers) idleFrom() float64 { return s.maxFree }
 
 // wait is w(t) of the whole service: every server's remaining busy time
 // over the number of servers (docs/model.md, "Symbols": backlog / C).

@@ -13,7 +13,9 @@ import (
 // Simulate runs the request-level model: first attempts arrive on
 // the stages (Poisson or uniform), join a FIFO queue (shared, or one per pod
 // behind round robin) of c = Pods × Workers servers, and are served whether
-// or not their client is still waiting, unless deadlines propagate. A
+// or not their client is still waiting, unless deadlines propagate; under
+// the concurrency law (Config.Concurrency) they share the service instead,
+// each taking L₀ + n/C at n in flight. A
 // client gives up τ_out after its attempt arrived (docs/model.md, "The
 // trap", in delay form) and the retry decider says whether, and after what
 // backoff, it tries again. The same seed gives the same result. ctx is
@@ -33,7 +35,9 @@ func Simulate(ctx context.Context, cfg Config) (analysis.ModelResult, error) {
 type sim struct {
 	cfg      Config
 	timeout  float64
-	srv      *servers
+	srv      *servers // the queue law's servers; nil under the concurrency law
+	share    *sharing // the concurrency law's requests in flight; nil under the queue law
+	station  station  // srv or share
 	svc      serviceSampler
 	arrivals *arrivalGen
 	coin     *rand.Rand // hidden copies
@@ -72,7 +76,13 @@ func newSim(cfg Config) *sim {
 	if cfg.Queue == vocab.QueueShared {
 		queues, perQueue = 1, cfg.Pods*cfg.Workers
 	}
-	r.srv = newServers(queues, perQueue)
+	if cfg.Concurrency {
+		r.share = &sharing{floorS: cfg.FloorS, capacity: r.capacity}
+		r.station = r.share
+	} else {
+		r.srv = newServers(queues, perQueue)
+		r.station = r.srv
+	}
 	mean := float64(cfg.Workers) / cfg.PodRatePerS
 	r.svc = newServiceSampler(cfg.ServiceTime, mean, cfg.ServiceCV, rand.New(rand.NewPCG(cfg.Seed, streamService)))
 	r.arrivals = newArrivalGen(cfg.Stages, cfg.Arrivals, rand.New(rand.NewPCG(cfg.Seed, streamArrivals)))
@@ -118,7 +128,7 @@ func (r *sim) run(ctx context.Context) error {
 			break
 		}
 		for t >= r.tl.nextBoundary {
-			r.tl.flush(r.srv)
+			r.tl.flush(r.station)
 		}
 		switch src {
 		case 0:
@@ -130,7 +140,7 @@ func (r *sim) run(ctx context.Context) error {
 			p := r.retries.pop()
 			r.arrive(t, p.attempt, p.started, p.prevDelay)
 		}
-		if r.ring.size+len(r.retries.h) > r.cfg.MaxPending {
+		if r.ring.size+len(r.retries.h)+r.inFlight() > r.cfg.MaxPending {
 			r.res.Truncated = true
 			r.stopAt = t
 		}
@@ -158,11 +168,15 @@ func (r *sim) arrive(t float64, attempt int32, started, prevDelay float64) {
 			r.dec.FirstAttempt(t)
 		}
 	}
-	if t >= r.srv.maxFree && math.IsNaN(r.cleanFrom) {
-		// Every server is idle: the queue has been empty since maxFree.
-		if e := math.Max(r.srv.maxFree, r.spikeEnd); e <= t {
+	if idle := r.station.idleFrom(); t >= idle && math.IsNaN(r.cleanFrom) {
+		// Every server is idle: the queue has been empty since then.
+		if e := math.Max(idle, r.spikeEnd); e <= t {
 			r.cleanFrom = e
 		}
+	}
+	if r.share != nil {
+		r.arriveSharing(t, first, row, pending{at: t, started: started, prevDelay: prevDelay, attempt: attempt})
+		return
 	}
 	q := r.srv.pick()
 	if r.bound > 0 && r.srv.backlog(q, t)+r.perServerS > r.bound {
@@ -193,6 +207,14 @@ func (r *sim) arrive(t float64, attempt int32, started, prevDelay float64) {
 		r.srv.occupy(q, done)
 		r.tl.served(done, late)
 	}
+	r.outcome(t, first, row, late, pending{at: t, started: started, prevDelay: prevDelay, attempt: attempt})
+}
+
+// outcome counts an admitted attempt that arrived at t as answered in time
+// or late; a late one times out τ_out after it arrived, and hidden layers
+// add their copies of it.
+func (r *sim) outcome(t float64, first bool, row *analysis.RowCounts, late bool, p pending) {
+	c := &r.res.Counts
 	if !late {
 		c.Succeeded++
 		if first {
@@ -209,10 +231,65 @@ func (r *sim) arrive(t float64, attempt int32, started, prevDelay float64) {
 		row.FirstTimedOut++
 	}
 	r.bad(t, first)
-	r.ring.push(pending{at: t + r.timeout, started: started, prevDelay: prevDelay, attempt: attempt})
+	p.at = t + r.timeout
+	r.ring.push(p)
 	if r.innerWhole > 0 || r.innerFrac > 0 {
 		r.hidden(t)
 	}
+}
+
+// arriveSharing handles an attempt arriving at t under the concurrency
+// law: refused when the admission bound holds fewer than the n + 1
+// requests it would make (n/C above the floor), else in flight for
+// L(n) = L₀ + n/C, late when that passes τ_out. With no queue there is
+// nothing a propagated deadline could drop: it starts at once.
+func (r *sim) arriveSharing(t float64, first bool, row *analysis.RowCounts, p pending) {
+	c := &r.res.Counts
+	if r.bound > 0 && float64(r.share.inFlight(t)+1)/r.capacity > r.bound {
+		c.Refused++
+		row.Refused++
+		if first {
+			row.FirstRefused++
+		}
+		r.bad(t, first)
+		r.failed(t, p, FailureRefused)
+		return
+	}
+	l := r.share.latency(t, r.capacityShare(t))
+	if w := l - r.cfg.FloorS; w > row.MaxWait {
+		row.MaxWait = w
+		if r.cfg.CollapseWaitS > 0 && w > r.cfg.CollapseWaitS && math.IsNaN(r.res.CollapsedAtS) {
+			r.res.CollapsedAtS = t
+			r.stopAt = t
+		}
+	}
+	late := l > r.timeout
+	r.share.add(t + l)
+	r.tl.served(t+l, late)
+	if !late && math.IsNaN(r.cleanFrom) && !math.IsNaN(r.lastBad) {
+		// The law has no queue to empty: the service is back with the
+		// first attempt answered in time after the last that was not.
+		r.cleanFrom = math.Max(t, r.spikeEnd)
+	}
+	r.outcome(t, first, row, late, p)
+}
+
+// capacityShare is the share of the capacity left at t: FaultCapacity
+// while the fault holds, else 1.
+func (r *sim) capacityShare(t float64) float64 {
+	if f := r.cfg.FaultCapacity; f > 0 && t >= r.cfg.FaultStartS && t < r.cfg.FaultEndS {
+		return f
+	}
+	return 1
+}
+
+// inFlight is the requests the concurrency law holds in flight (zero under
+// the queue law, whose servers are bounded).
+func (r *sim) inFlight() int {
+	if r.share == nil {
+		return 0
+	}
+	return len(r.share.done)
 }
 
 // serviceTime draws the service time of a request whose service starts
@@ -236,6 +313,16 @@ func (r *sim) hidden(t float64) {
 	for range n {
 		c.Hidden++
 		r.tl.hidden(t)
+		if r.share != nil {
+			if r.bound > 0 && float64(r.share.inFlight(t)+1)/r.capacity > r.bound {
+				c.HiddenRefused++
+				continue
+			}
+			l := r.share.latency(t, r.capacityShare(t))
+			r.share.add(t + l)
+			r.tl.served(t+l, true)
+			continue
+		}
 		q := r.srv.pick()
 		if r.bound > 0 && r.srv.backlog(q, t)+r.perServerS > r.bound {
 			c.HiddenRefused++

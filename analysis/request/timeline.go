@@ -113,14 +113,14 @@ func (tl *timeline) served(done float64, late bool) {
 }
 
 // flush closes the next row: the wait at its end, and its share of A_fail.
-func (tl *timeline) flush(srv *servers) {
+func (tl *timeline) flush(srv station) {
 	tl.close(srv, tl.nextBoundary)
 	tl.nextRow++
 	tl.nextBoundary = float64(tl.nextRow+1) * tl.sample
 }
 
 // close sets the wait of row nextRow at time end and feeds A_fail's window.
-func (tl *timeline) close(srv *servers, end float64) {
+func (tl *timeline) close(srv station, end float64) {
 	i := tl.nextRow
 	if i >= len(tl.rows) {
 		return
@@ -145,7 +145,7 @@ func (tl *timeline) close(srv *servers, end float64) {
 // counts into timeline rows of per-second rates. It returns the rows and
 // the service completed within the run and after it (admitted work still
 // queued at end, exact when end falls on a row boundary).
-func (tl *timeline) finish(srv *servers, end float64) (rows []analysis.TimelineRow, served, abandoned, queued float64) {
+func (tl *timeline) finish(srv station, end float64) (rows []analysis.TimelineRow, served, abandoned, queued float64) {
 	for tl.nextBoundary <= end+1e-9 && tl.nextRow < len(tl.rows) {
 		tl.flush(srv)
 	}

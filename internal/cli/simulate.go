@@ -133,11 +133,6 @@ func runSimulate(ctx context.Context, sf *scenarioFlags, f *simulateFlags, path 
 	if err != nil {
 		return err
 	}
-	if l := t.Plan.Law; l != nil && !l.Queue() && f.model == "request" {
-		// The request-level model is servers and queues: it has no law
-		// under which every request in flight slows every other.
-		return &ExitError{Code: ExitUsage, Err: errors.New(`--model request: the scenario declares service.latency_law = "concurrency", which the request-level model (servers behind queues) cannot serve by; use --model fluid`)}
-	}
 	var doc analysis.Document
 	if f.model == "fluid" {
 		doc, err = fluid.SimulatePlan(t.Plan, f.step, f.sample)

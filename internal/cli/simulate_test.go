@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,6 +60,43 @@ func TestSimulateRequestRuns(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// Under a declared concurrency law the request model serves every request
+// in L₀ + N/C: near the law's boundary some seeds trap the service and
+// others do not (docs/model.md, "Latency laws and what sustains a trap"),
+// where the queue law at the same capacity never times anyone out.
+func TestSimulateRequestConcurrencyLaw(t *testing.T) {
+	code, stdout, stderr := runSub(t, "simulate", "--model", "request", "--json", "--runs", "20", "internal/cli/testdata/concurrency-law.hcl")
+	if code == ExitUsage || code == ExitHarness {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc analysis.Document
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	sp := doc.Runs
+	if sp == nil || sp.Verdicts[analysis.VerdictTrapped] == 0 || sp.Verdicts[analysis.VerdictTrapped] == 20 {
+		t.Errorf("20 seeds at the boundary: %+v; want some trapped and some not", sp)
+	}
+	src, err := os.ReadFile("testdata/concurrency-law.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue := filepath.Join(t.TempDir(), "queue-law.hcl")
+	if err := os.WriteFile(queue, []byte(strings.Replace(string(src), `"concurrency"`, `"queue"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runSub(t, "simulate", "--model", "request", "--json", "--runs", "5", queue)
+	if code == ExitUsage || code == ExitHarness {
+		t.Fatalf("queue law: exit %d: %s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Runs == nil || doc.Runs.Verdicts[analysis.VerdictNoTrigger] != 5 {
+		t.Errorf("the queue law at C = 100/s: %+v; want no trigger in every seed", doc.Runs)
 	}
 }
 
