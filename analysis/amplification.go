@@ -1,6 +1,10 @@
 package analysis
 
-import "math"
+import (
+	"math"
+
+	"github.com/trigger-test/trigger/vocab"
+)
 
 // RetryLayer is one layer that retries failed attempts on their way to the
 // service: the client itself, a gateway, a service mesh, an SDK.
@@ -20,13 +24,27 @@ type RetryLayer struct {
 	// unknown, or none shorter than its caller's). A try that waits longer
 	// fails at this layer, whatever the client's timeout (Patience).
 	TimeoutS float64 `json:"timeout_s,omitempty"`
+	// On is what the layer retries: the outcome classes of a failed try
+	// (vocab.Outcome, as client.retry.on names them). Nil retries every
+	// failure.
+	On []vocab.Outcome `json:"on,omitempty"`
+	// Sees is the outcome of a failed try at this layer once the service's
+	// wait exceeds every patience (SetFailedStateOutcomes); zero (ok) when
+	// not worked out, which counts as retried.
+	Sees vocab.Outcome `json:"sees,omitempty"`
 }
 
 // Amplification is the work one first attempt turns into at this layer once
 // every attempt fails (docs/model.md, "Retry debt and amplification"):
 // (1 − r^(R+1))/(1 − r) for a cap R and retry probability r (R + 1 when
 // r = 1), and at most 1 + β under a budget.
+//
+// A layer that does not retry what it sees in the failed state (its On
+// lacks Sees) brings one try per call: 1.
 func (l RetryLayer) Amplification() float64 {
+	if !l.RetriesInFailedState() {
+		return 1
+	}
 	a := CappedAmplification(l.MaxRetries, l.EffectiveRetryProbability())
 	if l.HasBudget {
 		a = math.Min(a, budgetAmplification(l.Budget))

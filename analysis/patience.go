@@ -36,7 +36,7 @@ func FailLatency(timeoutS float64, layers []RetryLayer) float64 {
 		if i == 0 || l.TimeoutS <= 0 {
 			continue
 		}
-		lat = math.Min(lat, l.TimeoutS*float64(l.MaxRetries+1))
+		lat = math.Min(lat, l.TimeoutS*float64(l.TriesInFailedState()))
 	}
 	return lat
 }

@@ -123,7 +123,7 @@ func Plan(in PlanInputs) Document {
 	case !trapped(a, rho):
 		recovery = RecoveryTime(a, rho, k, spike, tau)
 		if len(in.Layers) == 1 && !in.Layers[0].HasBudget && in.Layers[0].EffectiveRetryProbability() == 1 && len(in.ClientBackoffS) == 0 {
-			p.RecoveryWithRetryLagS = Num(RecoveryTimeWithRetryLag(in.Layers[0].MaxRetries, rho, k, spike, tau))
+			p.RecoveryWithRetryLagS = Num(RecoveryTimeWithRetryLag(in.Layers[0].TriesInFailedState()-1, rho, k, spike, tau))
 		}
 	}
 	if trig.Valid {

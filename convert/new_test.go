@@ -78,3 +78,26 @@ func newTest(t *testing.T, name string) *Test {
 	}
 	return test
 }
+
+// A layer's `on` reaches the model: a gateway retrying only 503s adds
+// nothing to A while every try times out, and the request model's client
+// sees what the client layer sees.
+func TestLayerOnSetsTheAmplification(t *testing.T) {
+	test := newTest(t, "layer-on.hcl")
+	gw := test.Plan.Layers[1]
+	if gw.Sees != vocab.OutcomeTimeout || gw.Amplification() != 1 || len(gw.On) != 1 || gw.On[0] != vocab.Outcome503 {
+		t.Errorf("gateway %+v: want on [503], sees timeout, ×1", gw)
+	}
+	s, err := scenarios.Load(filepath.Join("testdata", "layer-on.hcl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Layers[0].On = scenarios.AnyFailure
+	every, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := every.Plan.Layers[0].Amplification() * every.Plan.Layers[1].Amplification(); a != 6 {
+		t.Errorf("a gateway retrying every failure: A = %v, want 6", a)
+	}
+}

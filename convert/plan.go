@@ -13,12 +13,10 @@ import (
 // clientLayer is the clients' own retry layer as the model sees it in the
 // failed state, where every attempt times out.
 func clientLayer(s *scenarios.Scenario, p retry.Policy) analysis.RetryLayer {
-	l := analysis.RetryLayer{Name: "client", MaxRetries: p.MaxRetries}
-	if !p.On.Has(vocab.OutcomeTimeout) {
-		// Clients that do not retry a timeout bring one attempt per request
-		// to a service whose every attempt times out.
-		l.MaxRetries = 0
-	}
+	// Clients that do not retry what they see of a failed attempt (a
+	// timeout, or a layer's 5xx) bring one attempt per request to a service
+	// whose every attempt fails (analysis.SetFailedStateOutcomes).
+	l := analysis.RetryLayer{Name: "client", MaxRetries: p.MaxRetries, On: outcomeList(p.On)}
 	if p.Budget != nil {
 		l.HasBudget, l.Budget = true, *p.Budget
 	}
@@ -28,6 +26,18 @@ func clientLayer(s *scenarios.Scenario, p retry.Policy) analysis.RetryLayer {
 		l.Name, l.HasBudget, l.Budget = "client (token bucket)", true, 0
 	}
 	return l
+}
+
+// outcomeList is the outcomes of set, in order (never nil: an empty set
+// retries nothing).
+func outcomeList(set retry.OutcomeSet) []vocab.Outcome {
+	out := []vocab.Outcome{}
+	for o := vocab.OutcomeOK + 1; o < vocab.NumOutcomes; o++ {
+		if set.Has(o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // planInputs reduces a scenario to the numbers of the model.
@@ -66,11 +76,15 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 	}
 	for _, l := range s.Layers {
 		layer := analysis.RetryLayer{Name: l.Name, MaxRetries: l.MaxRetries, RetryProbability: l.RetryProbability, TimeoutS: l.Timeout.Seconds()}
+		if l.On != scenarios.AnyFailure {
+			layer.On = outcomeList(l.On)
+		}
 		if l.Budget != nil {
 			layer.HasBudget, layer.Budget = true, *l.Budget
 		}
 		in.Layers = append(in.Layers, layer)
 	}
+	analysis.SetFailedStateOutcomes(s.Client.Timeout.Seconds(), in.Layers)
 	if s.Service.LatencyLawGiven {
 		law := analysis.LatencyLaw{Kind: s.Service.LatencyLaw, FloorS: s.Service.LatencyFloor.Seconds(), CapacityPerS: s.Service.Capacity,
 			Source: analysis.LawDeclared, FitR2: math.NaN(), OtherR2: math.NaN(), Note: "the scenario's service.latency_law and latency_floor"}

@@ -5,6 +5,7 @@ import (
 	"github.com/trigger-test/trigger/analysis/request"
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/scenarios"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // requestConfig is the scenario as the request-level model runs it: the
@@ -37,7 +38,7 @@ func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy retry.P
 		ServiceCV:           s.Service.ServiceCV,
 		Queue:               s.Service.Queue,
 		TimeoutS:            patience,
-		Retry:               SimRetry(policy),
+		Retry:               simRetryModel(policy, timedOutAs(in.Layers[0])),
 		InnerAmplification:  inner,
 		DeadlinePropagation: s.Service.DeadlinePropagation,
 		AdmissionBoundS:     sc.AdmissionBoundS,
@@ -52,4 +53,13 @@ func requestConfig(s *scenarios.Scenario, in analysis.PlanInputs, policy retry.P
 		cfg.SpikeStartS, cfg.SpikeEndS = cfg.FaultStartS, cfg.FaultEndS
 	}
 	return cfg
+}
+
+// timedOutAs is what the clients see of an attempt the request model times
+// out: the client layer's Sees, a timeout when not worked out.
+func timedOutAs(client analysis.RetryLayer) vocab.Outcome {
+	if client.Sees == vocab.OutcomeOK {
+		return vocab.OutcomeTimeout
+	}
+	return client.Sees
 }

@@ -15,7 +15,14 @@ import (
 // decider, so the model applies the very caps, budgets, token buckets,
 // backoff and jitter the driver applies. Seconds become durations on the
 // way in and out; a refusal at the door is the 503 the specimen answers.
-type simRetry struct{ r *retry.Retrier }
+//
+// timedOut is what an attempt the model times out is to the client: a
+// timeout, or the 5xx of a layer that gave up first (the client layer's
+// Sees, analysis.SetFailedStateOutcomes).
+type simRetry struct {
+	r        *retry.Retrier
+	timedOut vocab.Outcome
+}
 
 var _ request.RetryDecider = simRetry{}
 
@@ -38,7 +45,7 @@ func (s simRetry) FirstAttempt(nowS float64) { s.r.FirstAttempt(seconds(nowS)) }
 func (s simRetry) Succeeded(nowS float64)    { s.r.Succeeded(seconds(nowS)) }
 
 func (s simRetry) Failed(nowS float64, f request.RetryFailure) (bool, float64) {
-	outcome := vocab.OutcomeTimeout
+	outcome := s.timedOut
 	if f.Kind == request.FailureRefused {
 		outcome = vocab.Outcome503
 	}
@@ -54,7 +61,11 @@ func (s simRetry) Failed(nowS float64, f request.RetryFailure) (bool, float64) {
 // SimRetry is the retry model of a loadgen policy for the request-level
 // model: each run gets a fresh Retrier (its own budget window and token
 // bucket) whose jitter is drawn from a source seeded by the run's seed.
-func SimRetry(p retry.Policy) request.RetryModel {
+func SimRetry(p retry.Policy) request.RetryModel { return simRetryModel(p, vocab.OutcomeTimeout) }
+
+// simRetryModel is SimRetry for clients that see a timed-out attempt as
+// timedOut.
+func simRetryModel(p retry.Policy, timedOut vocab.Outcome) request.RetryModel {
 	maxDelay := time.Duration(0)
 	prev := time.Duration(0)
 	for n := 1; n <= min(p.MaxRetries, 64); n++ {
@@ -63,7 +74,7 @@ func SimRetry(p retry.Policy) request.RetryModel {
 	}
 	return request.RetryModel{
 		New: func(seed uint64) request.RetryDecider {
-			return simRetry{retry.NewRetrier(p, rand.New(rand.NewPCG(seed, 0x6a69747465722121)))}
+			return simRetry{retry.NewRetrier(p, rand.New(rand.NewPCG(seed, 0x6a69747465722121))), timedOut}
 		},
 		MaxRetries: p.MaxRetries,
 		MaxDelayS:  maxDelay.Seconds(),

@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trigger-test/trigger/retry"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // Layer is one retry layer believed to sit between the client and the
@@ -20,14 +23,27 @@ type Layer struct {
 	RetryProbability float64
 	// Timeout is the layer's own per-attempt timeout; zero means unknown.
 	Timeout time.Duration
+	// On is what the layer retries, the outcome classes of a failed try
+	// (as client.retry.on names them: Envoy's retry_on, Istio's retryOn,
+	// nginx's proxy_next_upstream); default AnyFailure, every failure.
+	On retry.OutcomeSet
 }
+
+// AnyFailure is layer.on's default: every outcome class but ok.
+var AnyFailure = func() retry.OutcomeSet {
+	var s retry.OutcomeSet
+	for o := vocab.OutcomeOK + 1; o < vocab.NumOutcomes; o++ {
+		s |= retry.NewOutcomeSet(o)
+	}
+	return s
+}()
 
 // DefaultRetryProbability is layer.retry_probability.
 const DefaultRetryProbability = 1
 
 // layerSchema is a layer block's: attribute names are the snake_case of
 // Layer's fields.
-var layerSchema = &hcl.BodySchema{Attributes: attrs("max_retries", "budget", "retry_probability", "timeout")}
+var layerSchema = &hcl.BodySchema{Attributes: attrs("max_retries", "budget", "retry_probability", "timeout", "on")}
 
 // decodeLayer decodes the i-th layer block.
 func (d *decoder) decodeLayer(i int, blk *hcl.Block) Layer {
@@ -39,6 +55,7 @@ func (d *decoder) decodeLayer(i int, blk *hcl.Block) Layer {
 		Budget:           b.optNum("budget"),
 		RetryProbability: b.num("retry_probability", DefaultRetryProbability),
 		Timeout:          b.duration("timeout", 0),
+		On:               b.outcomes("on", AnyFailure),
 	}
 }
 
@@ -60,5 +77,7 @@ func (v *validator) layers() {
 		}
 		v.fraction(l.RetryProbability, true, p+".retry_probability", "retry_probability", "r, the chance that a failure is retried")
 		v.nonNegDur(l.Timeout, p+".timeout", "timeout", "the layer's own per-try timeout (0: unknown)")
+		v.warnf(l.On == 0 && l.MaxRetries > 0, p+".on", "Nothing is retried",
+			"on is empty, so this layer retries no outcome and max_retries = %d has no effect.", l.MaxRetries)
 	}
 }

@@ -82,7 +82,7 @@ func TestShippedScenarios(t *testing.T) {
 		// Client budget 0.2 behind a gateway retrying twice; variables.
 		{"gateway-budget.hcl", func(t *testing.T, s *Scenario) {
 			eq(t, "budget", s.Client.Retry.Budget, ptr(0.2))
-			eq(t, "layers", s.Layers, []Layer{{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 300 * time.Millisecond}})
+			eq(t, "layers", s.Layers, []Layer{{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 300 * time.Millisecond, On: AnyFailure}})
 			eq(t, "tracers", s.Client.Tracers, &vocab.Tracers{Rate: 2, Timeout: time.Minute})
 			eq(t, "baseline from var", s.Load.Baseline, 50.0)
 			eq(t, "multiplier from var", s.Load.Spike.Multiplier, 5.0)
@@ -187,8 +187,8 @@ func TestDecodeEveryAttribute(t *testing.T) {
 			Tracers: &vocab.Tracers{Rate: 0.5, Timeout: 30 * time.Second},
 		},
 		Layers: []Layer{
-			{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 250 * time.Millisecond},
-			{Name: "mesh", Budget: ptr(0.25), RetryProbability: 0.5},
+			{Name: "gateway", MaxRetries: 2, RetryProbability: 1, Timeout: 250 * time.Millisecond, On: retry.NewOutcomeSet(vocab.OutcomeTimeout, vocab.Outcome503)},
+			{Name: "mesh", Budget: ptr(0.25), RetryProbability: 0.5, On: AnyFailure},
 		},
 		Service: Service{
 			Capacity: 102, Pods: 4, PodRate: 25.5, AdmissionBound: 400 * time.Millisecond,
@@ -316,7 +316,7 @@ on_trap { action = "drop" }`, 1)
 	eq(t, "token_bucket", c.Retry.TokenBucket, &retry.TokenBucket{Capacity: 500, RetryCost: 5, TimeoutCost: 10, SuccessRefund: 1})
 	eq(t, "backoff", c.Retry.Backoff, retry.Backoff{Kind: vocab.BackoffExponential, Base: 100 * time.Millisecond, Max: 10 * time.Second, Jitter: vocab.JitterNone})
 	eq(t, "tracers", c.Tracers, &vocab.Tracers{Rate: 2, Timeout: 60 * time.Second})
-	eq(t, "layer", s.Layers, []Layer{{Name: "x", RetryProbability: 1}})
+	eq(t, "layer", s.Layers, []Layer{{Name: "x", RetryProbability: 1, On: AnyFailure}})
 	eq(t, "warmup", s.Load.Warmup, 20*time.Second)
 	eq(t, "observe", s.Load.Observe, 3*time.Minute)
 	eq(t, "prometheus", *s.Prometheus, Prometheus{Address: "embedded", Scrape: []string{"http://127.0.0.1:8080/metrics"},

@@ -38,6 +38,16 @@ var outcomeNames = []string{"ok", "timeout", "connect", "5xx", "429", "503", "4x
 // "other" or "auth".
 func (o Outcome) String() string { return name("outcome", outcomeNames, int(o)) }
 
+// MarshalText writes the class's name (result.json).
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// UnmarshalText reads a class's name.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	v, err := ParseOutcome(string(b))
+	*o = v
+	return err
+}
+
 // ParseOutcome parses an outcome class name as String prints it; empty is
 // an error (no class is the default).
 func ParseOutcome(s string) (Outcome, error) {

@@ -16,11 +16,11 @@ func SimulatePlan(in analysis.PlanInputs, stepS, sampleS float64) (analysis.Docu
 	inner := 1.0
 	for i, l := range in.Layers {
 		if i == 0 {
-			retry.MaxRetries, retry.HasBudget, retry.Budget = l.MaxRetries, l.HasBudget, l.Budget
+			retry.MaxRetries, retry.HasBudget, retry.Budget = l.TriesInFailedState()-1, l.HasBudget, l.Budget
 			if r := l.EffectiveRetryProbability(); r < 1 {
 				// The fluid model retries every failure it may; a retry
 				// probability becomes the budget that gives the same A.
-				beta := analysis.CappedAmplification(l.MaxRetries, r) - 1
+				beta := analysis.CappedAmplification(retry.MaxRetries, r) - 1
 				if retry.HasBudget {
 					beta = math.Min(beta, retry.Budget)
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/trigger-test/trigger/analysis"
 	"github.com/trigger-test/trigger/runner/report"
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // textWriter prints labelled lines: "Label        text".
@@ -108,7 +109,12 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	amp := doc.Amplification
 	var parts []string
 	for _, l := range amp.Layers {
-		parts = append(parts, fmt.Sprintf("%s ×%s", l.Name, num(l.Amplification)))
+		part := fmt.Sprintf("%s ×%s", l.Name, num(l.Amplification))
+		if !l.RetriesInFailedState() && l.MaxRetries > 0 {
+			// Its retries are not what A is made of: say why.
+			part += fmt.Sprintf(" (retries %s, sees %s)", strings.Join(vocab.Names(l.On), ", "), l.Sees)
+		}
+		parts = append(parts, part)
 	}
 	t.line("Amplification", "%s → A = %s", strings.Join(parts, " · "), num(amp.Predicted))
 	if amp.Measured != nil {

@@ -69,6 +69,7 @@ client {
 layer "gateway" {
   max_retries       = 2
   timeout           = "250ms"
+  on                = ["timeout", "503"]
 }
 
 layer "mesh" {
