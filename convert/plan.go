@@ -124,7 +124,11 @@ func judgeAfter(in *analysis.PlanInputs, s *scenarios.Scenario, sigs []Signal, s
 		return
 	}
 	if s.Prometheus != nil && !embedded(s.Prometheus) {
-		note += ", plus the remote server's scrape interval, read at run time"
+		if s.Prometheus.ScrapeIntervalGiven {
+			note += ", with the scenario's scrape_interval for the remote server's (the run reads its own)"
+		} else {
+			note += ", plus the remote server's scrape interval, read at run time (set prometheus.scrape_interval for plan to count it)"
+		}
 	}
 	in.JudgeAfterS, in.JudgeAfterNote = need, note
 	delays := WaitDelays(settleS, sigs, s.Client.Tracers != nil)

@@ -132,13 +132,23 @@ func staticSignals(p *scenarios.Prometheus) ([]Signal, error) {
 		if err != nil {
 			return nil, err
 		}
-		if embedded(p) {
+		switch {
+		case embedded(p):
 			sig.ScrapeS, sig.ScrapeFrom = embeddedInterval(p).Seconds(), "the embedded server's scrape_interval"
+		case p.ScrapeIntervalGiven:
+			// The plan and the run assume it until the run reads the
+			// remote server's own.
+			sig.ScrapeS, sig.ScrapeFrom = p.ScrapeInterval.Seconds(), RemoteIntervalAssumed
 		}
 		out = append(out, sig)
 	}
 	return out, nil
 }
+
+// RemoteIntervalAssumed is the ScrapeFrom of a remote server's signal
+// whose interval is the scenario's scrape_interval, until the run reads
+// the server's own.
+const RemoteIntervalAssumed = "the scenario's scrape_interval, assumed until the run reads the server's own"
 
 // embedded reports whether the scenario reads the embedded Prometheus.
 func embedded(p *scenarios.Prometheus) bool { return p.Address == "embedded" || p.Address == "" }

@@ -58,3 +58,31 @@ func TestSignalPinnedQueryRefused(t *testing.T) {
 		t.Errorf("err = %v, want a refusal naming @", err)
 	}
 }
+
+// A remote server's scrape_interval is what the plan and the run assume
+// until the run reads the server's own: the plan counts it in the soonest
+// judgement and says so; without it, the plan says it left it out.
+func TestRemoteScrapeIntervalAssumed(t *testing.T) {
+	test := newTest(t, "remote-scrape.hcl")
+	for _, sig := range test.Signals {
+		if sig.ScrapeS != 30 || sig.ScrapeFrom != RemoteIntervalAssumed {
+			t.Errorf("%s: scrape %g s from %q; want 30 s, the scenario's", sig.Name, sig.ScrapeS, sig.ScrapeFrom)
+		}
+	}
+	// The wait gauge: settle, one scrape of lag, then three scrapes.
+	if want := test.RetrySettleS + 4*30; math.Abs(test.Plan.JudgeAfterS-want) > 1e-9 || !strings.Contains(test.Plan.JudgeAfterNote, "scenario's scrape_interval") {
+		t.Errorf("judge after %g s (%s), want %g s with the scenario's interval", test.Plan.JudgeAfterS, test.Plan.JudgeAfterNote, want)
+	}
+	s, err := scenarios.Load("testdata/remote-scrape.hcl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Prometheus.ScrapeIntervalGiven = false
+	unknown, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig := unknown.Signals[0]; sig.ScrapeS != 0 || !strings.Contains(unknown.Plan.JudgeAfterNote, "read at run time") {
+		t.Errorf("no scrape_interval: scrape %g s, note %q", sig.ScrapeS, unknown.Plan.JudgeAfterNote)
+	}
+}

@@ -20,13 +20,20 @@ func (m *metrics) readSignals(ctx context.Context, static []convert.Signal, logf
 	sigs := slices.Clone(static)
 	if m.remote != nil && m.embedded == nil {
 		for i := range sigs {
+			declared := time.Duration(static[i].ScrapeS * float64(time.Second)) // the scenario's scrape_interval, or 0
 			d, how, err := m.remote.ScrapeInterval(ctx, sigs[i].Selectors)
-			if err != nil {
-				if ctx.Err() != nil {
-					return &Error{Kind: KindInterrupted, Err: ErrInterrupted}
-				}
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+			case err != nil && declared > 0:
+				d, how = declared, convert.RemoteIntervalAssumed+" (could not read it: "+err.Error()+"); read again once its series appear"
+				logf("prometheus query %s: the scrape interval of its series is unknown (%v); assuming the scenario's scrape_interval %s until its series appear", sigs[i].Name, err, d)
+			case err != nil:
 				d, how = defaultRemoteInterval, "assumed: Prometheus' default (could not read it: "+err.Error()+"); read again once its series appear"
 				logf("prometheus query %s: the scrape interval of its series is unknown (%v); assuming %s until its series appear", sigs[i].Name, err, d)
+			case declared > 0 && !strings.Contains(how, prom.NoSeriesYet) && intervalsDiffer(d, declared):
+				logf("prometheus query %s: the server scrapes its series every %s (%s), not every %s as the scenario's scrape_interval says; the run uses %s",
+					sigs[i].Name, d, how, declared, d)
 			}
 			sigs[i].ScrapeS, sigs[i].ScrapeFrom = d.Seconds(), how
 			sigs[i].Provisional = err != nil || strings.Contains(how, prom.NoSeriesYet)
@@ -34,6 +41,13 @@ func (m *metrics) readSignals(ctx context.Context, static []convert.Signal, logf
 	}
 	m.sigs = sigs
 	return nil
+}
+
+// intervalsDiffer reports whether a measured scrape interval is more than
+// a tenth away from the declared one.
+func intervalsDiffer(measured, declared time.Duration) bool {
+	d := measured - declared
+	return d > declared/10 || -d > declared/10
 }
 
 // defaultRemoteInterval is Prometheus' default global scrape_interval.

@@ -20,7 +20,12 @@ type Prometheus struct {
 	// URL of a Prometheus HTTP API.
 	Address        string
 	Scrape         []string      // embedded mode: URLs of /metrics endpoints to scrape
-	ScrapeInterval time.Duration // embedded mode; default 1s
+	// ScrapeInterval is how often the embedded server scrapes (default
+	// 1 s); for a remote server, the interval the plan and the run assume
+	// until the run reads the server's own (ScrapeIntervalGiven).
+	ScrapeInterval time.Duration
+	// ScrapeIntervalGiven says the scenario set scrape_interval.
+	ScrapeIntervalGiven bool
 	Timeout        time.Duration // per query; default 10s
 
 	Ingress       string // attempts per second arriving at the service (required for A_fail)
@@ -110,6 +115,7 @@ func (v *validator) prometheus() {
 		return
 	}
 	embedded := p.Address == embeddedAddress
+	p.ScrapeIntervalGiven = v.d.src.has("prometheus.scrape_interval")
 	addrOK := v.d.src.ok("prometheus.address")
 	if !embedded && !v.credentials("prometheus.address", p.Address, authHint) {
 		u, err := url.Parse(p.Address)
