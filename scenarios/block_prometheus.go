@@ -18,15 +18,15 @@ import (
 type Prometheus struct {
 	// Address is "embedded" (default) for the in-process server, or the base
 	// URL of a Prometheus HTTP API.
-	Address        string
-	Scrape         []string      // embedded mode: URLs of /metrics endpoints to scrape
+	Address string
+	Scrape  []string // embedded mode: URLs of /metrics endpoints to scrape
 	// ScrapeInterval is how often the embedded server scrapes (default
 	// 1 s); for a remote server, the interval the plan and the run assume
 	// until the run reads the server's own (ScrapeIntervalGiven).
 	ScrapeInterval time.Duration
 	// ScrapeIntervalGiven says the scenario set scrape_interval.
 	ScrapeIntervalGiven bool
-	Timeout        time.Duration // per query; default 10s
+	Timeout             time.Duration // per query; default 10s
 
 	Ingress       string // attempts per second arriving at the service (required for A_fail)
 	FirstAttempts string // first attempts per second arriving at the service; optional
