@@ -58,6 +58,6 @@ Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newPlanCommand(stdout, stderr), newSimulateCommand(stdout, stderr), newRunCommand(stdout, stderr), newDemoCommand(stdout, stderr), newReportCommand(stdout, stderr), newAgentCommand(stderr), newImportCommand(stdout, stderr), newRestoreCommand(os.Stdin, stdout, stderr), newFaultGuardCommand(os.Stdin), newCompareCommand(stdout), newJudgeCommand(stdout, stderr), newPrometheusCommand(stdout), newCampaignCommand(stdout, stderr))
+	root.AddCommand(newPlanCommand(stdout, stderr), newCheckCommand(stdout, stderr), newSimulateCommand(stdout, stderr), newRunCommand(stdout, stderr), newDemoCommand(stdout, stderr), newReportCommand(stdout, stderr), newAgentCommand(stderr), newImportCommand(stdout, stderr), newRestoreCommand(os.Stdin, stdout, stderr), newFaultGuardCommand(os.Stdin), newCompareCommand(stdout), newJudgeCommand(stdout, stderr), newPrometheusCommand(stdout), newCampaignCommand(stdout, stderr))
 	return root
 }
