@@ -29,6 +29,9 @@ type PlanInputs struct {
 	// and JudgeAfterNote what it is made of.
 	JudgeAfterS    float64
 	JudgeAfterNote string
+	// RecoveryHoldS is the recovery rule's hold, seconds: a run calls the
+	// service back only after its success ratio held that long.
+	RecoveryHoldS float64
 	// JudgeAfterTracerTimeoutS is the tracers' timeout when they are the
 	// run's best wait source (zero otherwise): a tracer comes back only
 	// through the wait it meets, so the soonest judgement waits for the
@@ -292,6 +295,10 @@ func recommend(in PlanInputs, sc ScenarioSection, law LatencyLaw, trig TriggerCh
 	}
 	if c := p.Ceiling; c != nil && c.Band != nil && c.Band.Empty {
 		out = append(out, fmt.Sprintf("no safe replica ceiling exists: M* = %.1f is not below 0.8·N_max = %.1f", c.Band.FloorPods, c.Band.TopPods))
+	}
+	if r := Value(p.RecoveryS); trig.Valid && !math.IsNaN(r) && !math.IsInf(r, 1) && r+in.RecoveryHoldS > sc.ObserveS {
+		out = append(out, fmt.Sprintf("observe = %s is shorter than the predicted recovery (%s) and the recovery hold (%s): a run ends before it can call the service back, inconclusive; use observe ≥ %s",
+			FormatSeconds(sc.ObserveS), FormatSeconds(r), FormatSeconds(in.RecoveryHoldS), FormatSeconds(math.Ceil((r+in.RecoveryHoldS)*1.2/10)*10)))
 	}
 	if j := Value(p.JudgeAfterS); j > sc.ObserveS && trig.Valid {
 		out = append(out, fmt.Sprintf("observe = %s is shorter than the %s after the spike a trap takes to show (%s): a service that does not recover within observe will end inconclusive; lengthen observe",

@@ -85,6 +85,7 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 		in.Layers = append(in.Layers, layer)
 	}
 	analysis.SetFailedStateOutcomes(s.Client.Timeout.Seconds(), in.Layers)
+	in.RecoveryHoldS = s.Recovery.Hold.Seconds()
 	if s.Service.LatencyLawGiven {
 		law := analysis.LatencyLaw{Kind: s.Service.LatencyLaw, FloorS: s.Service.LatencyFloor.Seconds(), CapacityPerS: s.Service.Capacity,
 			Source: analysis.LawDeclared, FitR2: math.NaN(), OtherR2: math.NaN(), Note: "the scenario's service.latency_law and latency_floor"}

@@ -12,6 +12,9 @@
 #                                    (1 + τ_out/Δ)/ρ = 2.75
 #   once trapped                     it comes back only below λ_r = C/A = 33/s
 #                                    (the baseline is 40/s: it stays failed)
+#
+# `trigger plan` exits 1 on it: its spike is meant to trap System A (the
+# gate fails by design); the campaign maps where that starts.
 # make bench-campaign runs it and compares the map with these numbers.
 
 variable "port" {

@@ -12,6 +12,9 @@
 #   C′ = 0.25·C = 50/s for 5 s   (λ/C′ − 1)·Δ = 3 s > τ_out = 1 s: a trigger, t0 = 1.7 s
 #   two client retries           A = 3, A·ρ = 1.2 ≥ 1: trapped once the capacity is back,
 #                                with 3.4 s of wait left (above τ_out)
+#
+# `trigger plan` exits 1 on it: it is meant to trap System A (the gate
+# fails by design).
 
 variable "port" {
   default     = 8080

@@ -12,6 +12,9 @@
 #   k = 5 for Δ = 5 s            (k·ρ − 1)·Δ = 5 s > τ_out = 1 s: a trigger, t0 = 1 s
 #   System A                     A·ρ = 1.2 ≥ 1: trapped after the spike
 #   System B, b = 0.5 s < τ_out  no retry debt can form: it recovers
+#
+# `trigger plan` exits 1 on it: without the admission bound (System A) it
+# is meant to trap (the gate fails by design).
 
 variable "port" {
   default     = 8080

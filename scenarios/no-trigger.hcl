@@ -8,6 +8,7 @@
 #   it is reported as inconclusive, never as a pass. `trigger plan` says so
 #   before sending a single request; make the spike bigger (k > 1/ρ = 4) to
 #   test anything.
+# `trigger plan` exits 3 on it (inconclusive), as a run would.
 
 scenario "no-trigger" {
   description = "Threefold spike at 25% utilization: k·ρ = 0.75, no spike length can trigger"

@@ -10,6 +10,7 @@
 #   (the wait crosses the timeout t0 = τ_out/(k·ρ − 1) = 1 s after it starts).
 # Before the spike the service is perfectly healthy at 40% utilization: a
 # load test that never pushes the wait past the timeout cannot see this.
+# `trigger plan` exits 1 on it: it is meant to trap (the gate fails by design).
 
 scenario "trapped" {
   description = "Fivefold spike for 10 s at 40% utilization; two client retries (A·ρ = 1.2): trapped"

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,4 +121,30 @@ func commandWords(line string) []string {
 		words = append(words, strings.Trim(w, `"'`))
 	}
 	return words
+}
+
+// The shipped scenarios pass their own plan, or say in a comment which
+// exit code plan gives them and why ("`trigger plan` exits N on it: …").
+func TestShippedScenariosPassTheirPlan(t *testing.T) {
+	t.Chdir("../..")
+	files, err := filepath.Glob("examples/*.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("scenarios/*.hcl")
+	said := regexp.MustCompile("`trigger plan` exits ([0-9]+) on it")
+	for _, f := range append(files, more...) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ExitPassed
+		if m := said.FindSubmatch(src); m != nil {
+			want, _ = strconv.Atoi(string(m[1]))
+		}
+		var out, errb bytes.Buffer
+		if code := Main(context.Background(), []string{"plan", f}, &out, &errb); code != want {
+			t.Errorf("trigger plan %s exits %d, want %d (pass, or say in a comment why not)\n%s%s", f, code, want, out.String(), errb.String())
+		}
+	}
 }
