@@ -2,6 +2,7 @@ package report
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -222,6 +223,17 @@ func runFacts(doc analysis.Document) []fact {
 		out = append(out, fact{"trigger version", orUnknown(doc.TriggerVersion)})
 	}
 	return out
+}
+
+// RunLine is the line that places a document, for the terminal: "Started:
+// 2026-12-05 03:37:42 UTC · Target: http://127.0.0.1:8080 · trigger
+// version: v1.4.2" (runFacts, as report.html and report.md show them).
+func RunLine(doc analysis.Document) string {
+	var parts []string
+	for _, f := range runFacts(doc) {
+		parts = append(parts, f.Label+": "+f.Value)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // startedText is a run's started_at for people, to the second in UTC
