@@ -53,12 +53,10 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 		standing = nil // the A_fail row says it already
 	}
 	p("| | measured | predicted |\n|---|---|---|\n")
-	for _, f := range rows(figs.Verdict, figs.Recovery, figs.AFail, standing, figs.Hidden, figs.WorkLost, figs.Refused, figs.FirstFailed, figs.OnTrap) {
-		measured := md(f.Measured)
-		if f == *figs.Verdict {
-			measured = "**" + measured + "**"
-		}
-		p("%s\n", mdRow(md(f.Label), measured, md(f.Predicted)))
+	v := figs.Verdict
+	p("%s\n", mdRow(md(v.Label), "**"+md(v.Measured)+"**", md(v.Predicted)))
+	for _, f := range rows(figs.Recovery, figs.AFail, standing, figs.Hidden, figs.WorkLost, figs.Refused, figs.FirstFailed, figs.OnTrap) {
+		p("%s\n", mdRow(md(f.Label), md(f.Measured), md(f.Predicted)))
 	}
 	p("\n")
 	if obs != nil && obs.VerdictReason != "" {
