@@ -14,8 +14,14 @@ type Document struct {
 	// Kind is "plan", "simulate" or "run".
 	Kind string `json:"kind"`
 	// Model names the model for simulate ("fluid", "request").
-	Model    string          `json:"model,omitempty"`
-	Scenario ScenarioSection `json:"scenario"`
+	Model string `json:"model,omitempty"`
+	// TriggerVersion is the version of trigger that made a run's document
+	// (the runner fills it: the module's version, else the VCS revision,
+	// with "+dirty" for a modified tree, else "devel"); omitted by a
+	// trigger that did not record it. A replay (`trigger judge`) keeps
+	// the run's.
+	TriggerVersion string          `json:"trigger_version,omitempty"`
+	Scenario       ScenarioSection `json:"scenario"`
 	// LatencyLaw is the service's latency law the figures rest on: the
 	// scenario's, the one a run fitted, or the queue assumed (its Source
 	// says which).

@@ -5,15 +5,18 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/internal/version"
 	"github.com/trigger-test/trigger/loadgen"
 )
 
 // document assembles the run's result document: the plan's sections, what
-// only the run knows (its wall clock, a fleet, the fault's commands, a
-// stop condition, an on_trap command's failure), and what the referee
+// only the run knows (its wall clock, the trigger that ran it, a fleet,
+// the fault's commands, a stop condition, an on_trap command's failure),
+// and what the referee
 // judged (referee.Fill: what was measured, the verdict and the gate).
 func (r *run) document() analysis.Document {
 	doc := r.plan
+	doc.TriggerVersion = version.String()
 	obs := &analysis.Observation{}
 	if !r.start.IsZero() {
 		obs.StartedAt = r.start.UTC().Format(time.RFC3339Nano)

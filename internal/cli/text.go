@@ -30,7 +30,8 @@ func (t *textWriter) raw(format string, args ...any) {
 	_, t.err = fmt.Fprintf(t.w, format, args...)
 }
 
-// printDocument writes the document for people: the scenario, the trigger
+// printDocument writes the document for people: the scenario, when its
+// run started, its target and the trigger that ran it, the trigger
 // check, the amplification, the prediction, the observation when there is
 // one, the gate and the advice.
 func printDocument(w io.Writer, doc analysis.Document) error {
@@ -44,6 +45,7 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	if sc.File != "" {
 		t.raw("%s\n", sc.File)
 	}
+	t.raw("%s\n", report.RunLine(doc))
 	t.raw("\n")
 	t.line("Service", "C = %s/s   λ = %s/s   ρ = %.2f   τ_out = %s%s", num(sc.CapacityPerS), num(sc.DemandPerS), sc.Utilization,
 		analysis.FormatSeconds(sc.TimeoutS), boundText(sc))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"strconv"
 
 	"github.com/trigger-test/trigger/analysis"
 )
@@ -64,19 +63,23 @@ type htmlData struct {
 	Verdict, Predicted, Headline, Reason      string
 	GatePassed, GateEvaluated                 bool
 	Notices                                   []string
-	SVG                                       template.HTML
-	ChartError                                string
-	Summary                                   []htmlRow
-	Criteria                                  []analysis.GateCriterion
-	Estimates                                 []htmlEstimate
-	WaitFacts                                 []fact
-	Signals                                   []signalRow
-	Findings, Recommendations                 []string
-	ModelFacts                                []string
-	Layers                                    []htmlLayer
-	Amplification                             []htmlRow
-	Trigger                                   []htmlRow
-	Totals                                    []htmlRow
+	// RunFacts place the run: when it started, its target, the trigger
+	// that ran it.
+	RunFacts        []fact
+	SVG             template.HTML
+	ChartError      string
+	Summary         []figure
+	Criteria        []analysis.GateCriterion
+	Estimates       []estimateRow
+	WaitFacts       []fact
+	Signals         []signalRow
+	Findings        []string
+	Recommendations []string
+	ModelFacts      []string
+	Layers          []layerRow
+	Amplification   []figure
+	Trigger         []figure
+	Totals          []figure
 	// RequestHeader and Requests are the table of a mix's requests
 	// (requestTable); nil for one request.
 	RequestHeader []string
@@ -84,17 +87,11 @@ type htmlData struct {
 	Files         []htmlFile
 }
 
-// htmlRow is a label with a measured and a predicted value.
-type htmlRow struct{ Label, Measured, Predicted string }
-
-type htmlEstimate struct{ Label, Predicted, Measured, Note string }
-
-type htmlLayer struct{ Name, Retries, Probability, Budget, Factor string }
-
 type htmlFile struct{ Name, What string }
 
 func newHTMLData(doc analysis.Document, dir string) htmlData {
 	obs := doc.Observation
+	figs := newFigures(doc)
 	d := htmlData{
 		Title:       kindTitle(doc) + " “" + scenarioName(doc) + "”: " + verdictHeadline(doc),
 		Kind:        kindTitle(doc),
@@ -109,8 +106,17 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 
 		GateEvaluated:   len(doc.Gate.Criteria) > 0,
 		Notices:         notices(doc),
+		RunFacts:        runFacts(doc),
 		Criteria:        doc.Gate.Criteria,
 		Recommendations: doc.Advice(),
+		Estimates:       estimateRows(obs),
+		WaitFacts:       waitFacts(doc, false),
+		ModelFacts:      modelFacts(doc),
+		Summary:         figs.summaryRows(),
+		Layers:          layerRows(doc.Amplification),
+		Amplification:   figs.amplificationRows(),
+		Trigger:         figs.triggerRows(),
+		Totals:          figs.totalRows(),
 	}
 	if d.Verdict == "" {
 		d.Verdict = "no verdict"
@@ -118,112 +124,8 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 	if obs != nil {
 		d.Reason = obs.VerdictReason
 		d.Findings = obs.Findings
-		for _, e := range obs.Estimates {
-			d.Estimates = append(d.Estimates, htmlEstimate{e.Label, withUnit(e.Predicted, e.Unit),
-				withInterval(e.Measured, e.MeasuredLo, e.MeasuredHi, e.Unit), e.Note})
-		}
 		d.Signals = signalRows(obs)
 	}
-	d.WaitFacts = waitFacts(doc, false)
-	d.ModelFacts = modelFacts(doc)
-
-	d.Summary = []htmlRow{
-		{"Verdict", string(doc.Verdict), string(doc.Prediction.Verdict)},
-		{"Recovery after the spike", recoveryMeasured(doc), recoveryPredicted(doc)},
-	}
-	if doc.Prediction.RecoveryWithRetryLagS != nil {
-		d.Summary = append(d.Summary, htmlRow{"Recovery, counting the retries' lag", "", secPtr(doc.Prediction.RecoveryWithRetryLagS)})
-	}
-	if obs != nil && obs.PredictedRecoveryS != nil {
-		at := obs.PredictedRecoveryFrom
-		if at == "" {
-			at = "the measured A_fail and ρ"
-		}
-		d.Summary = append(d.Summary, htmlRow{"Recovery from the formula at " + at, "", secPtr(obs.PredictedRecoveryS)})
-	}
-	if obs != nil {
-		d.Summary = append(d.Summary,
-			htmlRow{"Peak wait", secPtr(obs.PeakWaitS), analysis.FormatSeconds(doc.Prediction.PeakWaitS)},
-			htmlRow{"Wait at the end", secPtr(obs.FinalWaitS), ""},
-			htmlRow{"Wait slope at the end (A·ρ − 1)", withInterval(obs.WaitSlope, obs.WaitSlopeLo, obs.WaitSlopeHi, "s/s"), num(doc.Prediction.AmplifiedUtilization-1) + " s/s"},
-		)
-	}
-	if s := onTrapText(doc); s != "" {
-		d.Summary = append(d.Summary, htmlRow{"on_trap", s, ""})
-	}
-
-	a := doc.Amplification
-	for _, l := range a.Layers {
-		row := htmlLayer{Name: l.Name, Retries: strconv.Itoa(l.MaxRetries), Probability: "1", Budget: unknown, Factor: num(l.Amplification)}
-		if l.RetryProbability > 0 {
-			row.Probability = num(l.RetryProbability)
-		}
-		if l.HasBudget {
-			row.Budget = "β = " + num(l.Budget)
-		}
-		d.Layers = append(d.Layers, row)
-	}
-	d.Amplification = []htmlRow{
-		{"A_client: attempts the clients send per first attempt", unknown, num(a.Client)},
-		{"A_fail: attempts reaching the service per first attempt", aFailMeasured(a), num(a.Predicted)},
-		{"Hidden factor A_fail / A_client", numPtr(a.Hidden), num(predictedHidden(doc))},
-		{"A, as the run stands by it", standingText(a), num(a.Predicted)},
-		{"Trap threshold 1/A (utilization at which a trigger traps)", unknown, num(doc.Prediction.TrapThreshold)},
-		{"A·ρ (trapped at 1 or more)", unknown, num(doc.Prediction.AmplifiedUtilization)},
-	}
-	if obs != nil {
-		d.Amplification[0].Measured = numPtr(obs.AmplificationClient)
-		if obs.AmplificationFromSlope != nil || obs.AmplificationFromRecovery != nil {
-			d.Amplification = append(d.Amplification,
-				htmlRow{"A from the wait's slope, (slope + 1)/ρ", numPtr(obs.AmplificationFromSlope), ""},
-				htmlRow{"A from the recovery time, formula inverted", numPtr(obs.AmplificationFromRecovery), ""})
-		}
-		if obs.Utilization != nil && a.Measured != nil {
-			d.Amplification[4].Measured = num(*obs.Utilization * *a.Measured)
-		}
-		if a.Measured != nil && *a.Measured > 0 {
-			d.Amplification[3].Measured = num(1 / *a.Measured)
-		}
-	}
-
-	t := doc.Trigger
-	valid := "no: the spike cannot push the wait past the timeout"
-	if t.Valid {
-		valid = "yes"
-	}
-	d.Trigger = []htmlRow{
-		{"Spike is a trigger, (k·ρ − 1)·Δ > τ_out", "", valid},
-		{"Overload (k·ρ − 1)·Δ", "", num(t.OverloadS) + " s"},
-		{"Client timeout τ_out", "", analysis.FormatSeconds(t.TimeoutS)},
-		{"Margin, overload / τ_out", "", num(t.Margin)},
-		{"t0: wait crosses τ_out after the spike starts", unknown, secPtr(t.T0S)},
-		{"Smallest trigger multiple k for this Δ", "", numPtr(doc.Prediction.MinMultiplier)},
-		{"Smallest trigger length Δ for this k", "", secPtr(doc.Prediction.MinSpikeS)},
-	}
-	if obs != nil {
-		d.Trigger[4].Measured = secPtr(obs.T0S)
-		d.Totals = []htmlRow{
-			{"Attempts timed out", numPtr(obs.TimedOut), ""},
-			{"Attempts refused (503/429)", numPtr(obs.Refused), ""},
-		}
-		if s := firstFailedText(obs); s != "" {
-			d.Totals = append(d.Totals, htmlRow{"First attempts failed", s, ""})
-		}
-		d.Totals = append(d.Totals, []htmlRow{
-			{"Requests failed (every attempt)", numPtr(obs.FailedRequests), ""},
-			{"Work lost, seconds of demand", secPtr(obs.LostWorkS), ""},
-			{"Served after the client left (retry debt)", numPtr(obs.Abandoned), ""},
-		}...)
-		if obs.Dropped != nil || obs.RefusedInFlight != nil {
-			d.Totals = append(d.Totals,
-				htmlRow{"First attempts the driver dropped (lag bound)", numPtr(obs.Dropped), ""},
-				htmlRow{"Attempts refused at max_in_flight", numPtr(obs.RefusedInFlight), ""})
-		}
-		if obs.EndS > 0 {
-			d.Totals = append(d.Totals, htmlRow{"Length of the run", analysis.FormatSeconds(obs.EndS), ""})
-		}
-	}
-
 	if rows := requestTable(obs); rows != nil {
 		d.RequestHeader, d.Requests = requestTableHeader, rows
 	}

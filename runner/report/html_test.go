@@ -115,7 +115,7 @@ func TestHTMLWithoutChart(t *testing.T) {
 	if !strings.Contains(page, "The chart could not be drawn: chart: boom") || strings.Contains(page, "<svg") {
 		t.Error("the chart's failure is not shown in its place")
 	}
-	if !strings.Contains(page, "Predicted vs measured") {
+	if !strings.Contains(page, "Measured vs predicted") {
 		t.Error("the rest of the page is missing")
 	}
 }

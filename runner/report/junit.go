@@ -62,8 +62,11 @@ type junitFailure struct {
 
 // WriteJUnit writes the gate as JUnit XML: one <testsuite name="trigger
 // <scenario>"> with one <testcase> per gate criterion (doc.Gate.Criteria),
-// a <failure> for each that failed, and <properties> with the verdict,
-// recovery_s and A_fail (numbers in plain units, "null" when unknown). A
+// a <failure> for each that failed, and <properties> with the run's
+// start (started_at, RFC 3339 as the document has it), its target, the
+// trigger that ran it (trigger_version), the verdict, recovery_s and
+// A_fail (numbers in plain units, "null" when unknown); a property the
+// document does not have is left out. A
 // no-trigger verdict is a failed "trigger" criterion already; a document
 // whose gate was never evaluated gets one failed "gate" case, so CI never
 // reads an empty suite as a pass. The suite's time is the run's length in
@@ -78,6 +81,15 @@ func WriteJUnit(w io.Writer, doc analysis.Document) error {
 	}
 	prop := func(n, v string) { suite.Properties = append(suite.Properties, junitProperty{n, v}) }
 	prop("kind", doc.Kind)
+	if obs != nil && obs.StartedAt != "" {
+		prop("started_at", obs.StartedAt)
+	}
+	if doc.Scenario.Target != "" {
+		prop("target", doc.Scenario.Target)
+	}
+	if doc.TriggerVersion != "" {
+		prop("trigger_version", doc.TriggerVersion)
+	}
 	prop("verdict", string(doc.Verdict))
 	prop("recovery_s", xmlNum(doc.RecoveryS))
 	prop("A_fail", xmlNum(doc.Amplification.Measured))

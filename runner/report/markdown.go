@@ -13,13 +13,16 @@ import (
 const MarkdownFile = "report.md"
 
 // WriteMarkdown writes the report for a pull-request comment (GitHub
-// flavoured Markdown): a headline with the verdict and the gate (✅/❌), a
-// short table of the verdict, recovery, A_fail (with its 95 % interval),
-// hidden factor, work lost, refusals and failed first attempts against the
-// prediction, the gate's criteria, the predicted-against-measured
-// estimates with their intervals, the wait signal the verdict judged (its
-// source, delay and slope, a shorter patience, the Prometheus signals'
-// delays) and the findings. Text from the document is escaped, so a
+// flavoured Markdown): a headline with the verdict and the gate (✅/❌),
+// when the run started, its target and the trigger that ran it, a short
+// table of the verdict, recovery, A_fail (with its 95 % interval), the A
+// the run stands by when it is not A_fail, hidden factor, work lost,
+// refusals and failed first attempts against the prediction (the
+// figures of report.html, by the same labels), the gate's criteria, the
+// measured-against-predicted estimates with their intervals, the wait
+// signal the verdict judged (its source, delay and slope, a shorter
+// patience, the Prometheus signals' delays), the findings, the model and
+// the advice (doc.Advice). Text from the document is escaped, so a
 // scenario cannot inject markup or break a table.
 func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	bw := bufio.NewWriter(w)
@@ -34,28 +37,26 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	if doc.Scenario.Description != "" {
 		p("%s\n\n", md(doc.Scenario.Description))
 	}
+	var placed []string
+	for _, f := range runFacts(doc) {
+		placed = append(placed, md(f.Label)+": "+md(f.Value))
+	}
+	p("%s\n\n", strings.Join(placed, " · "))
 	for _, n := range notices(doc) {
 		p("> ⚠️ %s\n\n", md(n))
 	}
 
-	p("| | measured | predicted |\n|---|---|---|\n")
-	p("| Verdict | **%s** | %s |\n", md(string(doc.Verdict)), md(string(doc.Prediction.Verdict)))
-	p("| Recovery after the spike | %s | %s |\n", md(recoveryMeasured(doc)), md(recoveryPredicted(doc)))
+	figs := newFigures(doc)
 	a := doc.Amplification
-	p("| A_fail (attempts at the service per first attempt) | %s | %s |\n", md(aFailMeasured(a)), num(a.Predicted))
-	if a.Standing != nil && a.Standing.From != "A_fail" {
-		p("| A, as the run measured it | %s | %s |\n", md(standingText(a)), num(a.Predicted))
+	standing := figs.Standing
+	if a.Standing == nil || a.Standing.From == "A_fail" {
+		standing = nil // the A_fail row says it already
 	}
-	p("| Hidden factor A_fail / A_client | %s | %s |\n", numPtr(doc.Amplification.Hidden), num(predictedHidden(doc)))
-	p("| Work lost | %s | |\n", md(workLost(obs)))
-	if obs != nil {
-		p("| Refused (503/429) | %s | |\n", numPtr(obs.Refused))
-		if s := firstFailedText(obs); s != "" {
-			p("| First attempts failed | %s | |\n", md(s))
-		}
-	}
-	if s := onTrapText(doc); s != "" {
-		p("| on_trap | %s | |\n", md(s))
+	p("| | measured | predicted |\n|---|---|---|\n")
+	v := figs.Verdict
+	p("%s\n", mdRow(md(v.Label), "**"+md(v.Measured)+"**", md(v.Predicted)))
+	for _, f := range rows(figs.Recovery, figs.AFail, standing, figs.Hidden, figs.WorkLost, figs.Refused, figs.FirstFailed, figs.OnTrap) {
+		p("%s\n", mdRow(md(f.Label), md(f.Measured), md(f.Predicted)))
 	}
 	p("\n")
 	if obs != nil && obs.VerdictReason != "" {
@@ -75,11 +76,10 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	}
 	p("\n")
 
-	if obs != nil && len(obs.Estimates) > 0 {
-		p("### Predicted vs measured\n\n| quantity | predicted | measured | note |\n|---|---|---|---|\n")
-		for _, e := range obs.Estimates {
-			p("| %s | %s | %s | %s |\n", md(e.Label), md(withUnit(e.Predicted, e.Unit)),
-				md(withInterval(e.Measured, e.MeasuredLo, e.MeasuredHi, e.Unit)), md(e.Note))
+	if est := estimateRows(obs); len(est) > 0 {
+		p("### Measured vs predicted\n\n| quantity | measured | predicted | note |\n|---|---|---|---|\n")
+		for _, e := range est {
+			p("| %s | %s | %s | %s |\n", md(e.Label), md(e.Measured), md(e.Predicted), md(e.Note))
 		}
 		p("\n")
 	}
@@ -157,6 +157,20 @@ func writeMarkdownWait(p func(string, ...any), doc analysis.Document) {
 		}
 	}
 	p("\n")
+}
+
+// mdRow is a table row of cells already escaped: "| a | b | |", an empty
+// cell as one space.
+func mdRow(cells ...string) string {
+	var b strings.Builder
+	b.WriteString("|")
+	for _, c := range cells {
+		if c != "" {
+			b.WriteString(" " + c)
+		}
+		b.WriteString(" |")
+	}
+	return b.String()
 }
 
 // gateWords is the gate's outcome in two words.
