@@ -58,6 +58,7 @@ type documentedName struct {
 	block  bool
 	labels int // quoted labels after a block's path in its heading
 	line   int
+	def    string // an attribute's default cell, as written
 }
 
 // The reference's conventions, which parseReference reads:
@@ -167,7 +168,7 @@ func parseReference(path string) (names map[string]documentedName, limits map[st
 				continue
 			}
 			for _, b := range section {
-				add(b+"."+sm[1], documentedName{line: line})
+				add(b+"."+sm[1], documentedName{line: line, def: cells[1]})
 			}
 		case "limits":
 			for _, sm := range anySpanRE.FindAllStringSubmatch(cells[0], -1) {
