@@ -262,3 +262,34 @@ func TestReferenceDocLinksStayInTheRepository(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceDocOutcomeClasses: the reference's table of the classes
+// client.retry.on names lists each class the decoder accepts, once, and
+// no other.
+func TestReferenceDocOutcomeClasses(t *testing.T) {
+	src, err := os.ReadFile(referenceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	in := false
+	for _, line := range strings.Split(string(src), "\n") {
+		switch {
+		case strings.HasPrefix(line, "| class |"):
+			in = true
+		case in && strings.HasPrefix(line, "|"):
+			cells := cellsRE.Split(strings.TrimSpace(strings.Trim(line, "|")), -1)
+			if m := regexp.MustCompile("^`\"([^\"`]+)\"`$").FindStringSubmatch(cells[0]); m != nil {
+				listed = append(listed, m[1])
+			}
+		default:
+			in = false
+		}
+	}
+	sort.Strings(listed)
+	want := append([]string(nil), outcomeClasses...)
+	sort.Strings(want)
+	if strings.Join(listed, ",") != strings.Join(want, ",") {
+		t.Errorf("%s lists the outcome classes %q; client.retry.on takes %q", referenceDoc, listed, want)
+	}
+}
