@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // referenceDoc is the scenario reference, from this package's folder.
@@ -291,5 +292,46 @@ func TestReferenceDocOutcomeClasses(t *testing.T) {
 	sort.Strings(want)
 	if strings.Join(listed, ",") != strings.Join(want, ",") {
 		t.Errorf("%s lists the outcome classes %q; client.retry.on takes %q", referenceDoc, listed, want)
+	}
+}
+
+// TestReferenceDocExamplesUseAcceptedNames: every hcl example of the
+// reference parses, and names only blocks and attributes the decoder's
+// schema tree accepts where they are written (an example is a part of a
+// scenario file: its top-level blocks are the file's).
+func TestReferenceDocExamplesUseAcceptedNames(t *testing.T) {
+	src, err := os.ReadFile(referenceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check func(b hcl.Body, s *hcl.BodySchema) hcl.Diagnostics
+	check = func(b hcl.Body, s *hcl.BodySchema) hcl.Diagnostics {
+		content, diags := b.Content(s)
+		for _, blk := range content.Blocks {
+			diags = append(diags, check(blk.Body, nestedSchemas[s][blk.Type])...)
+		}
+		return diags
+	}
+	examples := 0
+	lines := strings.Split(string(src), "\n")
+	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != "```hcl" {
+			continue
+		}
+		start := i + 1
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+		}
+		examples++
+		text := strings.Join(lines[start:i], "\n") + "\n"
+		f, diags := hclsyntax.ParseConfig([]byte(text), fmt.Sprintf("scenarios.md:%d", start+1), hcl.Pos{Line: start + 1, Column: 1})
+		if !diags.HasErrors() {
+			diags = check(f.Body, fileSchema)
+		}
+		for _, d := range diags {
+			t.Errorf("the example at %s line %d: %s", referenceDoc, start+1, d.Error())
+		}
+	}
+	if examples == 0 {
+		t.Fatalf("no hcl example in %s", referenceDoc)
 	}
 }
