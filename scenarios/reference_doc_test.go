@@ -323,12 +323,12 @@ func TestReferenceDocExamplesUseAcceptedNames(t *testing.T) {
 		}
 		examples++
 		text := strings.Join(lines[start:i], "\n") + "\n"
-		f, diags := hclsyntax.ParseConfig([]byte(text), fmt.Sprintf("scenarios.md:%d", start+1), hcl.Pos{Line: start + 1, Column: 1})
+		f, diags := hclsyntax.ParseConfig([]byte(text), referenceDoc, hcl.Pos{Line: start + 1, Column: 1})
 		if !diags.HasErrors() {
 			diags = check(f.Body, fileSchema)
 		}
 		for _, d := range diags {
-			t.Errorf("the example at %s line %d: %s", referenceDoc, start+1, d.Error())
+			t.Errorf("the example from line %d: %s", start+1, d.Error())
 		}
 	}
 	if examples == 0 {
