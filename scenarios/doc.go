@@ -22,5 +22,6 @@
 // reader.go (the decoder and its attribute readers), enums.go (enumerated
 // attributes into vocab's types), validate.go (the validator and the
 // helpers of its checks), sources.go (where each value came from),
-// limits.go, diagnostics.go, sensitive.go and the smaller ones.
+// limits.go, diagnostics.go, hints.go (what a diagnostic adds for a common
+// mistake), sensitive.go and the smaller ones.
 package scenarios

@@ -65,6 +65,9 @@ var nameHints = map[*hcl.BodySchema]map[string]string{
 		"max_retries":   "Did you mean client { retry { max_retries = 2 } }? The clients' retries are the client block's.",
 		"max_in_flight": "Did you mean client { max_in_flight = 20000 }?",
 	},
+	variableSchema: {
+		"type": `A variable's type is its default's (number, string, bool, list or map): variable "port" { default = 8080 } is a number, and --var port=8081 is converted to it.`,
+	},
 	retrySchema: {
 		"max":               `Did you mean max_retries, the retries after the first attempt (max_retries = 3)? A max delay between retries is the backoff's: backoff { kind = "exponential"  max = "10s" }.`,
 		"retries":           "Did you mean max_retries? It counts the retries after the first attempt.",

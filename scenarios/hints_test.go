@@ -87,6 +87,8 @@ func TestDiagnosticHints(t *testing.T) {
 			[]string{"Did you mean gate { baseline = … } or load { baseline = … }? baseline is an attribute of those blocks."}},
 		{"top-level url", `scenario "v" {}`, "scenario \"v\" {}\nurl = \"http://127.0.0.1/\"", "Unsupported argument", "url",
 			[]string{"Did you mean target { url = … }? url is an attribute of the target block."}},
+		{"variable type", `scenario "v" {}`, "variable \"port\" {\n  type = number\n  default = 8080\n}\nscenario \"v\" {}", "Unsupported argument", "type",
+			[]string{"A variable's type is its default's"}},
 		// hcl's own suggestion stands alone.
 		{"hcl's own", `ingress = "q"`, "ingress = \"q\"\nserverd = \"q\"", "Unsupported argument", "serverd", []string{`Did you mean "served"?`}},
 	}
