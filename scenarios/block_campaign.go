@@ -74,7 +74,7 @@ var (
 // decodeCampaign decodes the campaign block. from and to are numbers for a
 // multiplier search and durations ("5s") for a duration search.
 func (d *decoder) decodeCampaign(blk *hcl.Block) *Campaign {
-	b := d.open("campaign", "campaign", blk.Body, blk.DefRange, campaignSchema)
+	b := d.open("campaign", "campaign", blk.Body, blk.DefRange, schemaOf("campaign"))
 	if sb, ok := blk.Body.(*hclsyntax.Body); ok {
 		d.campaignBody = sb.SrcRange
 	}
@@ -101,7 +101,7 @@ func (d *decoder) decodeCampaign(blk *hcl.Block) *Campaign {
 
 // decodeExpectedSpike decodes the expected_spike block.
 func (d *decoder) decodeExpectedSpike(blk *hcl.Block) *ExpectedSpike {
-	b := d.open("expected_spike", "expected_spike", blk.Body, blk.DefRange, expectedSpikeSchema)
+	b := d.open("expected_spike", "expected_spike", blk.Body, blk.DefRange, schemaOf("expected_spike"))
 	if sb, ok := blk.Body.(*hclsyntax.Body); ok {
 		d.expectedBody = sb.SrcRange
 	}

@@ -61,7 +61,7 @@ var (
 // decodeClient decodes the client block and its retry and tracers
 // sub-blocks, with their defaults.
 func (d *decoder) decodeClient(blk *hcl.Block) Client {
-	b := d.open("client", "client", blk.Body, blk.DefRange, clientSchema)
+	b := d.open("client", "client", blk.Body, blk.DefRange, schemaOf("client"))
 	c := Client{
 		Timeout:     b.duration("timeout", 0),
 		Arrivals:    enum(b, "arrivals", "arrival process", DefaultArrivals, arrivalKinds, vocab.ParseArrivals),
@@ -82,7 +82,7 @@ func (d *decoder) decodeClient(blk *hcl.Block) Client {
 	}
 	c.Retry.Deadline = deadline
 	if tb := b.one("tracers", false, ""); tb != nil {
-		t := d.open("tracers", "client.tracers", tb.Body, tb.DefRange, tracersSchema)
+		t := d.open("tracers", "client.tracers", tb.Body, tb.DefRange, schemaOf("client.tracers"))
 		c.Tracers = &vocab.Tracers{
 			Rate:    t.num("rate", DefaultTracerRate),
 			Timeout: t.duration("timeout", DefaultTracerTimeout),

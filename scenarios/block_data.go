@@ -53,7 +53,7 @@ func (d *decoder) decodeData(top *body) []vocab.DataSet {
 	var out []vocab.DataSet
 	for i, blk := range top.blocks("data", MaxDataSets) {
 		path := fmt.Sprintf("data[%d]", i)
-		b := d.open("data", path, blk.Body, blk.DefRange, dataSchema)
+		b := d.open("data", path, blk.Body, blk.DefRange, schemaOf("data"))
 		d.src.elems[path+".name"] = blk.LabelRanges[0]
 		named := d.checkName(blk, "data", "Invalid data name", "names the data set in data.NAME.COLUMN")
 		for _, prev := range out {

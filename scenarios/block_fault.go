@@ -49,7 +49,7 @@ func (d *decoder) decodeFault(top *body) *Fault {
 		return nil
 	}
 	blk := blks[0]
-	b := d.open("fault", "fault", blk.Body, blk.DefRange, faultSchema)
+	b := d.open("fault", "fault", blk.Body, blk.DefRange, schemaOf("fault"))
 	d.src.elems["fault.name"] = blk.LabelRanges[0]
 	d.checkName(blk, "fault", "Invalid fault name", "names the fault in the timeline and the reports")
 	dir, err := filepath.Abs(d.dir)

@@ -47,7 +47,7 @@ var gateSchema = &hcl.BodySchema{Attributes: attrs("max_recovery", "allow_trap",
 
 // decodeGate decodes the gate block.
 func (d *decoder) decodeGate(blk *hcl.Block) Gate {
-	b := d.open("gate", "gate", blk.Body, blk.DefRange, gateSchema)
+	b := d.open("gate", "gate", blk.Body, blk.DefRange, schemaOf("gate"))
 	if sb, ok := blk.Body.(*hclsyntax.Body); ok {
 		d.gateBody = sb.SrcRange
 	}

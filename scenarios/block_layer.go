@@ -47,7 +47,7 @@ var layerSchema = &hcl.BodySchema{Attributes: attrs("max_retries", "budget", "re
 
 // decodeLayer decodes the i-th layer block.
 func (d *decoder) decodeLayer(i int, blk *hcl.Block) Layer {
-	b := d.open("layer", fmt.Sprintf("layer[%d]", i), blk.Body, blk.DefRange, layerSchema)
+	b := d.open("layer", fmt.Sprintf("layer[%d]", i), blk.Body, blk.DefRange, schemaOf("layer"))
 	d.src.elems[fmt.Sprintf("layer[%d].name", i)] = blk.LabelRanges[0]
 	return Layer{
 		Name:             blk.Labels[0],

@@ -44,7 +44,7 @@ var (
 // decodeLoad decodes the load block and its spike sub-block; with a fault
 // the spike is optional (the fault triggers in its place).
 func (d *decoder) decodeLoad(blk *hcl.Block, fault *Fault) LoadProfile {
-	b := d.open("load", "load", blk.Body, blk.DefRange, loadSchema)
+	b := d.open("load", "load", blk.Body, blk.DefRange, schemaOf("load"))
 	l := LoadProfile{
 		Baseline: b.num("baseline", 0),
 		Warmup:   b.duration("warmup", DefaultWarmup),
@@ -55,7 +55,7 @@ func (d *decoder) decodeLoad(blk *hcl.Block, fault *Fault) LoadProfile {
 		l.Spike = faultSpike(fault)
 	}
 	if sb := b.one("spike", fault == nil, `the overload, e.g. spike { multiplier = 5  duration = "10s" }, or a fault block instead.`); sb != nil {
-		s := d.open("spike", "load.spike", sb.Body, sb.DefRange, spikeSchema)
+		s := d.open("spike", "load.spike", sb.Body, sb.DefRange, schemaOf("load.spike"))
 		l.Spike = Spike{
 			Multiplier: s.num("multiplier", 0),
 			Duration:   s.duration("duration", 0),

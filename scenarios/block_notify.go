@@ -35,7 +35,7 @@ var notifySchema = &hcl.BodySchema{Attributes: attrs("webhook", "timeout")}
 
 // decodeNotify decodes the notify block; its webhook becomes a secret.
 func (d *decoder) decodeNotify(blk *hcl.Block) *Notify {
-	b := d.open("notify", "notify", blk.Body, blk.DefRange, notifySchema)
+	b := d.open("notify", "notify", blk.Body, blk.DefRange, schemaOf("notify"))
 	if sb, ok := blk.Body.(*hclsyntax.Body); ok {
 		d.notifyBody = sb.SrcRange
 	}

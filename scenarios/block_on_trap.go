@@ -36,7 +36,7 @@ var onTrapSchema = &hcl.BodySchema{Attributes: attrs("action", "rate", "command"
 
 // decodeOnTrap decodes the on_trap block.
 func (d *decoder) decodeOnTrap(blk *hcl.Block) *OnTrap {
-	b := d.open("on_trap", "on_trap", blk.Body, blk.DefRange, onTrapSchema)
+	b := d.open("on_trap", "on_trap", blk.Body, blk.DefRange, schemaOf("on_trap"))
 	t := &OnTrap{
 		Action:  enum(b, "action", "on_trap action", vocab.TrapDrop, onTrapActions, vocab.ParseTrapAction),
 		Rate:    b.num("rate", 0),

@@ -75,7 +75,7 @@ var (
 // decodePrometheus decodes the prometheus block and its auth and tls
 // sub-blocks.
 func (d *decoder) decodePrometheus(blk *hcl.Block) *Prometheus {
-	b := d.open("prometheus", "prometheus", blk.Body, blk.DefRange, prometheusSchema)
+	b := d.open("prometheus", "prometheus", blk.Body, blk.DefRange, schemaOf("prometheus"))
 	p := &Prometheus{
 		Address:        b.str("address", embeddedAddress),
 		Scrape:         b.strList("scrape", nil),
@@ -97,7 +97,7 @@ func (d *decoder) decodePrometheus(blk *hcl.Block) *Prometheus {
 func (d *decoder) decodeAccess(b *body, path string) (*PrometheusAuth, *tlsfiles.Files) {
 	var auth *PrometheusAuth
 	if blk := b.one("auth", false, ""); blk != nil {
-		a := d.open("auth", path+".auth", blk.Body, blk.DefRange, authSchema)
+		a := d.open("auth", path+".auth", blk.Body, blk.DefRange, b.childSchema("auth"))
 		auth = &PrometheusAuth{
 			BearerTokenEnv: a.str("bearer_token_env", ""),
 			UsernameEnv:    a.str("username_env", ""),

@@ -32,7 +32,7 @@ var recoverySchema = &hcl.BodySchema{Attributes: attrs("success_ratio", "hold")}
 
 // decodeRecovery decodes the recovery block.
 func (d *decoder) decodeRecovery(blk *hcl.Block) Recovery {
-	b := d.open("recovery", "recovery", blk.Body, blk.DefRange, recoverySchema)
+	b := d.open("recovery", "recovery", blk.Body, blk.DefRange, schemaOf("recovery"))
 	return Recovery{
 		SuccessRatio: b.num("success_ratio", DefaultSuccessRatio),
 		Hold:         b.duration("hold", DefaultHold),

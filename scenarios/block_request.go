@@ -49,7 +49,7 @@ func (d *decoder) decodeRequests(b *body, common map[string]string) []Request {
 	var out []Request
 	for i, blk := range b.blocks("request", MaxRequests) {
 		path := fmt.Sprintf("target.request[%d]", i)
-		r := d.open("request", path, blk.Body, blk.DefRange, requestSchema)
+		r := d.open("request", path, blk.Body, blk.DefRange, schemaOf("target.request"))
 		d.src.elems[path+".name"] = blk.LabelRanges[0]
 		if !d.checkName(blk, "request", "Invalid request name", "names the request in the timeline and the reports") {
 			d.src.failed[path+".name"] = true

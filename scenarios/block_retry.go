@@ -63,7 +63,7 @@ var (
 // decodeRetry decodes the client.retry block and its token_bucket and
 // backoff sub-blocks, with their defaults.
 func (d *decoder) decodeRetry(blk *hcl.Block) retry.Policy {
-	b := d.open("retry", "client.retry", blk.Body, blk.DefRange, retrySchema)
+	b := d.open("retry", "client.retry", blk.Body, blk.DefRange, schemaOf("client.retry"))
 	r := retry.Policy{
 		MaxRetries:   b.integer("max_retries", 0),
 		On:           b.outcomes("on", defaultRetryOn),
@@ -72,7 +72,7 @@ func (d *decoder) decodeRetry(blk *hcl.Block) retry.Policy {
 		RetryAfter:   b.boolean("retry_after", true),
 	}
 	if tb := b.one("token_bucket", false, ""); tb != nil {
-		t := d.open("token_bucket", "client.retry.token_bucket", tb.Body, tb.DefRange, tokenBucketSchema)
+		t := d.open("token_bucket", "client.retry.token_bucket", tb.Body, tb.DefRange, schemaOf("client.retry.token_bucket"))
 		r.TokenBucket = &retry.TokenBucket{
 			Capacity:      t.num("capacity", DefaultBucketCapacity),
 			RetryCost:     t.num("retry_cost", DefaultRetryCost),
@@ -82,7 +82,7 @@ func (d *decoder) decodeRetry(blk *hcl.Block) retry.Policy {
 	}
 	r.Backoff = retry.Backoff{Kind: DefaultBackoffKind, Max: DefaultBackoffMax, Jitter: DefaultJitter}
 	if bb := b.one("backoff", false, ""); bb != nil {
-		k := d.open("backoff", "client.retry.backoff", bb.Body, bb.DefRange, backoffSchema)
+		k := d.open("backoff", "client.retry.backoff", bb.Body, bb.DefRange, schemaOf("client.retry.backoff"))
 		r.Backoff.Kind = enum(k, "kind", "backoff kind", DefaultBackoffKind, backoffKinds, vocab.ParseBackoffKind)
 		base := time.Duration(0)
 		if r.Backoff.Kind != vocab.BackoffNone {

@@ -86,7 +86,7 @@ var scenarioSchema = &hcl.BodySchema{Attributes: attrs("description", "max_durat
 // decodeScenarioBlock decodes the scenario block into s: its label, the
 // description and max_duration.
 func (d *decoder) decodeScenarioBlock(blk *hcl.Block, s *Scenario) {
-	b := d.open("scenario", "scenario", blk.Body, blk.DefRange, scenarioSchema)
+	b := d.open("scenario", "scenario", blk.Body, blk.DefRange, schemaOf("scenario"))
 	s.Name = blk.Labels[0]
 	d.checkName(blk, "scenario", "Invalid scenario name",
 		"names the run's folder (out/NAME-TIMESTAMP) and appears in every report")

@@ -102,7 +102,7 @@ var (
 // decodeService decodes the service block and its autoscaler
 // sub-block; the capacity from pods × pod_rate is the validator's.
 func (d *decoder) decodeService(blk *hcl.Block) Service {
-	b := d.open("service", "service", blk.Body, blk.DefRange, serviceSchema)
+	b := d.open("service", "service", blk.Body, blk.DefRange, schemaOf("service"))
 	s := Service{
 		Capacity:        b.num("capacity", 0),
 		Pods:            b.integer("pods", 0),
@@ -121,7 +121,7 @@ func (d *decoder) decodeService(blk *hcl.Block) Service {
 		LatencyFloor: b.duration("latency_floor", 0),
 	}
 	if ab := b.one("autoscaler", false, ""); ab != nil {
-		a := d.open("autoscaler", "service.autoscaler", ab.Body, ab.DefRange, autoscalerSchema)
+		a := d.open("autoscaler", "service.autoscaler", ab.Body, ab.DefRange, schemaOf("service.autoscaler"))
 		s.Autoscaler = &Autoscaler{
 			Signal:   enum(a, "signal", "autoscaler signal", "", scalerSignals, vocab.ParseScalerSignal),
 			Target:   a.num("target", 0),

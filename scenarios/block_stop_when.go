@@ -50,7 +50,7 @@ var stopWhenSchema = &hcl.BodySchema{
 // decodeStopWhen decodes the i-th stop_when block.
 func (d *decoder) decodeStopWhen(i int, blk *hcl.Block) StopCondition {
 	path := fmt.Sprintf("stop_when[%d]", i)
-	b := d.open("stop_when", path, blk.Body, blk.DefRange, stopWhenSchema)
+	b := d.open("stop_when", path, blk.Body, blk.DefRange, schemaOf("stop_when"))
 	d.src.elems[path+".name"] = blk.LabelRanges[0]
 	if !d.checkName(blk, "stop_when", "Invalid stop_when name", "names the brake in the run's log and report") {
 		d.src.failed[path+".name"] = true

@@ -51,7 +51,7 @@ var targetSchema = &hcl.BodySchema{
 
 // decodeTarget decodes the target block, allow_hosts normalised.
 func (d *decoder) decodeTarget(blk *hcl.Block) Target {
-	b := d.open("target", "target", blk.Body, blk.DefRange, targetSchema)
+	b := d.open("target", "target", blk.Body, blk.DefRange, schemaOf("target"))
 	var t Target
 	d.withPerRequest(func() { t.URL = b.str("url", "") })
 	t.Method = b.str("method", DefaultMethod)

@@ -23,7 +23,7 @@ func (d *decoder) decodeTLS(b *body, path string) *tlsfiles.Files {
 	if blk == nil {
 		return nil
 	}
-	t := d.open("tls", path+".tls", blk.Body, blk.DefRange, tlsSchema)
+	t := d.open("tls", path+".tls", blk.Body, blk.DefRange, b.childSchema("tls"))
 	return &tlsfiles.Files{
 		CAFile:             d.tlsFile(t, "ca_file"),
 		CertFile:           d.tlsFile(t, "cert_file"),

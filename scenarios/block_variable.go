@@ -87,7 +87,7 @@ func (d *decoder) variables(blks []*hcl.Block, overrides map[string]string, file
 			continue
 		}
 		v := &variable{name: name, def: blk.DefRange}
-		b := d.open("variable", "variable."+name, blk.Body, blk.DefRange, variableSchema)
+		b := d.open("variable", "variable."+name, blk.Body, blk.DefRange, schemaOf("variable"))
 		v.sensitive = b.constBool("sensitive")
 		if a := b.content.Attributes["default"]; a != nil && d.checkLiterals(a.Expr) && d.boundEval(a.Expr, nil) {
 			if v.sensitive {

@@ -16,10 +16,12 @@
 // (tracers with client, token_bucket and backoff with retry, autoscaler
 // with service, spike with load, auth and tls with prometheus), except
 // client.retry, which has block_retry.go. What every block uses has a file
-// named for it: schema.go (the file's schema and the schema helpers),
+// named for it: schema.go (the file's schema, the tree of every block's
+// schema the decoder opens blocks from, and the schema helpers),
 // decode.go (Load, Parse and the order in which blocks are decoded),
 // reader.go (the decoder and its attribute readers), enums.go (enumerated
 // attributes into vocab's types), validate.go (the validator and the
 // helpers of its checks), sources.go (where each value came from),
-// limits.go, diagnostics.go, sensitive.go and the smaller ones.
+// limits.go, diagnostics.go, hints.go (what a diagnostic adds for a common
+// mistake), sensitive.go and the smaller ones.
 package scenarios

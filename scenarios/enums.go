@@ -72,5 +72,5 @@ func (b *body) outcomes(name string, def retry.OutcomeSet) retry.OutcomeSet {
 // suggesting the closest of names and listing them all.
 func (d *decoder) reportUnknown(path, what, name string, names []string) {
 	d.reportAt(hcl.DiagError, path, "Unknown "+what,
-		"%q is not a known %s.%s Use %s.", name, what, didYouMean(name, names), quoteList(names))
+		"%q is not a known %s.%s Use %s.", name, what, enumHint(what, name, names), quoteList(names))
 }

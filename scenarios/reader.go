@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -88,6 +87,7 @@ type body struct {
 // and records the block's DefRange under path.
 func (d *decoder) open(name, path string, b hcl.Body, def hcl.Range, schema *hcl.BodySchema) *body {
 	content, diags := b.Content(schema)
+	d.hintUnsupported(schema, b, diags)
 	d.diags = append(d.diags, diags...)
 	if content == nil {
 		content = &hcl.BodyContent{Attributes: hcl.Attributes{}}
@@ -285,10 +285,14 @@ func (b *body) eval(name string, ty cty.Type) (cty.Value, bool) {
 	}
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
+		hint := ""
+		if ty == cty.Number && v.Type() == cty.String {
+			hint = numberHint(name, v.AsString(), b.d.src.sensitive[path])
+		}
 		b.d.diags = append(b.d.diags, &hcl.Diagnostic{
 			Severity:    hcl.DiagError,
 			Summary:     "Incorrect attribute value type",
-			Detail:      fmt.Sprintf("Inappropriate value for attribute %q: %s.", name, err),
+			Detail:      fmt.Sprintf("Inappropriate value for attribute %q: %s.%s", name, err, hint),
 			Subject:     attr.Expr.Range().Ptr(),
 			Expression:  attr.Expr,
 			EvalContext: b.d.ctx,
@@ -401,8 +405,8 @@ func (b *body) duration(name string, def time.Duration) time.Duration {
 		return d
 	}
 	hint := ""
-	if f, ferr := strconv.ParseFloat(strings.TrimSpace(s), 64); ferr == nil {
-		hint = fmt.Sprintf(" A bare number has no unit: did you mean \"%gs\"?", f)
+	if !b.d.src.sensitive[b.sub(name)] {
+		hint = durationHint(s)
 	}
 	b.fail(name, "Invalid duration",
 		"%s = %q is not a duration. Durations are Go duration strings: a number and a unit (ns, us, ms, s, m, h), such as \"250ms\", \"1s\", \"3m\" or \"1h30m\".%s",
