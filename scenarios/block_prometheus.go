@@ -24,7 +24,8 @@ type Prometheus struct {
 	// 1 s); for a remote server, the interval the plan and the run assume
 	// until the run reads the server's own (ScrapeIntervalGiven).
 	ScrapeInterval time.Duration
-	// ScrapeIntervalGiven says the scenario set scrape_interval.
+	// ScrapeIntervalGiven says the scenario set scrape_interval for a
+	// remote server.
 	ScrapeIntervalGiven bool
 	Timeout             time.Duration // per query; default 10s
 
@@ -115,7 +116,7 @@ func (v *validator) prometheus() {
 		return
 	}
 	embedded := p.Address == embeddedAddress
-	p.ScrapeIntervalGiven = v.d.src.has("prometheus.scrape_interval")
+	p.ScrapeIntervalGiven = !embedded && v.d.src.has("prometheus.scrape_interval")
 	addrOK := v.d.src.ok("prometheus.address")
 	if !embedded && !v.credentials("prometheus.address", p.Address, authHint) {
 		u, err := url.Parse(p.Address)

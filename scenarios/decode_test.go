@@ -199,7 +199,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		Load: LoadProfile{Baseline: 40, Warmup: 5 * time.Second, Observe: 90 * time.Second,
 			Spike: Spike{Multiplier: 4.5, Duration: 8 * time.Second}},
 		Prometheus: &Prometheus{
-			Address: "https://prom.internal:9090", ScrapeInterval: 2 * time.Second, Timeout: 5 * time.Second,
+			Address: "https://prom.internal:9090", ScrapeInterval: 2 * time.Second, ScrapeIntervalGiven: true, Timeout: 5 * time.Second,
 			Ingress: "i", FirstAttempts: "f", Served: "s", Abandoned: "a", Wait: "w", Pods: "p",
 			Auth: &PrometheusAuth{UsernameEnv: "U", PasswordEnv: "P"},
 			TLS:  &tlsfiles.Files{CAFile: "testdata/good/ca.pem", CertFile: "testdata/good/c.pem", KeyFile: "testdata/good/k.pem", ServerName: "prom", InsecureSkipVerify: true},
