@@ -67,6 +67,27 @@ func TestE2ERealPrometheusAgreesWithEmbedded(t *testing.T) {
 
 	remote := base
 	remote.prometheusAddress = promURL
+	// trigger check against the real server first: every step passes, and
+	// each query's scrape interval comes from its targets API.
+	steps, err := Check(context.Background(), CheckOptions{Run: Options{Test: testOf(t, remote.parse(t)), Logf: t.Logf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := 0
+	for _, s := range steps {
+		if !s.OK {
+			t.Errorf("check: %s failed: %s", s.Name, s.Detail)
+		}
+		if strings.HasPrefix(s.Name, "query ") {
+			queries++
+			if !strings.Contains(s.Detail, "from /api/v1/targets") && !strings.Contains(s.Detail, "driver's own") {
+				t.Errorf("check: %s: %s; want the interval from the targets API", s.Name, s.Detail)
+			}
+		}
+	}
+	if queries == 0 || steps[len(steps)-1].Name != "target" {
+		t.Errorf("check steps %+v: want its queries and the target's request", steps)
+	}
 	res, err := Run(context.Background(), Options{Test: testOf(t, remote.parse(t)), OutDir: t.TempDir(), Logf: t.Logf,
 		MetricsListen: fmt.Sprintf("127.0.0.1:%d", driverPort)})
 	if err != nil {
