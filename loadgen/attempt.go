@@ -56,13 +56,14 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 		o, retryAfter, _ := d.do(ctx, lr, now, d.cfg.Timeout, strconv.Itoa(lr.attempt))
 		end := d.now()
 		took := end - now
+		cut := ctx.Err() != nil // the run's end, not the service, ended it
 		d.release()
 		d.met.attempts[k][o].Inc()
 		d.met.duration[k].Observe(took.Seconds())
 
 		if o == vocab.OutcomeOK {
 			d.retrier.Succeeded(end)
-			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, true, true)
+			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, true, true, cut)
 			d.met.requests[0].Inc()
 			d.end()
 			return
@@ -72,12 +73,12 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 			dec = d.retrier.Failed(end, retry.Failure{Attempt: lr.attempt, Outcome: o, RetryAfter: retryAfter, Started: lr.started, PrevDelay: lr.prevDelay})
 		}
 		if !dec.Retry {
-			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, true, false)
+			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, true, false, cut)
 			d.met.requests[1].Inc()
 			d.end()
 			return
 		}
-		d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, false, false)
+		d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, false, false, cut)
 		lr.attempt++
 		lr.prevDelay = dec.Delay
 		lr.planned = end + dec.Delay
