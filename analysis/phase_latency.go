@@ -3,11 +3,11 @@ package analysis
 // PhaseLatency is the latency of a run's first attempts sent in one
 // phase, as the clients saw it: from the send to the end of the answer,
 // the error, or the client giving up (a timeout counts at the attempt's
-// timeout). Every first attempt that completed counts, whatever its
-// outcome; Succeeded is the same over those that succeeded. An attempt
-// counts in the phase it was sent in, whenever it ended; attempts the
-// run's end cut short, and first attempts never sent (dropped, refused),
-// have none.
+// timeout, however late the client's timer fired). Every first attempt
+// that completed counts, whatever its outcome; Succeeded is the same over
+// those that succeeded. An attempt counts in the phase it was sent in,
+// whenever it ended; attempts the run's end cut short, and first attempts
+// never sent (dropped, refused), have none.
 type PhaseLatency struct {
 	Phase Phase `json:"phase"`
 	LatencyPercentiles

@@ -27,11 +27,11 @@ type Percentiles struct {
 // PartLatency is the latency of the first attempts sent in one part of a
 // run (Driver.SplitAt), as the client saw it: from the send to the end of
 // the response's body, the error, or the client giving up (a timeout
-// counts at its wait, the attempt's timeout). All holds every first attempt
-// that completed, whatever its outcome; OK those that succeeded. First
-// attempts cut short by Run's ctx are left out (the run's end, not the
-// service, ended them), and those never sent (dropped, refused) have no
-// latency.
+// counts at the attempt's timeout, however late its timer fired). All
+// holds every first attempt that completed, whatever its outcome; OK
+// those that succeeded. First attempts cut short by Run's ctx are left
+// out (the run's end, not the service, ended them), and those never sent
+// (dropped, refused) have no latency.
 type PartLatency struct {
 	Part string
 	All  Percentiles

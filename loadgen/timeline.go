@@ -336,9 +336,9 @@ func (r *recorder) sent(now, planned time.Duration, n, c, req int) int {
 
 // done records a completed attempt (number n ≥ 1) of a logical request of
 // cohort c and request req of the mix and, when ended, the end of the
-// request; cut says the run's end cut it short (a first attempt's latency
-// then counts in no part).
-func (r *recorder) done(now time.Duration, c, req, n int, o vocab.Outcome, took time.Duration, ended, ok, cut bool) {
+// request. seen is the latency a first attempt counts at in its part of
+// the run (Driver.firstSeen); < 0: in none.
+func (r *recorder) done(now time.Duration, c, req, n int, o vocab.Outcome, took, seen time.Duration, ended, ok bool) {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
@@ -360,8 +360,8 @@ func (r *recorder) done(now time.Duration, c, req, n int, o vocab.Outcome, took 
 		r.endLocked(c, ok)
 	}
 	r.recordLocked(distLatency, took)
-	if n == 1 && !cut {
-		r.parts.record(now-took, took, o == vocab.OutcomeOK)
+	if n == 1 && seen >= 0 {
+		r.parts.record(now-took, seen, o == vocab.OutcomeOK)
 	}
 	if serverError(o) {
 		r.recordLocked(distErrLatency, took)
