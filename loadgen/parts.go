@@ -52,8 +52,8 @@ type parts struct {
 }
 
 // splitAt starts part at at (no earlier than now): splits set before for
-// moments after at are dropped, and a split into the part already under
-// way at at adds none.
+// at or later are dropped, and a split into the part already under way
+// at at adds none.
 func (p *parts) splitAt(now, at time.Duration, part string) {
 	at = max(at, now)
 	i := p.index(part)
@@ -150,7 +150,7 @@ func round3(x float64) float64 {
 // SplitAt starts a part of the run named part at at, the driver's clock
 // (no earlier than now; before Run, now is 0): first attempts sent from
 // then on count in that part's latency (PartLatencies) until the next
-// split. Splits set before for moments after at are dropped, so a later
+// split. Splits set before for at or later are dropped, so a later
 // call can move a part's end that has not come yet. A part named when
 // MaxParts already are, or a split beyond MaxSplits, is ignored: its
 // attempts count in the part before. Safe for concurrent use.
