@@ -374,6 +374,11 @@ type Observation struct {
 	// SustainedBy says what held a trapped or metastable service down,
 	// from what the run measured; nil for other verdicts.
 	SustainedBy *Sustaining `json:"sustained_by,omitempty"`
+	// LatencyByPhase is the first attempts' latency in each phase of the
+	// run (warmup, spike, observe, and on_trap when the action ran), in
+	// that order; left out for a run spread over agents, whose drivers'
+	// histograms are not merged.
+	LatencyByPhase []PhaseLatency `json:"latency_by_phase,omitempty"`
 	// Dropped and RefusedInFlight count first attempts the driver could not
 	// send on schedule (lag bound) or at all (max_in_flight): the driver's health.
 	Dropped         *float64 `json:"dropped_total,omitempty"`

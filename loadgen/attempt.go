@@ -56,13 +56,14 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 		o, retryAfter, _ := d.do(ctx, lr, now, d.cfg.Timeout, strconv.Itoa(lr.attempt))
 		end := d.now()
 		took := end - now
+		seen := d.firstSeen(ctx, lr, o, took)
 		d.release()
 		d.met.attempts[k][o].Inc()
 		d.met.duration[k].Observe(took.Seconds())
 
 		if o == vocab.OutcomeOK {
 			d.retrier.Succeeded(end)
-			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, true, true)
+			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, seen, true, true)
 			d.met.requests[0].Inc()
 			d.end()
 			return
@@ -72,12 +73,12 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 			dec = d.retrier.Failed(end, retry.Failure{Attempt: lr.attempt, Outcome: o, RetryAfter: retryAfter, Started: lr.started, PrevDelay: lr.prevDelay})
 		}
 		if !dec.Retry {
-			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, true, false)
+			d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, seen, true, false)
 			d.met.requests[1].Inc()
 			d.end()
 			return
 		}
-		d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, false, false)
+		d.rec.done(end, lr.cohort, int(lr.req), lr.attempt, o, took, seen, false, false)
 		lr.attempt++
 		lr.prevDelay = dec.Delay
 		lr.planned = end + dec.Delay
@@ -92,6 +93,25 @@ func (d *Driver) run(ctx context.Context, lr logical) {
 			return
 		}
 	}
+}
+
+// firstSeen is the latency a completed attempt of lr, which took took
+// and ended with o, counts at in its part of the run (parts.go): a first
+// attempt's took, a timeout's at most the attempt's timeout (the client's
+// patience, not how late its timer fired); −1 for a retry, or an attempt
+// the run's end (ctx) cut short: the harness ended it, not the service.
+func (d *Driver) firstSeen(ctx context.Context, lr logical, o vocab.Outcome, took time.Duration) time.Duration {
+	if lr.attempt != 1 || ctx.Err() != nil {
+		return -1
+	}
+	if o == vocab.OutcomeTimeout {
+		timeout := d.cfg.Timeout
+		if dl := d.cfg.Retry.Deadline; dl > 0 {
+			timeout = min(timeout, dl)
+		}
+		return min(took, timeout)
+	}
+	return took
 }
 
 // refuseRetry ends a logical request whose granted retry found no slot.

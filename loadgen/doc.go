@@ -91,7 +91,9 @@
 // backoff hold no goroutine: they wait in one heap of at most MaxInFlight
 // entries served by one timer. Memory per second of timeline is
 // one Second value and one Cohort; histograms are HDR (ten of 23 KiB: one
-// per second, reset when it is sealed, and one for the run, per distribution).
+// per second, reset when it is sealed, and one for the run, per distribution),
+// plus two a part of the run named by SplitAt (at most MaxParts: the first
+// attempts' latency by the phase they were sent in, PartLatencies).
 //
 // # Accounting
 //

@@ -220,6 +220,9 @@ type recorder struct {
 	gauges              func() (pending, inFlight int64)
 	requests            int  // requests of the mix counted apart (Second.Requests); 0 for one
 	frozen              bool // set by flush: the run is over, no more seconds
+	// parts is the first attempts' latency by the part of the run they
+	// were sent in (parts.go).
+	parts parts
 	// The driver's heartbeat and the stalls it showed (stall.go).
 	beating  bool
 	lastBeat time.Duration
@@ -333,8 +336,9 @@ func (r *recorder) sent(now, planned time.Duration, n, c, req int) int {
 
 // done records a completed attempt (number n ≥ 1) of a logical request of
 // cohort c and request req of the mix and, when ended, the end of the
-// request.
-func (r *recorder) done(now time.Duration, c, req, n int, o vocab.Outcome, took time.Duration, ended, ok bool) {
+// request. seen is the latency a first attempt counts at in its part of
+// the run (Driver.firstSeen); < 0: in none.
+func (r *recorder) done(now time.Duration, c, req, n int, o vocab.Outcome, took, seen time.Duration, ended, ok bool) {
 	r.mu.Lock()
 	r.rollLocked(now)
 	for _, s := range []*Second{&r.cur, &r.total} {
@@ -356,6 +360,9 @@ func (r *recorder) done(now time.Duration, c, req, n int, o vocab.Outcome, took 
 		r.endLocked(c, ok)
 	}
 	r.recordLocked(distLatency, took)
+	if n == 1 && seen >= 0 {
+		r.parts.record(now-took, seen, o == vocab.OutcomeOK)
+	}
 	if serverError(o) {
 		r.recordLocked(distErrLatency, took)
 	}

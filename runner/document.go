@@ -31,6 +31,7 @@ func (r *run) document() analysis.Document {
 			obs.StoppedBy.AtS = math.Max(0, ev.at.Sub(r.start).Seconds())
 		}
 	}
+	obs.LatencyByPhase = r.latencyByPhase()
 	doc.Observation = obs
 	r.ref.Fill(&doc)
 	if r.fleet != nil {

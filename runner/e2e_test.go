@@ -64,6 +64,33 @@ func TestE2ERecovers(t *testing.T) {
 	if abandoned := analysis.Value(d.Observation.Abandoned); !(abandoned > 0) {
 		t.Errorf("System A serves abandoned work, measured %v", abandoned)
 	}
+	checkLatencyByPhase(t, d)
+}
+
+// checkLatencyByPhase fails t unless d has the first attempts' latency in
+// the warmup, the spike and after it, each from attempts, ordered p50 ≤
+// p95 ≤ p99 (the successes' too), and the spike's p99 at least the
+// warmup's p50: the overload queued them.
+func checkLatencyByPhase(t *testing.T, d analysis.Document) {
+	t.Helper()
+	ls := d.Observation.LatencyByPhase
+	if len(ls) != 3 || ls[0].Phase != analysis.PhaseWarmup || ls[1].Phase != analysis.PhaseSpike || ls[2].Phase != analysis.PhaseObserve {
+		t.Fatalf("latency by phase %+v; want warmup, spike, observe", ls)
+	}
+	for _, l := range ls {
+		for _, p := range []analysis.LatencyPercentiles{l.LatencyPercentiles, l.Succeeded} {
+			if p.Attempts == 0 || p.P50S == nil || p.P95S == nil || p.P99S == nil || !(0 < *p.P50S && *p.P50S <= *p.P95S && *p.P95S <= *p.P99S) {
+				t.Errorf("%s: %d attempts, p50 %v p95 %v p99 %v; want some, 0 < p50 ≤ p95 ≤ p99", l.Phase, p.Attempts,
+					analysis.Value(p.P50S), analysis.Value(p.P95S), analysis.Value(p.P99S))
+			}
+		}
+		if l.Succeeded.Attempts > l.Attempts {
+			t.Errorf("%s: %d succeeded of %d", l.Phase, l.Succeeded.Attempts, l.Attempts)
+		}
+	}
+	if w, s := analysis.Value(ls[0].P50S), analysis.Value(ls[1].P99S); !(s >= w) {
+		t.Errorf("the spike's p99 %v s is below the warmup's p50 %v s", s, w)
+	}
 }
 
 // Behind a gateway that retries twice, clients that retry twice: the

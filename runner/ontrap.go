@@ -67,6 +67,7 @@ func (r *run) startOnTrap(now float64) {
 		}()
 	}
 	r.ref.OnTrapStarted(at)
+	r.splitPhase(at, analysis.PhaseOnTrap)
 	r.setPhase(analysis.PhaseOnTrap)
 }
 

@@ -56,6 +56,8 @@ func (r *run) startSpike() {
 		loadgen.Constant(r.spec.AfterSpike()+convert.ScheduleSlack, baseline),
 	})
 	r.ref.SpikeStarted(at.Seconds(), at.Seconds()+spike.Seconds())
+	r.splitPhase(at.Seconds(), analysis.PhaseSpike)
+	r.splitPhase(at.Seconds()+spike.Seconds(), analysis.PhaseObserve)
 	r.setPhase(analysis.PhaseSpike)
 	if r.fault != nil {
 		go func() {
@@ -140,6 +142,10 @@ func (r *run) faultStep(now float64) bool {
 		}
 		r.faultStartS = res.at
 		r.ref.FaultStarted(res.at)
+		// The spike now ends with the fault's hold.
+		_, end := r.ref.Spike()
+		r.splitPhase(res.at, analysis.PhaseSpike)
+		r.splitPhase(end, analysis.PhaseObserve)
 		r.opts.logf("fault %q: in place; holding for %s", r.spec.Fault.Name, r.spec.Fault.Duration)
 	default:
 	}

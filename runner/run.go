@@ -245,6 +245,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	rereads := r.mets.startReread()
 	defer rereads.stop()
 	r.brakes.start()
+	r.splitPhase(0, analysis.PhaseWarmup)
 	go func() { driverDone <- r.drv.Run(driverCtx) }()
 	deadline := time.Now().Add(r.spec.MaxDuration)
 	tick := time.NewTicker(tickEvery)

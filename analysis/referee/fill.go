@@ -17,7 +17,8 @@ func nan() float64 { return math.NaN() }
 // estimates, the findings), the amplification measured, the verdict, the
 // recovery and the gate, and the record a replay needs (doc.Judging). What
 // only the runner knows (the wall clock, a fleet, a fault's commands, a
-// stop condition) is kept from doc.Observation when it has one.
+// stop condition, the driver's latency by phase) is kept from
+// doc.Observation when it has one.
 func (r *Referee) Fill(doc *analysis.Document) {
 	o := r.outcome()
 	doc.Kind = "run"
@@ -26,6 +27,8 @@ func (r *Referee) Fill(doc *analysis.Document) {
 	old := doc.Observation
 	if old != nil {
 		obs.StartedAt, obs.Fault, obs.StoppedBy = old.StartedAt, old.Fault, old.StoppedBy
+		// Measured by the driver, not from the rows: a replay keeps it.
+		obs.LatencyByPhase = old.LatencyByPhase
 	}
 	doc.Observation = obs
 	doc.Judging = r.Record()

@@ -166,6 +166,9 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	if o := doc.Observation; o != nil {
 		t.line("Model", "%s: %s", o.Source, observationText(doc))
 	}
+	for i, l := range latencyLines(doc) {
+		t.line(map[bool]string{true: "Latency"}[i == 0], "%s", l)
+	}
 	if f := doc.Fleet; f != nil {
 		t.line("Agents", "%s", fleetText(f))
 	}
