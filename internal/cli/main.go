@@ -55,9 +55,11 @@ Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error,
 5 stopped by a brake (stop_when, --abort-file), 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       toolVersion(),
 	}
+	root.SetVersionTemplate("trigger {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newPlanCommand(stdout, stderr), newSimulateCommand(stdout, stderr), newRunCommand(stdout, stderr), newDemoCommand(stdout, stderr), newReportCommand(stdout, stderr), newAgentCommand(stderr), newImportCommand(stdout, stderr), newRestoreCommand(os.Stdin, stdout, stderr), newFaultGuardCommand(os.Stdin), newCompareCommand(stdout), newJudgeCommand(stdout, stderr), newPrometheusCommand(stdout), newCampaignCommand(stdout, stderr))
+	root.AddCommand(newPlanCommand(stdout, stderr), newSimulateCommand(stdout, stderr), newRunCommand(stdout, stderr), newDemoCommand(stdout, stderr), newReportCommand(stdout, stderr), newAgentCommand(stderr), newImportCommand(stdout, stderr), newRestoreCommand(os.Stdin, stdout, stderr), newFaultGuardCommand(os.Stdin), newCompareCommand(stdout), newJudgeCommand(stdout, stderr), newPrometheusCommand(stdout), newCampaignCommand(stdout, stderr), newVersionCommand(stdout))
 	return root
 }
