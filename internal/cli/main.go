@@ -58,6 +58,7 @@ Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error,
 		Version:       toolVersion(),
 	}
 	root.SetVersionTemplate("trigger {{.Version}}\n")
+	root.SetFlagErrorFunc(suggestFlag)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newPlanCommand(stdout, stderr), newSimulateCommand(stdout, stderr), newRunCommand(stdout, stderr), newDemoCommand(stdout, stderr), newReportCommand(stdout, stderr), newAgentCommand(stderr), newImportCommand(stdout, stderr), newRestoreCommand(os.Stdin, stdout, stderr), newFaultGuardCommand(os.Stdin), newCompareCommand(stdout), newJudgeCommand(stdout, stderr), newPrometheusCommand(stdout), newCampaignCommand(stdout, stderr), newVersionCommand(stdout))
