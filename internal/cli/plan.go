@@ -10,11 +10,11 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
-	var sf scenarioFlags
+func newPlanCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	sf := scenarioFlags{stdin: stdin}
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "plan [--json] [--var NAME=VALUE] SCENARIO.hcl",
+		Use:   "plan [--json] [--var NAME=VALUE] [--var-file FILE] SCENARIO.hcl|-",
 		Short: "Validate a scenario, size its spike and predict the outcome; sends nothing",
 		Long: `plan reads a scenario and answers, from the closed forms of the model and
 before any traffic is sent: is the planned spike a trigger at all, is the
@@ -24,7 +24,10 @@ would make the test or the service better.
 It exits as a run would if the model is right: 0 the gate would pass, 1 it
 would fail, 3 the run would be inconclusive (the spike cannot trigger, or
 observe ends before a trap can show and the model does not see the service
-back within it), 2 the scenario is invalid.`,
+back within it), 2 the scenario is invalid.
+
+A scenario "-" is read from standard input (named <stdin> in diagnostics;
+its relative paths are taken from the working directory).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := sf.loadTest(cmd.Context(), args[0], stderr)
