@@ -150,5 +150,5 @@ func xmlNum(p *float64) string {
 	if p == nil {
 		return "null"
 	}
-	return strconv.FormatFloat(*p, 'g', -1, 64)
+	return strconv.FormatFloat(analysis.RoundFigure(*p), 'g', -1, 64) // 6 significant digits
 }
