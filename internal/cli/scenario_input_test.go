@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,6 +62,11 @@ func TestPlanReadsStdin(t *testing.T) {
 	code, _, stderr = runStdin(t, ".", "scenario \"x\" {\n", "plan", "-")
 	if code != ExitUsage || !strings.Contains(stderr, "<stdin>:1:") {
 		t.Errorf("a broken scenario on stdin: exit %d, stderr %q; want exit 2 naming <stdin>:1:", code, stderr)
+	}
+	// Standard input is bounded as a scenario file is: 1 MiB.
+	code, _, stderr = runStdin(t, ".", "#"+strings.Repeat("x", 1<<20)+"\n", "plan", "-")
+	if code != ExitUsage || !strings.Contains(stderr, "<stdin>: larger than") {
+		t.Errorf("a scenario over 1 MiB on stdin: exit %d, stderr %q; want exit 2, refused unread", code, stderr)
 	}
 	checkout, err := os.ReadFile(filepath.Join(root, "scenarios/testdata/good/checkout.hcl"))
 	if err != nil {
@@ -182,4 +188,34 @@ func TestVarFileErrorsNameFileAndLine(t *testing.T) {
 			t.Errorf("absent var file: exit %d, stderr %q", code, stderr)
 		}
 	})
+}
+
+// A sensitive variable given in a var file or the environment is as
+// secret as one given with --var: plan shows it nowhere, in text or JSON.
+func TestVariablesFromFilesAndEnvironmentStaySecret(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "secret.tfvars")
+	if err := os.WriteFile(path, []byte(`token = "var-file-secret-42"`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, secret string
+		args         []string
+	}{
+		{"var file", "var-file-secret-42", []string{"--var-file", path}},
+		{"environment", "env-secret-43", nil},
+	} {
+		for _, asJSON := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s json %v", c.name, asJSON), func(t *testing.T) {
+				t.Setenv("TRIGGER_VAR_token", "env-secret-43")
+				args := append([]string{"plan"}, c.args...)
+				if asJSON {
+					args = append(args, "--json")
+				}
+				code, stdout, stderr := run(t, append(args, "scenarios/testdata/good/checkout.hcl")...)
+				if code == ExitUsage || strings.Contains(stdout+stderr, c.secret) {
+					t.Errorf("exit %d; the secret shown: %v\n%s%s", code, strings.Contains(stdout+stderr, c.secret), stdout, stderr)
+				}
+			})
+		}
+	}
 }
