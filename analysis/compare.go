@@ -154,7 +154,14 @@ func Compare(base, cand Document, th CompareThresholds) Comparison {
 func compareFigure(f *ComparedFigure) {
 	if f.Base == nil || f.Cand == nil {
 		if f.Note == "" {
-			f.Note = "not measured in both runs"
+			switch {
+			case f.Base == nil && f.Cand == nil:
+				f.Note = "not measured in either run"
+			case f.Base == nil:
+				f.Note = "not measured in the baseline"
+			default:
+				f.Note = "not measured in the candidate"
+			}
 		}
 		return
 	}
@@ -184,6 +191,8 @@ func recoveryNote(f *ComparedFigure, base, cand Document) {
 		f.Note = "the candidate did not recover (" + string(cand.Verdict) + "): see the verdict"
 	case base.RecoveryS == nil && cand.RecoveryS != nil:
 		f.Note = "the baseline did not recover (" + string(base.Verdict) + ")"
+	case base.RecoveryS == nil && cand.RecoveryS == nil:
+		f.Note = "not measured in either run: neither recovered (" + string(base.Verdict) + ", " + string(cand.Verdict) + ")"
 	}
 }
 

@@ -47,3 +47,23 @@ func TestCompare(t *testing.T) {
 		t.Error("an inconclusive candidate compared")
 	}
 }
+
+// A figure a run did not measure says which: neither run, the baseline,
+// or the candidate; it is never compared, never regressed.
+func TestCompareNamesWhichRunDidNotMeasure(t *testing.T) {
+	base := doc(VerdictRecovered, 20, 3, 2.9, 3.1)
+	cand := doc(VerdictRecovered, 20, 3, 2.9, 3.1)
+	base.Observation.PeakWaitS, cand.Observation.PeakWaitS = nil, nil
+	base.Observation.LostWorkS, cand.Observation.LostWorkS = nil, Num(4)
+	base.Observation.FailedRequests, cand.Observation.FailedRequests = Num(7), nil
+	want := map[string]string{
+		"peak_wait_s":     "not measured in either run",
+		"lost_work_s":     "not measured in the baseline",
+		"failed_requests": "not measured in the candidate",
+	}
+	for _, f := range Compare(base, cand, DefaultCompareThresholds).Figures {
+		if w, ok := want[f.Name]; ok && (f.Note != w || f.Diff != nil || f.Regressed) {
+			t.Errorf("%s: note %q, diff %v, regressed %v; want %q, no difference", f.Name, f.Note, f.Diff, f.Regressed, w)
+		}
+	}
+}

@@ -3,11 +3,11 @@ package analysis
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -17,27 +17,62 @@ import (
 // encodes, so a run always leaves its result.json (encoding/json refuses
 // the whole document for one NaN). Read back, such a number is nil in a
 // pointer field and 0 in a plain float64 field.
+//
+// Every figure is written rounded to what it means (RoundFigure: 6
+// significant digits, whole numbers whole), not as float64 arithmetic
+// left it (5.999999999999998); the document in memory keeps its values.
+// The judging record and the timeline rows are data, not figures: they
+// are written exactly, so `trigger judge` replays what the run read.
 func (d Document) MarshalJSON() ([]byte, error) {
 	type plain Document // the same fields without this method
-	b, err := json.Marshal(plain(d))
-	var unsupported *json.UnsupportedValueError
-	if !errors.As(err, &unsupported) {
-		return b, err
-	}
 	var buf bytes.Buffer
-	if err := encodeFinite(&buf, reflect.ValueOf(plain(d))); err != nil {
+	if err := (encoder{round: true}).encode(&buf, reflect.ValueOf(plain(d))); err != nil {
 		return nil, fmt.Errorf("analysis: document: %w", err)
 	}
 	return buf.Bytes(), nil
 }
 
+// figureDigits are the significant digits RoundFigure keeps.
+const figureDigits = 6
+
+// RoundFigure rounds x to 6 significant digits, or to a whole number when
+// its whole part has more digits than that (a count stays exact): what a
+// figure means, without float64's last-digit noise (3.002662490342487 is
+// 3.00266, 5.999999999999998 is 6). NaN and infinities are returned as
+// they are.
+func RoundFigure(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	if math.Abs(x) >= 1e6 {
+		return math.Round(x)
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', figureDigits, 64), 64)
+	if err != nil {
+		return x
+	}
+	return r
+}
+
 // encodeFinite writes v as encoding/json would, non-finite numbers as
-// null. Values whose type holds no floating-point number are encoded by
-// encoding/json itself; the walk covers the kinds the document's types use
-// around numbers: structs (exported fields, json tags with omitempty and
-// omitzero, embedded structs), pointers, interfaces, slices, arrays and
-// maps with string keys.
+// null (numbers exact).
 func encodeFinite(buf *bytes.Buffer, v reflect.Value) error {
+	return encoder{}.encode(buf, v)
+}
+
+// encoder writes values as encoding/json would, non-finite numbers as
+// null; with round, numbers rounded by RoundFigure (but in a judging
+// record).
+type encoder struct{ round bool }
+
+var judgingType = reflect.TypeFor[*JudgingRecord]()
+
+// encode writes v. Values whose type holds no floating-point number are
+// encoded by encoding/json itself; the walk covers the kinds the
+// document's types use around numbers: structs (exported fields, json tags
+// with omitempty and omitzero, embedded structs), pointers, interfaces,
+// slices, arrays and maps with string keys.
+func (e encoder) encode(buf *bytes.Buffer, v reflect.Value) error {
 	if !v.IsValid() {
 		buf.WriteString("null")
 		return nil
@@ -54,7 +89,13 @@ func encodeFinite(buf *bytes.Buffer, v reflect.Value) error {
 			buf.WriteString("null")
 			return nil
 		}
-		b, err := json.Marshal(v.Interface())
+		var b []byte
+		var err error
+		if e.round {
+			b, err = json.Marshal(RoundFigure(f))
+		} else {
+			b, err = json.Marshal(v.Interface())
+		}
 		buf.Write(b)
 		return err
 	case reflect.Pointer, reflect.Interface:
@@ -62,7 +103,10 @@ func encodeFinite(buf *bytes.Buffer, v reflect.Value) error {
 			buf.WriteString("null")
 			return nil
 		}
-		return encodeFinite(buf, v.Elem())
+		if v.Type() == judgingType {
+			e.round = false
+		}
+		return e.encode(buf, v.Elem())
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.IsNil() {
 			buf.WriteString("null")
@@ -73,22 +117,22 @@ func encodeFinite(buf *bytes.Buffer, v reflect.Value) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encodeFinite(buf, v.Index(i)); err != nil {
+			if err := e.encode(buf, v.Index(i)); err != nil {
 				return err
 			}
 		}
 		buf.WriteByte(']')
 		return nil
 	case reflect.Map:
-		return encodeMap(buf, v)
+		return e.encodeMap(buf, v)
 	case reflect.Struct:
-		return encodeStruct(buf, v)
+		return e.encodeStruct(buf, v)
 	}
 	return fmt.Errorf("cannot encode a %s", v.Type())
 }
 
 // encodeMap writes a map with string keys, sorted as encoding/json sorts them.
-func encodeMap(buf *bytes.Buffer, v reflect.Value) error {
+func (e encoder) encodeMap(buf *bytes.Buffer, v reflect.Value) error {
 	if v.IsNil() {
 		buf.WriteString("null")
 		return nil
@@ -106,7 +150,7 @@ func encodeMap(buf *bytes.Buffer, v reflect.Value) error {
 		name, _ := json.Marshal(k.String())
 		buf.Write(name)
 		buf.WriteByte(':')
-		if err := encodeFinite(buf, v.MapIndex(k)); err != nil {
+		if err := e.encode(buf, v.MapIndex(k)); err != nil {
 			return err
 		}
 	}
@@ -118,7 +162,7 @@ func encodeMap(buf *bytes.Buffer, v reflect.Value) error {
 // fields in declaration order, an untagged embedded struct's fields in its
 // place. (The document's types have no two fields of one name, so
 // encoding/json's rules for those are not needed.)
-func encodeStruct(buf *bytes.Buffer, v reflect.Value) error {
+func (e encoder) encodeStruct(buf *bytes.Buffer, v reflect.Value) error {
 	buf.WriteByte('{')
 	first := true
 	var walk func(v reflect.Value) error
@@ -163,7 +207,7 @@ func encodeStruct(buf *bytes.Buffer, v reflect.Value) error {
 			key, _ := json.Marshal(name)
 			buf.Write(key)
 			buf.WriteByte(':')
-			if err := encodeFinite(buf, fv); err != nil {
+			if err := e.encode(buf, fv); err != nil {
 				return err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -166,5 +167,47 @@ func TestTimelineRowJSON(t *testing.T) {
 	if back.TS != 3 || back.Phase != "spike" || back.Sent != 40 || back.MaxWaitS != 2 || len(back.AttemptsPerS) != 2 ||
 		!math.IsNaN(back.Timeouts) || !math.IsNaN(back.RetriesDroppedPerS) {
 		t.Errorf("read back %+v", back)
+	}
+}
+
+// RoundFigure keeps 6 significant digits, whole numbers of more digits
+// whole, and non-finite numbers as they are.
+func TestRoundFigure(t *testing.T) {
+	for _, c := range []struct{ x, want float64 }{
+		{5.999999999999998, 6}, {3.002662490342487, 3.00266}, {0.2777777777777778, 0.277778},
+		{308.39999999999975, 308.4}, {-0.0011, -0.0011}, {1.23456789e-7, 1.23457e-7},
+		{123456789.4, 123456789}, {0, 0}, {50, 50},
+	} {
+		if got := RoundFigure(c.x); got != c.want {
+			t.Errorf("RoundFigure(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+	if !math.IsNaN(RoundFigure(math.NaN())) || !math.IsInf(RoundFigure(math.Inf(-1)), -1) {
+		t.Error("RoundFigure changed a non-finite number")
+	}
+}
+
+// A document's figures are written rounded (6 significant digits) and
+// left as they are in memory; the judging record's data is written
+// exactly, so a replay reads what the run read.
+func TestDocumentJSONRoundsFiguresNotData(t *testing.T) {
+	d := Document{Kind: "run", RecoveryS: Num(5.999999999999998)}
+	d.Amplification.Measured = Num(3.002662490342487)
+	d.Prediction.TrapThreshold = 1.0 / 3
+	d.Observation = &Observation{FailedRequests: Num(123456789)}
+	d.Judging = &JudgingRecord{End: JudgingEnd{AtS: 12.345678912, Cohorts: []Cohort{{TS: 1.0000000001, First: 1.0 / 3}}}}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{`"recovery_s":6,`, `"measured":3.00266`, `"trap_threshold":0.333333,`, `"failed_requests_total":123456789`,
+		`"at_s":12.345678912`, `"t_s":1.0000000001`, `"first":0.3333333333333333`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the document's JSON lacks %s:\n%s", want, s)
+		}
+	}
+	if *d.RecoveryS != 5.999999999999998 || *d.Amplification.Measured != 3.002662490342487 {
+		t.Errorf("encoding changed the document in memory: %v, %v", *d.RecoveryS, *d.Amplification.Measured)
 	}
 }

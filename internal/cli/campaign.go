@@ -88,10 +88,7 @@ at the campaign's max_duration).`,
 			if err := confirm(worst, yes, os.Stdin, stderr); err != nil {
 				return err
 			}
-			vars, err := sf.values()
-			if err != nil {
-				return err
-			}
+			vars := sf.resolved
 			pp := newProgressPrinter(stderr)
 			res, err := campaign.Run(cmd.Context(), campaign.Options{
 				Test:   test,

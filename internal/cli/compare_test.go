@@ -101,3 +101,47 @@ func TestPrometheusCommandRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A difference that rounds to no percent reads "0 %", never "-0 %"; a
+// figure neither run measured is "not measured in either run" in the text
+// and a skipped case in JUnit, neither passed nor failed.
+func TestCompareRoundsAndNamesUnmeasured(t *testing.T) {
+	fixtures := "../../runner/report/testdata"
+	dir := t.TempDir()
+	base, cand := filepath.Join(dir, "base.json"), filepath.Join(dir, "cand.json")
+	junit := filepath.Join(dir, "compare.xml")
+	var recovery float64
+	writeVariant(t, fixtures+"/recovered/result.json", base, func(doc map[string]any) {
+		recovery = doc["recovery_s"].(float64)
+		doc["observation"].(map[string]any)["peak_wait_s"] = nil
+	})
+	writeVariant(t, fixtures+"/recovered/result.json", cand, func(doc map[string]any) {
+		doc["recovery_s"] = recovery - 0.0011
+		doc["observation"].(map[string]any)["peak_wait_s"] = nil
+	})
+	code, stdout, stderr := run(t, "compare", "--junit", junit, base, cand)
+	if code != ExitPassed {
+		t.Fatalf("exit %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout, "-0 %") || !strings.Contains(stdout, "-0.0011 s (0 %)") {
+		t.Errorf("the recovery's difference should read \"-0.0011 s (0 %%)\":\n%s", stdout)
+	}
+	var peak string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "Peak wait") {
+			peak = line
+		}
+	}
+	if !strings.Contains(peak, "not measured in either run") {
+		t.Errorf("peak wait row %q; want it not measured in either run", peak)
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := string(b)
+	if !strings.Contains(x, `<testcase name="peak_wait_s" classname="trigger.compare" time="0">`+"\n"+`      <skipped message="not measured in either run"></skipped>`) ||
+		!strings.Contains(x, `skipped="1"`) || !strings.Contains(x, `failures="0"`) {
+		t.Errorf("junit: peak_wait_s should be the one skipped case, none failed:\n%s", x)
+	}
+}

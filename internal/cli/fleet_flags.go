@@ -16,7 +16,6 @@ import (
 	"github.com/trigger-test/trigger/fleet"
 	"github.com/trigger-test/trigger/fleet/kube"
 	"github.com/trigger-test/trigger/runner"
-	"github.com/trigger-test/trigger/scenarios"
 )
 
 // fleetFlags are run's flags for spreading the load over agents.
@@ -58,7 +57,7 @@ func (f *fleetFlags) register(cmd *cobra.Command) {
 
 // options are the runner's fleet options, nil without --workers; the
 // scenario's source, as the run read it, goes to each agent.
-func (f *fleetFlags) options(test *convert.Test, path string, rawVars []string, metricsAddr string) (*runner.FleetOptions, error) {
+func (f *fleetFlags) options(test *convert.Test, path string, vars map[string]string, metricsAddr string) (*runner.FleetOptions, error) {
 	usage := func(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
 	if f.workers == 0 {
 		return nil, nil
@@ -79,14 +78,6 @@ func (f *fleetFlags) options(test *convert.Test, path string, rawVars []string, 
 	// The bytes the run read, not the file again: a pipe or a process
 	// substitution gives them once.
 	src := test.Scenario.Source
-	vars := map[string]string{}
-	for _, v := range rawVars {
-		name, value, err := scenarios.ParseVar(v)
-		if err != nil {
-			return nil, usage(err)
-		}
-		vars[name] = value
-	}
 	join := f.joinTimeout
 	if join == 0 && f.engine == "kubernetes" {
 		join = kubeJoinTimeout

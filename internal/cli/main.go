@@ -18,7 +18,12 @@ import (
 // scenario error, 3 inconclusive, 4 harness error, 5 stopped by a brake,
 // 130 interrupted.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	return mainWith(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// mainWith is Main with plan reading a scenario "-" from stdin.
+func mainWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootWith(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -38,6 +43,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	return newRootWith(os.Stdin, stdout, stderr)
+}
+
+// newRootWith is the command tree with plan reading a scenario "-" from
+// stdin.
+func newRootWith(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "trigger",
 		Short: "Find out whether one overload can leave a service down for good",
@@ -55,9 +66,12 @@ Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error,
 5 stopped by a brake (stop_when, --abort-file), 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       toolVersion(),
 	}
+	root.SetVersionTemplate("trigger {{.Version}}\n")
+	root.SetFlagErrorFunc(suggestFlag)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newPlanCommand(stdout, stderr), newCheckCommand(stdout, stderr), newSimulateCommand(stdout, stderr), newRunCommand(stdout, stderr), newDemoCommand(stdout, stderr), newReportCommand(stdout, stderr), newAgentCommand(stderr), newImportCommand(stdout, stderr), newRestoreCommand(os.Stdin, stdout, stderr), newFaultGuardCommand(os.Stdin), newCompareCommand(stdout), newJudgeCommand(stdout, stderr), newPrometheusCommand(stdout), newCampaignCommand(stdout, stderr))
+	root.AddCommand(newPlanCommand(stdin, stdout, stderr), newCheckCommand(stdout, stderr), newSimulateCommand(stdout, stderr), newRunCommand(stdout, stderr), newDemoCommand(stdout, stderr), newReportCommand(stdout, stderr), newAgentCommand(stderr), newImportCommand(stdout, stderr), newRestoreCommand(os.Stdin, stdout, stderr), newFaultGuardCommand(os.Stdin), newCompareCommand(stdout), newJudgeCommand(stdout, stderr), newPrometheusCommand(stdout), newCampaignCommand(stdout, stderr), newVersionCommand(stdout))
 	return root
 }

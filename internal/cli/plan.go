@@ -10,11 +10,11 @@ import (
 	"github.com/trigger-test/trigger/analysis"
 )
 
-func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
-	var sf scenarioFlags
+func newPlanCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	sf := scenarioFlags{stdin: stdin}
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "plan [--json] [--var NAME=VALUE] SCENARIO.hcl",
+		Use:   "plan [--json] [--var NAME=VALUE] [--var-file FILE] SCENARIO.hcl|-",
 		Short: "Validate a scenario, size its spike and predict the outcome; sends nothing",
 		Long: `plan reads a scenario and answers, from the closed forms of the model and
 before any traffic is sent: is the planned spike a trigger at all, is the
@@ -22,8 +22,12 @@ service vulnerable (A·ρ ≥ 1), how long should it take to come back, and what
 would make the test or the service better.
 
 It exits as a run would if the model is right: 0 the gate would pass, 1 it
-would fail, 3 the spike cannot trigger (the test would be inconclusive),
-2 the scenario is invalid.`,
+would fail, 3 the run would be inconclusive (the spike cannot trigger, or
+observe ends before a trap can show and the model does not see the service
+back within it), 2 the scenario is invalid.
+
+A scenario "-" is read from standard input (named <stdin> in diagnostics;
+its relative paths are taken from the working directory).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := sf.loadTest(cmd.Context(), args[0], stderr)
@@ -31,15 +35,24 @@ would fail, 3 the spike cannot trigger (the test would be inconclusive),
 				return err
 			}
 			doc := analysis.Plan(t.Plan)
-			var extra func(io.Writer) error
-			if text := touchesText(doc.Scenario.Touches, "  "); text != "" {
-				extra = func(w io.Writer) error {
+			short := observeTooShort(doc)
+			extra := func(w io.Writer) error {
+				if short != "" {
+					if _, err := fmt.Fprintf(w, "\nA run would end inconclusive (exit 3): %s\n", short); err != nil {
+						return err
+					}
+				}
+				if text := touchesText(doc.Scenario.Touches, "  "); text != "" {
 					_, err := fmt.Fprintf(w, "\nBesides its load, a run of this scenario:\n%s", redact(text, t.Scenario.Secrets))
 					return err
 				}
+				return nil
 			}
 			if err := emit(stdout, doc, asJSON, extra); err != nil {
 				return err
+			}
+			if short != "" {
+				return &ExitError{Code: ExitInconclusive, Reported: true}
 			}
 			return exitFor(doc)
 		},
@@ -47,6 +60,27 @@ would fail, 3 the spike cannot trigger (the test would be inconclusive),
 	sf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result document as JSON")
 	return cmd
+}
+
+// observeTooShort says why a run of the planned test would end
+// inconclusive though the model has a verdict: the spike triggers, observe
+// ends before a trap can show (Prediction.JudgeAfterS after the spike),
+// and the model does not see the service back within observe, so the run
+// can neither see it recover nor judge it trapped. "" otherwise.
+func observeTooShort(doc analysis.Document) string {
+	p, sc := doc.Prediction, doc.Scenario
+	if !doc.Trigger.Valid || p.JudgeAfterS == nil || *p.JudgeAfterS <= sc.ObserveS {
+		return ""
+	}
+	if p.Verdict == analysis.VerdictRecovered && p.RecoveryS != nil && *p.RecoveryS <= sc.ObserveS {
+		return ""
+	}
+	back := "the model sees the service failed beyond it"
+	if p.RecoveryS != nil {
+		back = fmt.Sprintf("the model sees the service back only after %s", analysis.FormatSeconds(*p.RecoveryS))
+	}
+	return fmt.Sprintf("observe = %s ends before a trap can show (%s after the spike), and %s; lengthen observe",
+		analysis.FormatSeconds(sc.ObserveS), analysis.FormatSeconds(*p.JudgeAfterS), back)
 }
 
 // emit prints the document as JSON or text; extra prints more text after it.

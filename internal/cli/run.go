@@ -76,7 +76,7 @@ fault's stop command failed: the fault may still be in place),
 			if ff.dryRun {
 				return ff.printManifests(stdout, test)
 			}
-			fleetOpts, err := ff.options(test, args[0], sf.vars, metricsAddr)
+			fleetOpts, err := ff.options(test, args[0], sf.resolved, metricsAddr)
 			if err != nil {
 				return err
 			}

@@ -17,35 +17,91 @@ import (
 // scenarioFlags are the flags every command that reads a scenario takes.
 type scenarioFlags struct {
 	vars       []string
+	varFiles   []string
 	allowFiles []string
+	// stdin, when set, is where the scenario "-" is read from (plan).
+	stdin io.Reader
+	// resolved are the variable values the scenario was read with, from
+	// the environment, the var files and --var (set by load).
+	resolved map[string]string
 }
 
 func (f *scenarioFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a scenario variable, NAME=VALUE (repeatable)")
+	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a scenario variable, NAME=VALUE (repeatable; wins over --var-file and TRIGGER_VAR_NAME)")
+	cmd.Flags().StringArrayVar(&f.varFiles, "var-file", nil,
+		"read scenario variables from FILE, NAME = VALUE lines as a .tfvars file (repeatable, a later file wins; TRIGGER_VAR_NAME environment variables count below every file)")
 	cmd.Flags().StringArrayVar(&f.allowFiles, "allow-files", nil,
 		"let the scenario read data and TLS files from DIR too, not only from its own folder (repeatable)")
 }
 
-// options are the reader's options the flags give.
-func (f *scenarioFlags) options() (scenarios.Options, error) {
-	vars, err := f.values()
-	return scenarios.Options{Vars: vars, AllowFiles: f.allowFiles}, err
-}
+// stdinName names the scenario read from standard input in diagnostics;
+// its relative paths are taken from the working directory.
+const stdinName = "<stdin>"
 
 // load reads and validates the scenario; every problem is printed to stderr
 // with file:line:col and its source, and the error carries exit code 2.
 func (f *scenarioFlags) load(path string, stderr io.Writer) (*scenarios.Scenario, error) {
-	o, err := f.options()
+	name, src, err := f.source(path)
+	if err != nil {
+		return reportedTo(nil, err, stderr)
+	}
+	vars, err := f.values(declaredVariables(src), os.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
-	s, err := scenarios.LoadWith(path, o)
+	f.resolved = vars
+	s, err := scenarios.ParseWith(name, src, scenarios.Options{Vars: vars, AllowFiles: f.allowFiles})
+	if err == nil {
+		s.File = name
+	}
 	return reportedTo(s, err, stderr)
 }
 
-// values are the --var values by name.
-func (f *scenarioFlags) values() (map[string]string, error) {
+// source reads the scenario at path, or standard input for "-" when the
+// command takes it, and names it for diagnostics.
+func (f *scenarioFlags) source(path string) (string, []byte, error) {
+	if path != "-" || f.stdin == nil {
+		src, err := scenarios.ReadSource(path)
+		return path, src, err
+	}
+	src, err := io.ReadAll(io.LimitReader(f.stdin, scenarios.MaxFileBytes+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("load scenario: %s: %w", stdinName, err)
+	}
+	if len(src) > scenarios.MaxFileBytes {
+		return "", nil, fmt.Errorf("load scenario: %s: larger than %d bytes", stdinName, scenarios.MaxFileBytes)
+	}
+	return stdinName, src, nil
+}
+
+// values are the scenario variables' values by name, as Terraform orders
+// them: the TRIGGER_VAR_NAME environment variables of the declared names
+// (lookup reads the environment), then each --var-file in order, then
+// --var, a later one winning.
+func (f *scenarioFlags) values(declared []string, lookup func(string) (string, bool)) (map[string]string, error) {
+	vars := envVars(declared, lookup)
+	own, err := f.flagValues()
+	if err != nil {
+		return nil, err
+	}
+	for name, v := range own {
+		vars[name] = v
+	}
+	return vars, nil
+}
+
+// flagValues are the values the var files and --var give, --var winning.
+func (f *scenarioFlags) flagValues() (map[string]string, error) {
 	vars := map[string]string{}
+	for _, path := range f.varFiles {
+		fv, err := readVarFile(path)
+		if err != nil {
+			return nil, &ExitError{Code: ExitUsage, Err: err}
+		}
+		for name, v := range fv {
+			vars[name] = v
+		}
+	}
 	for _, v := range f.vars {
 		name, value, err := scenarios.ParseVar(v)
 		if err != nil {

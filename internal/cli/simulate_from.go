@@ -48,13 +48,15 @@ func runSimulateFrom(ctx context.Context, sf *scenarioFlags, f *simulateFlags, a
 		_, err = reportedTo(nil, err, stderr) // a file too large is a diagnostic
 		return err
 	}
-	vars := map[string]string{}
+	// The environment's TRIGGER_VAR_ values, then the run's, then the var
+	// files and --var.
+	vars := envVars(declaredVariables(src), os.LookupEnv)
 	for name, v := range run.Scenario.Variables {
 		if v != scenarios.SensitiveValue {
 			vars[name] = scenarios.VariableText(v) // the values the run ran with
 		}
 	}
-	own, err := sf.values()
+	own, err := sf.flagValues()
 	if err != nil {
 		return err
 	}

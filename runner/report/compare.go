@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -143,8 +144,12 @@ func relText(p *float64) string {
 	if p == nil {
 		return unknown
 	}
-	s := strconv.FormatFloat(100**p, 'f', 0, 64) + " %"
-	if *p > 0 {
+	pct := math.Round(100 * *p)
+	if pct == 0 {
+		return "0 %" // never "-0 %" for a change that rounds to nothing
+	}
+	s := strconv.FormatFloat(pct, 'f', 0, 64) + " %"
+	if pct > 0 {
 		s = "+" + s
 	}
 	return s
@@ -216,6 +221,11 @@ func WriteCompareJUnit(w io.Writer, c analysis.Comparison) error {
 	add("verdict", c.VerdictRegressed, fmt.Sprintf("the verdict went from %s to %s", c.BaseVerdict, c.Verdict))
 	for _, f := range c.Figures {
 		add(f.Name, f.Regressed, fmt.Sprintf("%s: %s → %s (%s, above %s)", f.Label, figValue(f.Base, f.Unit), figValue(f.Cand, f.Unit), relText(f.Rel), relText(f.Threshold)))
+		if f.Base == nil && f.Cand == nil {
+			// Neither run measured it: not a pass, not a failure.
+			suite.Cases[len(suite.Cases)-1].Skipped = &junitSkipped{Message: f.Note}
+			suite.Skipped++
+		}
 	}
 	suite.Tests = len(suite.Cases)
 	root := junitSuites{Name: "trigger", Tests: suite.Tests, Failures: suite.Failures, Time: "0", Suites: []junitSuite{suite}}

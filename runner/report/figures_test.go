@@ -622,11 +622,17 @@ func TestMarkdownFiguresAreTheDocuments(t *testing.T) {
 // trigger version when the document has them, the verdict, the recovery,
 // A_fail and the prediction.
 func TestJUnitPropertiesAreTheDocuments(t *testing.T) {
+	// Numbers to 6 significant digits, whole numbers of a million or more
+	// whole (what they mean, not the float's last bits).
 	plain := func(p *float64) string {
 		if p == nil {
 			return "null"
 		}
-		return strconv.FormatFloat(*p, 'g', -1, 64)
+		if math.Abs(*p) >= 1e6 {
+			return strconv.FormatFloat(math.Round(*p), 'f', -1, 64)
+		}
+		six, _ := strconv.ParseFloat(strconv.FormatFloat(*p, 'g', 6, 64), 64)
+		return strconv.FormatFloat(six, 'g', -1, 64)
 	}
 	for _, r := range recordedDocs(t) {
 		t.Run(r.name, func(t *testing.T) {

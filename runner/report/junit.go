@@ -52,6 +52,13 @@ type junitCase struct {
 	ClassName string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure"`
+	Skipped   *junitSkipped `xml:"skipped"`
+}
+
+// junitSkipped marks a case neither passed nor failed (a compared figure
+// neither run measured).
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -95,7 +102,7 @@ func WriteJUnit(w io.Writer, doc analysis.Document) error {
 	prop("A_fail", xmlNum(doc.Amplification.Measured))
 	prop("predicted_verdict", string(doc.Prediction.Verdict))
 	prop("predicted_recovery_s", xmlNum(doc.Prediction.RecoveryS))
-	prop("A_predicted", strconv.FormatFloat(doc.Amplification.Predicted, 'g', -1, 64))
+	prop("A_predicted", xmlNum(&doc.Amplification.Predicted))
 	prop("hidden_factor", xmlNum(doc.Amplification.Hidden))
 	if obs != nil {
 		prop("projected_recovery_s", xmlNum(obs.ProjectedRecoveryS))
@@ -155,5 +162,5 @@ func xmlNum(p *float64) string {
 	if p == nil {
 		return "null"
 	}
-	return strconv.FormatFloat(*p, 'g', -1, 64)
+	return strconv.FormatFloat(analysis.RoundFigure(*p), 'g', -1, 64) // 6 significant digits
 }

@@ -53,7 +53,7 @@ func TestJUnitCases(t *testing.T) {
 		recovery string
 	}{
 		// recovers.hcl: three criteria, all passed.
-		{"recovered", "recovered", func(*analysis.Document) {}, []string{"trigger", "trap", "recovery"}, nil, "recovered", "54.998248234"},
+		{"recovered", "recovered", func(*analysis.Document) {}, []string{"trigger", "trap", "recovery"}, nil, "recovered", "54.9982"},
 		// trapped.hcl: the trap criterion failed; no recovery time.
 		{"trapped", "trapped", func(*analysis.Document) {}, []string{"trigger", "trap"}, []string{"trap"}, "trapped", "null"},
 		// No trigger: the gate says so with a failed "trigger" criterion.
@@ -63,7 +63,7 @@ func TestJUnitCases(t *testing.T) {
 		}, []string{"trigger"}, []string{"trigger"}, "no-trigger", "null"},
 		// A gate never evaluated: one failed "gate" case, never an empty suite.
 		{"no gate", "recovered", func(d *analysis.Document) { d.Gate = analysis.GateResult{Passed: true} },
-			[]string{"gate"}, []string{"gate"}, "recovered", "54.998248234"},
+			[]string{"gate"}, []string{"gate"}, "recovered", "54.9982"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc, _ := loadFixture(t, tc.fixture)
