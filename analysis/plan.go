@@ -297,7 +297,7 @@ func recommend(in PlanInputs, sc ScenarioSection, law LatencyLaw, trig TriggerCh
 		out = append(out, fmt.Sprintf("no safe replica ceiling exists: M* = %.1f is not below 0.8·N_max = %.1f", c.Band.FloorPods, c.Band.TopPods))
 	}
 	if r := Value(p.RecoveryS); trig.Valid && !math.IsNaN(r) && !math.IsInf(r, 1) && r+in.RecoveryHoldS > sc.ObserveS {
-		out = append(out, fmt.Sprintf("observe = %s is shorter than the predicted recovery (%s) and the recovery hold (%s): a run ends before it can call the service back, inconclusive; use observe ≥ %s",
+		out = append(out, fmt.Sprintf("observe = %s is shorter than the predicted recovery (%s) and the recovery hold (%s): a run ends before it can call the service back and judges by the wait's trend (metastable, with a projected recovery) or, if that cannot tell, ends inconclusive; use observe ≥ %s",
 			FormatSeconds(sc.ObserveS), FormatSeconds(r), FormatSeconds(in.RecoveryHoldS), FormatSeconds(math.Ceil((r+in.RecoveryHoldS)*1.2/10)*10)))
 	}
 	if j := Value(p.JudgeAfterS); j > sc.ObserveS && trig.Valid {
