@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -135,14 +136,13 @@ func TestDriverPartLatencies(t *testing.T) {
 	// no attempts.
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		n := 0
+		var n atomic.Int64 // attempts answer on goroutines of their own
 		rt := newFakeRT(func(r *http.Request) (*http.Response, error) {
 			if time.Since(start) < 2*time.Second {
 				time.Sleep(10 * time.Millisecond)
 				return status(200)
 			}
-			n++
-			if n%5 == 0 { // never answered; the client's timer fires 40 ms late
+			if n.Add(1)%5 == 0 { // never answered; the client's timer fires 40 ms late
 				<-r.Context().Done()
 				time.Sleep(40 * time.Millisecond)
 				return nil, r.Context().Err()
