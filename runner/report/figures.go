@@ -38,6 +38,10 @@ type figures struct {
 	Dropped, RefusedInFlight, Length                                    *figure
 	// WorkLost is the lost work and the requests failed on one row.
 	WorkLost *figure
+
+	// Latency is the first attempts' latency by phase, a row a phase
+	// (newLatencyTable); nil when the document has none to show.
+	Latency *latencyTable
 }
 
 // newFigures makes every figure of doc the reports show.
@@ -94,6 +98,7 @@ func newFigures(doc analysis.Document) figures {
 	f.MinSpike = &figure{"Smallest trigger length Δ for this k", "", secPtr(p.MinSpikeS)}
 
 	f.WorkLost = &figure{"Work lost", workLost(obs), ""}
+	f.Latency = newLatencyTable(doc)
 	if obs != nil {
 		f.TimedOut = &figure{"Attempts timed out", numPtr(obs.TimedOut), ""}
 		f.Refused = &figure{"Attempts refused (503/429)", numPtr(obs.Refused), ""}

@@ -78,6 +78,54 @@ func recordedDocs(t *testing.T) []recordedDoc {
 	plan.Amplification.Measured, plan.Amplification.Hidden, plan.Amplification.Standing = nil, nil, nil
 	out = append(out, recordedDoc{"plan (edited from recovered)", plan})
 	out = append(out, recordedDoc{"simulate", simulateDoc(t)})
+
+	// The recorded runs predate the latency by phase: it is added here.
+	lat := func(phase analysis.Phase, n int64, p50, p95, p99 float64, ok int64, okP50, okP95, okP99 float64) analysis.PhaseLatency {
+		l := analysis.PhaseLatency{Phase: phase}
+		l.Attempts, l.Succeeded.Attempts = n, ok
+		if n > 0 {
+			l.P50S, l.P95S, l.P99S = analysis.Num(p50), analysis.Num(p95), analysis.Num(p99)
+		}
+		if ok > 0 {
+			l.Succeeded.P50S, l.Succeeded.P95S, l.Succeeded.P99S = analysis.Num(okP50), analysis.Num(okP95), analysis.Num(okP99)
+		}
+		return l
+	}
+	// Every phase: one where all succeeded, one where some failed, one
+	// where none succeeded, and on_trap without a first attempt.
+	failing := byName("cli-trapped")
+	failing.Observation.LatencyByPhase = []analysis.PhaseLatency{
+		lat(analysis.PhaseWarmup, 600, 0.012, 0.03, 0.041, 600, 0.012, 0.03, 0.041),
+		lat(analysis.PhaseSpike, 1500, 0.25, 1, 1.02, 900, 0.2, 0.45, 0.49),
+		lat(analysis.PhaseObserve, 200, 1, 1, 1, 0, 0, 0, 0),
+		lat(analysis.PhaseOnTrap, 0, 0, 0, 0, 0, 0, 0, 0),
+	}
+	out = append(out, recordedDoc{"latency by phase, some failed (edited from cli-trapped)", failing})
+
+	// Every first attempt succeeded: no successes' columns; a loopback
+	// service's sub-millisecond latency and a latency over 2 minutes.
+	succeeding := byName("cli-recovered")
+	succeeding.Observation.LatencyByPhase = []analysis.PhaseLatency{
+		lat(analysis.PhaseWarmup, 600, 0.000421, 0.00093, 0.0012, 600, 0.000421, 0.00093, 0.0012),
+		lat(analysis.PhaseSpike, 3000, 0.8, 2.5, 131, 3000, 0.8, 2.5, 131),
+		lat(analysis.PhaseObserve, 0, 0, 0, 0, 0, 0, 0, 0),
+	}
+	out = append(out, recordedDoc{"latency by phase, all succeeded (edited from cli-recovered)", succeeding})
+
+	// A fault's spike is named the fault.
+	fault := byName("fault-trapped")
+	fault.Observation.LatencyByPhase = []analysis.PhaseLatency{
+		lat(analysis.PhaseWarmup, 400, 0.015, 0.02, 0.025, 400, 0.015, 0.02, 0.025),
+		lat(analysis.PhaseSpike, 500, 0.6, 1, 1, 120, 0.5, 0.9, 0.95),
+		lat(analysis.PhaseObserve, 800, 1, 1, 1, 10, 0.7, 0.95, 0.99),
+		lat(analysis.PhaseOnTrap, 300, 0.012, 0.014, 0.02, 300, 0.012, 0.014, 0.02),
+	}
+	out = append(out, recordedDoc{"latency by phase of a fault (edited from fault-trapped)", fault})
+
+	// A fleet's run has no latency by phase: the reports say so.
+	fleet := byName("cli-recovered")
+	fleet.Fleet = &analysis.FleetInfo{Engine: "local", Agents: 2}
+	out = append(out, recordedDoc{"fleet (edited from cli-recovered)", fleet})
 	return out
 }
 
@@ -194,6 +242,9 @@ func wantFigures(doc analysis.Document) map[string][]row {
 	add("trigger", wantRow("Smallest trigger length Δ for this k", "", secPtr(p.MinSpikeS)))
 
 	if obs != nil {
+		for _, r := range wantLatency(doc) {
+			add("latency", r)
+		}
 		total := func(label, v string) { add("totals", row{label, map[string]string{"measured": v}}) }
 		total("Attempts timed out", numPtr(obs.TimedOut))
 		total("Attempts refused (503/429)", numPtr(obs.Refused))
@@ -218,6 +269,87 @@ func wantFigures(doc analysis.Document) map[string][]row {
 		}
 	}
 	return want
+}
+
+// wantLatency is the latency table's rows, one a phase of the document's
+// latency_by_phase in its order, labelled by the phase ("fault" for a
+// fault's spike): the first attempts and their p50, p95 and p99 in ms
+// below a second, else in s, "–" when null; and, when some phase's first
+// attempts did not all succeed, the same over those that succeeded.
+func wantLatency(doc analysis.Document) []row {
+	obs := doc.Observation
+	if obs == nil {
+		return nil
+	}
+	latency := func(p *float64) string {
+		switch {
+		case p == nil:
+			return "–"
+		case *p < 1:
+			return Num(*p*1000) + " ms"
+		}
+		return Num(*p) + " s"
+	}
+	someFailed := false
+	for _, l := range obs.LatencyByPhase {
+		someFailed = someFailed || l.Succeeded.Attempts != l.Attempts
+	}
+	var out []row
+	for _, l := range obs.LatencyByPhase {
+		name := string(l.Phase)
+		if l.Phase == analysis.PhaseSpike && doc.Scenario.Fault != nil {
+			name = "fault"
+		}
+		cells := map[string]string{"first attempts": strconv.FormatInt(l.Attempts, 10),
+			"p50": latency(l.P50S), "p95": latency(l.P95S), "p99": latency(l.P99S)}
+		if someFailed {
+			s := l.Succeeded
+			cells["succeeded"] = strconv.FormatInt(s.Attempts, 10)
+			cells["p50 succeeded"], cells["p95 succeeded"], cells["p99 succeeded"] = latency(s.P50S), latency(s.P95S), latency(s.P99S)
+		}
+		out = append(out, row{name, cells})
+	}
+	return out
+}
+
+// latencyNotMeasuredWanted reports whether the reports must say, in place
+// of the latency table, that a fleet's run did not measure it.
+func latencyNotMeasuredWanted(doc analysis.Document) bool {
+	return doc.Observation != nil && len(doc.Observation.LatencyByPhase) == 0 && doc.Fleet != nil
+}
+
+// checkSameColumns checks that a table shows the wanted rows in their
+// order, each with exactly the wanted row's columns: none missing, none
+// the test does not know.
+func checkSameColumns(t *testing.T, report, table string, got, want []row) {
+	t.Helper()
+	var gl, wl []string
+	for _, r := range got {
+		gl = append(gl, r.label)
+	}
+	for _, r := range want {
+		wl = append(wl, r.label)
+	}
+	if !slices.Equal(gl, wl) {
+		t.Errorf("%s, table %s: rows %q, want %q in that order", report, table, gl, wl)
+	}
+	for i, g := range got {
+		if i >= len(want) {
+			return
+		}
+		var gc, wc []string
+		for k := range g.cells {
+			gc = append(gc, k)
+		}
+		for k := range want[i].cells {
+			wc = append(wc, k)
+		}
+		slices.Sort(gc)
+		slices.Sort(wc)
+		if !slices.Equal(gc, wc) {
+			t.Errorf("%s, table %s, row %q: columns %q, want %q", report, table, g.label, gc, wc)
+		}
+	}
 }
 
 // wantRunFacts are the label and value of each fact that places the
@@ -396,7 +528,10 @@ func checkColumnOrder(t *testing.T, report string, headers [][]string) {
 // each row of the verdict, amplification, trigger, totals and estimates
 // tables shows, in its measured and predicted columns, the value the
 // document gives that figure, and no table shows a figure the test does
-// not know; measured comes before predicted in every table.
+// not know; measured comes before predicted in every table. The latency
+// table shows a row a phase of latency_by_phase, in its order, every cell
+// the document's (the successes' columns exactly when some first attempt
+// failed); a fleet's run says it was not measured.
 func TestHTMLFiguresAreTheDocuments(t *testing.T) {
 	for _, r := range recordedDocs(t) {
 		t.Run(r.name, func(t *testing.T) {
@@ -416,11 +551,45 @@ func TestHTMLFiguresAreTheDocuments(t *testing.T) {
 				}
 			}
 			checkColumnOrder(t, "report.html", headers)
+			checkSameColumns(t, "report.html", "latency", got["latency"], want["latency"])
+			said := strings.Contains(htmlText(t, page, "latency"), latencyNotMeasured)
+			if wantSaid := latencyNotMeasuredWanted(r.doc); said != wantSaid {
+				t.Errorf("report.html says the latency by phase was not measured: %v, want %v", said, wantSaid)
+			}
 			if got, want := htmlItems(t, page, "advice"), r.doc.Advice(); !slices.Equal(got, want) {
 				t.Errorf("report.html's advice is %q, the document's %q", got, want)
 			}
 		})
 	}
+}
+
+// htmlText is the text of the section (or element) with the id, "" when
+// the page has none.
+func htmlText(t *testing.T, page, id string) string {
+	t.Helper()
+	root, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	var walk func(n *html.Node, in bool)
+	walk = func(n *html.Node, in bool) {
+		if n.Type == html.ElementNode {
+			for _, at := range n.Attr {
+				if at.Key == "id" {
+					in = at.Val == id
+				}
+			}
+		}
+		if in && n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, in)
+		}
+	}
+	walk(root, false)
+	return b.String()
 }
 
 // htmlItems is the text of each list item in the section with the id.
@@ -538,7 +707,9 @@ func mdRows(want []row) []row {
 // recovery, A_fail, the A the run stands by (when not A_fail), the hidden
 // factor, the work lost, the refusals, the failed first attempts and the
 // on_trap action with the values and labels report.html gives them, the
-// estimates table the document's estimates, measured before predicted;
+// estimates table the document's estimates, measured before predicted,
+// the latency table report.html's (a fleet's run: not measured), and no
+// table the test does not know;
 // the line under the headline places the run (start, target, trigger);
 // and the advice section is the document's advice (doc.Advice), item by
 // item.
@@ -597,6 +768,23 @@ func TestMarkdownFiguresAreTheDocuments(t *testing.T) {
 			if len(want["requests"]) > 0 {
 				checkTableRows(t, "report.md", "requests", got.tables["Requests"], mdRows(want["requests"]))
 			}
+			if len(want["latency"]) > 0 {
+				checkTableRows(t, "report.md", "latency", got.tables[latencyTitle], mdRows(want["latency"]))
+				checkSameColumns(t, "report.md", "latency", got.tables[latencyTitle], want["latency"])
+			}
+			for heading := range got.tables {
+				known := map[string]bool{"summary": true, "Wait signal": true}
+				known["Measured vs predicted"] = len(want["estimates"]) > 0
+				known["Requests"] = len(want["requests"]) > 0
+				known[latencyTitle] = len(want["latency"]) > 0
+				if !known[heading] {
+					t.Errorf("report.md: table under %q is none the test knows", heading)
+				}
+			}
+			said := slices.Contains(strings.Split(buf.String(), "\n"), md(latencyNotMeasured))
+			if wantSaid := latencyNotMeasuredWanted(doc); said != wantSaid {
+				t.Errorf("report.md says the latency by phase was not measured: %v, want %v", said, wantSaid)
+			}
 			checkColumnOrder(t, "report.md", got.headers)
 
 			var placed []string
@@ -620,7 +808,8 @@ func TestMarkdownFiguresAreTheDocuments(t *testing.T) {
 // junit.xml's properties are the document's, each under its name, in
 // plain units ("null" for an unknown number): the run's start, target and
 // trigger version when the document has them, the verdict, the recovery,
-// A_fail and the prediction.
+// A_fail, the prediction, and each phase's first-attempt count and
+// percentiles (latency_<phase>_p50_s, latency_<phase>_succeeded_p50_s…).
 func TestJUnitPropertiesAreTheDocuments(t *testing.T) {
 	// Numbers to 6 significant digits, whole numbers of a million or more
 	// whole (what they mean, not the float's last bits).
@@ -661,6 +850,15 @@ func TestJUnitPropertiesAreTheDocuments(t *testing.T) {
 			}
 			if doc.TriggerVersion != "" {
 				want["trigger_version"] = doc.TriggerVersion
+			}
+			if obs != nil {
+				for _, l := range obs.LatencyByPhase {
+					ph := string(l.Phase)
+					for prefix, p := range map[string]analysis.LatencyPercentiles{"latency_" + ph + "_": l.LatencyPercentiles, "latency_" + ph + "_succeeded_": l.Succeeded} {
+						want[prefix+"attempts"] = strconv.FormatInt(p.Attempts, 10)
+						want[prefix+"p50_s"], want[prefix+"p95_s"], want[prefix+"p99_s"] = plain(p.P50S), plain(p.P95S), plain(p.P99S)
+					}
+				}
 			}
 			var buf bytes.Buffer
 			if err := WriteJUnit(&buf, doc); err != nil {

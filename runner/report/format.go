@@ -316,3 +316,18 @@ func requestTable(obs *analysis.Observation) [][]string {
 	}
 	return out
 }
+
+// latencySeconds formats a latency percentile of the result (seconds,
+// three significant digits) without losing digits: in milliseconds below
+// a second ("12 ms", "0.42 ms"), else in seconds ("1.02 s"), as the
+// terminal shows it; unknown when null. shortSeconds would round a
+// loopback service's sub-millisecond latency to "0 ms".
+func latencySeconds(p *float64) string {
+	if p == nil {
+		return unknown
+	}
+	if *p < 1 {
+		return num(1000**p) + " ms"
+	}
+	return num(*p) + " s"
+}

@@ -95,3 +95,23 @@ func TestShortSeconds(t *testing.T) {
 		}
 	}
 }
+
+// Latency percentiles keep their three digits: in ms below a second, in s
+// above, "–" when null.
+func TestLatencySeconds(t *testing.T) {
+	for _, tc := range []struct {
+		p    *float64
+		want string
+	}{
+		{nil, "–"},
+		{analysis.Num(0.000421), "0.42 ms"}, // a loopback service: not "0 ms"
+		{analysis.Num(0.0125), "12.5 ms"},
+		{analysis.Num(1), "1 s"},
+		{analysis.Num(1.02), "1.02 s"},
+		{analysis.Num(131), "131 s"},
+	} {
+		if got := latencySeconds(tc.p); got != tc.want {
+			t.Errorf("latencySeconds(%v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}

@@ -26,7 +26,8 @@ var htmlPage = template.Must(template.Must(template.New("report").Parse(htmlSour
 // signals' delays), the gate with each criterion, the findings, the
 // predicted-against-measured table with the measured values' 95 %
 // intervals, the amplification by layer and the hidden factor, the
-// trigger check and the files of the run. Text from the document is
+// trigger check, the first attempts' latency by phase (or that a fleet's
+// run did not measure it) and the files of the run. Text from the document is
 // escaped by html/template. A chart that cannot be drawn leaves a note in
 // its place.
 func WriteHTML(w io.Writer, doc analysis.Document, rows []analysis.TimelineRow) error {
@@ -80,6 +81,8 @@ type htmlData struct {
 	Amplification   []figure
 	Trigger         []figure
 	Totals          []figure
+	// Latency is the first attempts' latency by phase; nil without one.
+	Latency *latencyTable
 	// RequestHeader and Requests are the table of a mix's requests
 	// (requestTable); nil for one request.
 	RequestHeader []string
@@ -117,6 +120,7 @@ func newHTMLData(doc analysis.Document, dir string) htmlData {
 		Amplification:   figs.amplificationRows(),
 		Trigger:         figs.triggerRows(),
 		Totals:          figs.totalRows(),
+		Latency:         figs.Latency,
 	}
 	if d.Verdict == "" {
 		d.Verdict = "no verdict"

@@ -73,7 +73,12 @@ type junitFailure struct {
 // start (started_at, RFC 3339 as the document has it), its target, the
 // trigger that ran it (trigger_version), the verdict, recovery_s and
 // A_fail (numbers in plain units, "null" when unknown); a property the
-// document does not have is left out. A
+// document does not have is left out. The first attempts' latency by
+// phase is a property per phase (the document's name: warmup, spike,
+// observe, on_trap) and figure: latency_<phase>_attempts,
+// latency_<phase>_p50_s, _p95_s and _p99_s, and the same for those that
+// succeeded (latency_<phase>_succeeded_p50_s); a fleet's run, which has
+// no latency by phase, has none of them. A
 // no-trigger verdict is a failed "trigger" criterion already; a document
 // whose gate was never evaluated gets one failed "gate" case, so CI never
 // reads an empty suite as a pass. The suite's time is the run's length in
@@ -113,6 +118,12 @@ func WriteJUnit(w io.Writer, doc analysis.Document) error {
 	}
 	if doc.Scenario.File != "" {
 		prop("scenario_file", doc.Scenario.File)
+	}
+	if obs != nil {
+		for _, l := range obs.LatencyByPhase {
+			latencyProps(prop, "latency_"+string(l.Phase)+"_", l.LatencyPercentiles)
+			latencyProps(prop, "latency_"+string(l.Phase)+"_succeeded_", l.Succeeded)
+		}
 	}
 
 	criteria := doc.Gate.Criteria
@@ -154,6 +165,16 @@ func WriteJUnit(w io.Writer, doc analysis.Document) error {
 		return fmt.Errorf("junit: %w", err)
 	}
 	return nil
+}
+
+// latencyProps sets a phase's first-attempt count and percentiles,
+// seconds, each under prefix: prefix+"attempts", prefix+"p50_s" ("null"
+// with no attempts).
+func latencyProps(prop func(n, v string), prefix string, p analysis.LatencyPercentiles) {
+	prop(prefix+"attempts", strconv.FormatInt(p.Attempts, 10))
+	prop(prefix+"p50_s", xmlNum(p.P50S))
+	prop(prefix+"p95_s", xmlNum(p.P95S))
+	prop(prefix+"p99_s", xmlNum(p.P99S))
 }
 
 // xmlNum is a nullable number for a property value: shortest exact form,

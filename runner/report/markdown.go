@@ -19,7 +19,9 @@ const MarkdownFile = "report.md"
 // the run stands by when it is not A_fail, hidden factor, work lost,
 // refusals and failed first attempts against the prediction (the
 // figures of report.html, by the same labels), the gate's criteria, the
-// measured-against-predicted estimates with their intervals, the wait
+// measured-against-predicted estimates with their intervals, a mix's
+// requests, the first attempts' latency by phase (the table of
+// report.html; that a fleet's run did not measure it), the wait
 // signal the verdict judged (its source, delay and slope, a shorter
 // patience, the Prometheus signals' delays), the findings, the model and
 // the advice (doc.Advice). Text from the document is escaped, so a
@@ -95,6 +97,7 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 		p("\n")
 	}
 
+	writeMarkdownLatency(p, figs.Latency)
 	writeMarkdownWait(p, doc)
 
 	if obs != nil && len(obs.Findings) > 0 {
@@ -132,6 +135,29 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 		return fmt.Errorf("markdown: %w", err)
 	}
 	return nil
+}
+
+// writeMarkdownLatency writes the first attempts' latency by phase, the
+// table of report.html, or that a fleet's run did not measure it; nothing
+// for a document without it.
+func writeMarkdownLatency(p func(string, ...any), t *latencyTable) {
+	if t == nil {
+		return
+	}
+	p("### %s\n\n", latencyTitle)
+	if t.NotMeasured != "" {
+		p("%s\n\n", md(t.NotMeasured))
+		return
+	}
+	h := t.Header()
+	p("| %s |\n|%s\n", strings.Join(h, " | "), strings.Repeat("---|", len(h)))
+	for _, r := range t.Cells() {
+		for i := range r {
+			r[i] = md(r[i])
+		}
+		p("| %s |\n", strings.Join(r, " | "))
+	}
+	p("\n")
 }
 
 // writeMarkdownWait writes the wait signal the verdict judged, when the
