@@ -21,11 +21,8 @@ func latencyLines(doc analysis.Document) []string {
 	var out []string
 	for _, l := range o.LatencyByPhase {
 		name := string(l.Phase)
-		switch {
-		case l.Phase == analysis.PhaseSpike && doc.Scenario.Fault != nil:
-			name = "fault"
-		case l.Phase == analysis.PhaseObserve:
-			name = "after"
+		if l.Phase == analysis.PhaseSpike && doc.Scenario.Fault != nil {
+			name = "fault" // the reports name it so too
 		}
 		line := fmt.Sprintf("%-8s %s", name, percentilesText(l.LatencyPercentiles))
 		switch s := l.Succeeded; {

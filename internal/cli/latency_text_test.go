@@ -27,7 +27,7 @@ func TestLatencyByPhaseText(t *testing.T) {
 	}
 	want := `Latency        warmup   p50 12 ms   p95 30 ms   p99 41 ms (600 first attempts)
                spike    p50 250 ms   p95 1 s   p99 1.02 s (1500 first attempts); the 900 that succeeded: p50 200 ms   p95 450 ms   p99 490 ms
-               after    p50 1 s   p95 1 s   p99 1 s (200 first attempts, none succeeded)
+               observe  p50 1 s   p95 1 s   p99 1 s (200 first attempts, none succeeded)
                on_trap  no first attempts
 `
 	if !strings.Contains(b.String(), want) {
