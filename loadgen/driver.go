@@ -27,9 +27,11 @@ type Request struct {
 	Name   string
 	Weight float64
 	Method string      // default GET
-	URL    string      // http or https
-	Header http.Header // sent with every attempt, plus X-Request-Id, X-Attempt, X-Deadline-Ms; "Host" sets the Host header
-	Body   []byte      // nil for none
+	URL    string      // http or https; grpc or grpcs for a gRPC call
+	Header http.Header // sent with every attempt, plus X-Request-Id, X-Attempt, X-Deadline-Ms; "Host" sets the Host header; a gRPC call's metadata
+	Body   []byte      // nil for none; a gRPC call's request message as protojson
+	// GRPC makes the request a unary gRPC call (nil: HTTP).
+	GRPC *GRPCCall
 }
 
 // Defaults of Config; those a scenario also fills in are vocab's.
