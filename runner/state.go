@@ -79,7 +79,7 @@ type run struct {
 
 func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *run {
 	t := opts.Test
-	plan := analysis.Plan(t.Plan)
+	plan := asRecorded(analysis.Plan(t.Plan))
 	r := &run{
 		opts: opts, test: t, spec: t.Run, plan: plan, inputs: t.Plan, drv: drv, mets: mets, tw: tw,
 		phase: analysis.PhaseWarmup, lastStatus: -1,
