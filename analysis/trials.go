@@ -1,0 +1,198 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+)
+
+// z95 is the standard normal quantile of a two-sided 95 % interval.
+const z95 = 1.959963984540054
+
+// Proportion is k of n trials with a property, its estimate k/n and the
+// Wilson score interval at 95 % (docs/model.md, "Trap probability").
+type Proportion struct {
+	Count int     `json:"count"`
+	Of    int     `json:"of"`
+	P     float64 `json:"p"`
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+}
+
+// NewProportion is k of n with its Wilson interval; n = 0 gives P = NaN
+// and the interval [0, 1] (nothing is known).
+func NewProportion(k, n int) Proportion {
+	lo, hi := Wilson(k, n, z95)
+	p := math.NaN()
+	if n > 0 {
+		p = float64(k) / float64(n)
+	}
+	return Proportion{Count: k, Of: n, P: p, Lo: lo, Hi: hi}
+}
+
+// Wilson is the Wilson score interval of k successes in n trials at the
+// normal quantile z: centre (k + z²/2)/(n + z²), half-width
+// z·√(k(n−k)/n + z²/4)/(n + z²). Unlike k/n ± z·√(p(1−p)/n) it stays
+// inside [0, 1] and is not empty at k = 0 or k = n, where a few trials
+// matter most. n = 0 gives [0, 1].
+func Wilson(k, n int, z float64) (lo, hi float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	k = min(max(k, 0), n)
+	nf, kf, z2 := float64(n), float64(k), z*z
+	centre := (kf + z2/2) / (nf + z2)
+	half := z * math.Sqrt(kf*(nf-kf)/nf+z2/4) / (nf + z2)
+	lo, hi = math.Max(0, centre-half), math.Min(1, centre+half)
+	if k == 0 {
+		lo = 0
+	}
+	if k == n {
+		hi = 1
+	}
+	return lo, hi
+}
+
+// CleanTrialsFor is the fewest trials, none trapped, whose Wilson 95 %
+// upper bound is at most p: what a gate `max_trap_probability = p` needs
+// before it can pass (for 0 of n the bound is z²/(n + z²), so
+// n ≥ z²(1 − p)/p: 73 trials for p = 0.05, 35 for 0.1). p ≥ 1 needs 0;
+// p ≤ 0 can never pass (-1).
+func CleanTrialsFor(p float64) int {
+	switch {
+	case p >= 1:
+		return 0
+	case !(p > 0):
+		return -1
+	}
+	n := int(math.Ceil(z95 * z95 * (1 - p) / p))
+	// The closed form is exact up to rounding: settle it on Wilson itself.
+	for n > 0 {
+		if _, hi := Wilson(0, n-1, z95); hi > p {
+			break
+		}
+		n--
+	}
+	for {
+		if _, hi := Wilson(0, n, z95); hi <= p {
+			return n
+		}
+		n++
+	}
+}
+
+// TrialOutcome is what one trial of a repeated trigger test ended with.
+type TrialOutcome struct {
+	Verdict Verdict
+	// RecoveryS is its recovery time after the spike, seconds; NaN when it
+	// did not recover.
+	RecoveryS float64
+}
+
+// TrialSummary is the odds over repeated trials of one test: the share
+// of trials trapped, metastable and recovered with their intervals, and
+// the recovery time's spread over those that recovered. Trials that could
+// not tell (no trigger, inconclusive) count in Of and in none of the
+// three, so an interval is over the trials that ran.
+type TrialSummary struct {
+	Trials     int        `json:"trials"`
+	Trapped    Proportion `json:"trapped"`
+	Metastable Proportion `json:"metastable"`
+	Recovered  Proportion `json:"recovered"`
+	NoTrigger  int        `json:"no_trigger"`
+	// Inconclusive trials claim nothing; too many of them make the odds
+	// the odds of the others.
+	Inconclusive int `json:"inconclusive"`
+	// RecoveryMedianS, RecoveryMinS and RecoveryMaxS are over the trials
+	// that recovered, seconds; nil when none did.
+	RecoveryMedianS *float64 `json:"recovery_median_s"`
+	RecoveryMinS    *float64 `json:"recovery_min_s"`
+	RecoveryMaxS    *float64 `json:"recovery_max_s"`
+}
+
+// SummarizeTrials counts the trials' verdicts and spreads.
+func SummarizeTrials(trials []TrialOutcome) TrialSummary {
+	var trapped, meta, rec int
+	s := TrialSummary{Trials: len(trials)}
+	var times []float64
+	for _, t := range trials {
+		switch t.Verdict {
+		case VerdictTrapped:
+			trapped++
+		case VerdictMetastable:
+			meta++
+		case VerdictRecovered:
+			rec++
+			if !math.IsNaN(t.RecoveryS) && !math.IsInf(t.RecoveryS, 0) {
+				times = append(times, t.RecoveryS)
+			}
+		case VerdictNoTrigger:
+			s.NoTrigger++
+		default:
+			s.Inconclusive++
+		}
+	}
+	n := len(trials)
+	s.Trapped, s.Metastable, s.Recovered = NewProportion(trapped, n), NewProportion(meta, n), NewProportion(rec, n)
+	if len(times) > 0 {
+		slices.Sort(times)
+		med := times[len(times)/2]
+		if len(times)%2 == 0 {
+			med = (times[len(times)/2-1] + times[len(times)/2]) / 2
+		}
+		s.RecoveryMedianS, s.RecoveryMinS, s.RecoveryMaxS = Num(med), Num(times[0]), Num(times[len(times)-1])
+	}
+	return s
+}
+
+// TrapProbabilityGate says whether a gate `max_trap_probability = max`
+// passes on the trials: only when the Wilson upper bound of P(trapped) is
+// at most max (a single trial can never pass it at 0.05). Metastable
+// trials count as trapped here: neither came back within the budget.
+func TrapProbabilityGate(s TrialSummary, max float64) (passed bool, upper float64) {
+	p := NewProportion(s.Trapped.Count+s.Metastable.Count, s.Trials)
+	return p.Hi <= max, p.Hi
+}
+
+// Side is where a repeated cell stands against a chosen level of P(trap).
+type Side int
+
+const (
+	// Undecided: the interval still holds the level.
+	Undecided Side = iota
+	// Below: the interval's upper end is under the level.
+	Below
+	// Above: the interval's lower end is over the level.
+	Above
+)
+
+// SequentialSide is the sequential rule of a cell repeated until its
+// P(trap) is told apart from level (docs/model.md, "Trap probability"):
+// Wald's sequential probability ratio test between P = level − δ and
+// P = level + δ, δ = min(level, 1 − level)/2, with errors of 10 % each way.
+// After k traps in n trials the log likelihood ratio is
+// k·ln(p₁/p₀) + (n − k)·ln((1 − p₁)/(1 − p₀)); at or above ln 9 the cell
+// is Above, at or below −ln 9 Below, else Undecided. At level 0.5
+// (p₀ = 0.25, p₁ = 0.75) two trials that agree decide a cell; a cell near
+// the level stays undecided until its budget runs out. At level 0.05 a
+// clean cell needs 42 trials to be called below, and two traps call it
+// above.
+func SequentialSide(k, n int, level float64) Side {
+	if n <= 0 || !(level > 0 && level < 1) {
+		return Undecided
+	}
+	k = min(max(k, 0), n)
+	d := math.Min(level, 1-level) / 2
+	p0, p1 := level-d, level+d
+	llr := float64(k)*math.Log(p1/p0) + float64(n-k)*math.Log((1-p1)/(1-p0))
+	bound := math.Log((1 - sprtError) / sprtError)
+	switch {
+	case llr >= bound-1e-12:
+		return Above
+	case llr <= -bound+1e-12:
+		return Below
+	}
+	return Undecided
+}
+
+// sprtError is the sequential test's error each way (α = β).
+const sprtError = 0.1
