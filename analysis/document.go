@@ -495,6 +495,9 @@ type RunSpread struct {
 	Verdicts  map[Verdict]int `json:"verdicts"`
 	// TrappedFraction is the fraction of runs judged trapped.
 	TrappedFraction float64 `json:"trapped_fraction"`
+	// Trapped is the same count with its Wilson 95 % interval: the model's
+	// P(trap) for this test (docs/model.md, "Trap probability").
+	Trapped Proportion `json:"trapped"`
 	// RecoveredFraction is the fraction of runs that recovered.
 	RecoveredFraction float64 `json:"recovered_fraction"`
 	// RecoveryMinS, RecoveryMedianS and RecoveryMaxS are seconds from the

@@ -41,6 +41,7 @@ func simulateRuns(ctx context.Context, cfg Config, runs int) (analysis.ModelResu
 	sp.ShownSeed = mid.seed
 	sp.RecoveryMinS, sp.RecoveryMedianS, sp.RecoveryMaxS = analysis.Num(sums[0].recovery), analysis.Num(mid.recovery), analysis.Num(sums[len(sums)-1].recovery)
 	sp.TrappedFraction = float64(sp.Verdicts[analysis.VerdictTrapped]) / float64(runs)
+	sp.Trapped = analysis.NewProportion(sp.Verdicts[analysis.VerdictTrapped], runs)
 	sp.RecoveredFraction = float64(sp.Verdicts[analysis.VerdictRecovered]) / float64(runs)
 	if last.Seed == mid.seed {
 		return last, sp, nil

@@ -179,7 +179,8 @@ func printSpread(w io.Writer, sp *analysis.RunSpread) error {
 	}
 	sort.Strings(verdicts)
 	t.raw("\n")
-	t.line("Runs", "%d seeds from %d: %s; trapped in %.0f %%", sp.Runs, sp.FirstSeed, strings.Join(verdicts, ", "), 100*sp.TrappedFraction)
+	t.line("Runs", "%d seeds from %d: %s; trapped in %.0f %% (95 %%: %.0f–%.0f %%)", sp.Runs, sp.FirstSeed, strings.Join(verdicts, ", "),
+		100*sp.TrappedFraction, 100*sp.Trapped.Lo, 100*sp.Trapped.Hi)
 	t.line("", "recovery min %s, median %s, max %s; peak wait %s–%s",
 		optSeconds(sp.RecoveryMinS), optSeconds(sp.RecoveryMedianS), optSeconds(sp.RecoveryMaxS),
 		analysis.FormatSeconds(sp.PeakWaitMinS), analysis.FormatSeconds(sp.PeakWaitMaxS))
