@@ -320,3 +320,42 @@ func TestGRPCCode(t *testing.T) {
 		}
 	}
 }
+
+// With the gateway on, gRPC calls go through it as "/work" requests do.
+func TestGRPCThroughGateway(t *testing.T) {
+	t.Parallel()
+	lb, conn := startGRPC(t, Config{PodRate: 1000, Gateway: GatewayConfig{Enabled: true, Retries: 1}})
+	if _, err := callDo(t.Context(), conn, "1", 0); err != nil {
+		t.Fatal(err)
+	}
+	if st := lb.Server.Stats(); st.GatewayRequests["ok"] != 1 || st.GatewayUpstream != 1 || st.IngressFirst != 1 || st.Answered != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// At shutdown a queued call is refused UNAVAILABLE (reason shutdown), as
+// a queued "/work" request is answered 503.
+func TestGRPCShutdownRefusesQueued(t *testing.T) {
+	t.Parallel()
+	lb, conn := startGRPC(t, Config{PodRate: 1})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	codesOf := make([]codes.Code, 2)
+	reasons := make([][]string, 2)
+	for i := range 2 { // one in service for a second, one queued behind it
+		wg.Go(func() {
+			trailer, err := callDo(t.Context(), conn, "1", 0)
+			codesOf[i], reasons[i] = status.Code(err), trailer.Get(MetaReason)
+		})
+		testwait.For(t, 10*time.Second, time.Millisecond, "the call inside", func() bool { return lb.Server.Stats().Ingress() == uint64(i+1) })
+	}
+	if err := lb.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i := range 2 {
+		if codesOf[i] != codes.Unavailable || len(reasons[i]) != 1 || reasons[i][0] != "shutdown" {
+			t.Errorf("call %d: %v, reason %q; want UNAVAILABLE, shutdown", i, codesOf[i], reasons[i])
+		}
+	}
+}

@@ -23,6 +23,30 @@
 //	defer g.Stop()
 //	// target grpc://g.Addr, method helloworld.Greeter/SayHello;
 //	// Prometheus scrapes g.MetricsURL; the truth is g.Stats()
+//
+// # Queries
+//
+// The middleware counts a call started when it reaches the server (before
+// the queue) and handled when the handler returns, by code:
+//
+//	ingress  sum(rate(grpc_server_started_total{grpc_method="SayHello"}[5s]))
+//	served   sum(rate(grpc_server_handled_total{grpc_method="SayHello",grpc_code="OK"}[5s]))
+//	dropped  sum(rate(grpc_server_handled_total{grpc_method="SayHello",grpc_code=~"DeadlineExceeded|Canceled"}[5s]))
+//	in line  sum(grpc_server_started_total{grpc_method="SayHello"}) - sum(grpc_server_handled_total{grpc_method="SayHello"})
+//
+// "served" counts abandoned work too (served after its client left: OK
+// like any other), which is what a trigger test wants of it, and nothing
+// in these series tells the two apart (Stats does). Nor can they tell
+// first attempts from retries: their labels are grpc_type, grpc_service,
+// grpc_method and grpc_code only. A server can add a label from the
+// call's metadata (WithContextLabels with WithLabelsFromContext, as
+// AttemptLabel does: x-attempt, which trigger sends, and
+// grpc-previous-rpc-attempts, which grpc-go's own retries send), and then
+//
+//	first    sum(rate(grpc_server_started_total{grpc_method="SayHello",attempt="first"}[5s]))
+//
+// Without it, first attempts come from the client side only (the driver's
+// own per-second first attempts, when it is the only client).
 package grpcgreeter
 
 import (

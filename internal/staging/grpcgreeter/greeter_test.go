@@ -317,3 +317,46 @@ func TestStop(t *testing.T) {
 		t.Fatal("an address off loopback was accepted")
 	}
 }
+
+// grpc-go's own retry policy marks its retries (grpc-previous-rpc-attempts),
+// which AttemptLabel counts as retries: the first attempt and its retry of
+// a call refused twice (the line full) are told apart at the server.
+func TestAttemptLabelGRPCRetries(t *testing.T) {
+	t.Parallel()
+	g, client, _ := start(t, grpcgreeter.Config{AttemptLabel: true, Workers: 1, ServiceTime: 300 * time.Millisecond, MaxWaiting: 1})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range 2 { // one in service, one waiting: the line is full
+		wg.Go(func() {
+			if _, err := client.SayHello(t.Context(), &helloworld.HelloRequest{Name: "x"}); err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+		})
+		testwait.For(t, 10*time.Second, time.Millisecond, "call inside", func() bool { return g.Stats().Arrived == uint64(i+1) })
+	}
+	const policy = `{"methodConfig": [{"name": [{"service": "helloworld.Greeter"}], "retryPolicy": {
+		"maxAttempts": 2, "initialBackoff": "0.001s", "maxBackoff": "0.001s", "backoffMultiplier": 1,
+		"retryableStatusCodes": ["RESOURCE_EXHAUSTED"]}}]}`
+	conn, err := grpc.NewClient("passthrough:///"+g.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultServiceConfig(policy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := helloworld.NewGreeterClient(conn).SayHello(t.Context(), &helloworld.HelloRequest{Name: "retried"}); status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("retried call: %v; want RESOURCE_EXHAUSTED after its retry", err)
+	}
+	wg.Wait()
+	waitIdle(t, g, 4)
+	got := scrape(t, g)
+	for k, v := range map[string]float64{
+		`grpc_server_started_total{attempt="first"}`:                               3,
+		`grpc_server_started_total{attempt="retry"}`:                               1,
+		`grpc_server_handled_total{attempt="first",grpc_code="ResourceExhausted"}`: 1,
+		`grpc_server_handled_total{attempt="retry",grpc_code="ResourceExhausted"}`: 1,
+	} {
+		if got[k] != v {
+			t.Errorf("%s = %v; want %v (all: %v)", k, got[k], v, got)
+		}
+	}
+}
