@@ -19,6 +19,8 @@ type flagValues struct {
 	seed                                              *uint64
 	admission, retryAfter, codelTarget, codelInterval *time.Duration
 	deadlines, cancel, codel                          *bool
+	grpcAddr                                          *string
+	grpcDeadlines                                     *bool
 	gateway, gwRetryOn5xx, gwCancel                   *bool
 	gwRetries, gwMaxInFlight                          *int
 	gwTryTimeout                                      *time.Duration
@@ -48,6 +50,8 @@ func (f *flagValues) define(fs *flag.FlagSet, d specimen.Config) {
 	f.limit = fs.Int("limit", 0, "active-slot limit: most requests inside the pods (0 = off)")
 	f.limitQueue = fs.Int("limit-queue", 0, "most requests waiting for a slot")
 	f.limitStatus = fs.Int("limit-status", d.LimitStatus, "status of limit refusals: 429 | 503")
+	f.grpcAddr = fs.String("grpc-addr", "", "serve specimen.Work/Do over gRPC (h2c) on this address too (off when empty)")
+	f.grpcDeadlines = fs.Bool("grpc-honour-deadlines", false, "drop gRPC calls whose deadline (grpc-timeout) has passed before serving them")
 	f.gateway = fs.Bool("gateway", false, "put the retrying gateway in front of the pods")
 	f.gwRetries = fs.Int("gateway-retries", 0, "R_g: gateway upstream retries on timeout")
 	f.gwTryTimeout = fs.Duration("gateway-try-timeout", d.Gateway.TryTimeout, "gateway timeout of one upstream try")
@@ -105,6 +109,8 @@ func (f *flagValues) apply(c *specimen.Config, set map[string]bool) error {
 	cp("limit", func() { c.Limit = *f.limit })
 	cp("limit-queue", func() { c.LimitQueue = *f.limitQueue })
 	cp("limit-status", func() { c.LimitStatus = *f.limitStatus })
+	cp("grpc-addr", func() { c.GRPCAddr = *f.grpcAddr })
+	cp("grpc-honour-deadlines", func() { c.GRPCHonourDeadlines = *f.grpcDeadlines })
 	g := &c.Gateway
 	cp("gateway", func() { g.Enabled = *f.gateway })
 	cp("gateway-retries", func() { g.Retries = *f.gwRetries })

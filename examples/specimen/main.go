@@ -55,9 +55,21 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("specimen: listen: %w", err)
 	}
 	c := s.Config()
+	var gln net.Listener
+	if c.GRPCAddr != "" {
+		if gln, err = net.Listen("tcp", c.GRPCAddr); err != nil {
+			_ = ln.Close()
+			_ = s.Close()
+			return fmt.Errorf("specimen: gRPC listen: %w", err)
+		}
+	}
 	fmt.Fprintf(stderr, "specimen: serving http://%s/work (%d pods × %g/s, %s, queue %s)\n",
 		ln.Addr(), c.Pods, c.PodRate, c.ServiceTime, c.QueueMode)
-	return s.Serve(ctx, ln)
+	if gln != nil {
+		fmt.Fprintf(stderr, "specimen: serving gRPC %s on %s (deadlines honoured: %t)\n",
+			specimen.GRPCMethod, gln.Addr(), c.GRPCHonourDeadlines)
+	}
+	return s.ServeAll(ctx, ln, gln)
 }
 
 // parseFlags reads -config first, then applies the flags that were set.

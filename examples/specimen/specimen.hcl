@@ -24,6 +24,11 @@ defences {
   limit_status         = 503     # or 429
 }
 
+# grpc {                  # serve specimen.Work/Do over gRPC (h2c) too: the same queue model
+#   addr             = "127.0.0.1:9090"
+#   honour_deadlines = false   # drop calls whose grpc-timeout has passed before serving them
+# }
+
 gateway {                 # the block turns it on (enabled = false to keep it off)
   retries               = 2
   try_timeout           = "300ms"

@@ -93,4 +93,10 @@
 // the GIL (processor sharing) and the accept loop waits for it too:
 // saturated, the server's accept backlog fills and overflows, which
 // PyCounts.Arrivals counts (started handlers plus that backlog).
+//
+// # A gRPC server
+//
+// Package grpcgreeter, beside this one, runs grpc-go's own helloworld
+// Greeter in this process with a FIFO queue and go-grpc-middleware's
+// Prometheus metrics: the gRPC counterpart of the servers above.
 package staging

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -81,6 +82,21 @@ type Config struct {
 	// LimitStatus is the HTTP status of a limit refusal, 429 or 503
 	// (default 503).
 	LimitStatus int
+
+	// GRPCAddr is the address, HOST:PORT, of a second listener that serves
+	// the same queue model over gRPC (method specimen.Work/Do, see
+	// grpcproto.go); empty (the default): none. New does not listen:
+	// StartLoopback (a loopback address; port 0 picks a free one) and the
+	// command (-grpc-addr) do.
+	GRPCAddr string
+	// GRPCHonourDeadlines drops, before serving it, a gRPC call whose
+	// deadline (its grpc-timeout, counted from arrival) has passed: reason
+	// deadline, no service time; a call whose deadline has passed on
+	// arrival is refused at the door. Off by default: the call's client has
+	// gone (DEADLINE_EXCEEDED on its side) but its work stays queued, is
+	// served and counted abandoned, as System A does. The HTTP listener's
+	// deadlines are DeadlinePropagation's.
+	GRPCHonourDeadlines bool
 
 	// Gateway is the retrying layer in front of the pods.
 	Gateway GatewayConfig
@@ -211,6 +227,11 @@ func (c *Config) validate() error {
 		return bad("limit %d and limit_queue %d must be ≥ 0", c.Limit, c.LimitQueue)
 	case c.LimitStatus != 429 && c.LimitStatus != 503:
 		return bad("limit_status %d: want 429 or 503", c.LimitStatus)
+	}
+	if c.GRPCAddr != "" {
+		if _, _, err := net.SplitHostPort(c.GRPCAddr); err != nil {
+			return bad("grpc_addr %q: %v", c.GRPCAddr, err)
+		}
 	}
 	if c.Pods > 10_000 {
 		return bad("pods %d > 10000", c.Pods)

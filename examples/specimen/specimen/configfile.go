@@ -26,6 +26,7 @@ type fileConfig struct {
 	Seed        *int64   `hcl:"seed,optional"`
 
 	Defences   *fileDefences   `hcl:"defences,block"`
+	GRPC       *fileGRPC       `hcl:"grpc,block"`
 	Gateway    *fileGateway    `hcl:"gateway,block"`
 	Autoscaler *fileAutoscaler `hcl:"autoscaler,block"`
 }
@@ -42,6 +43,11 @@ type fileDefences struct {
 	Limit               *int    `hcl:"limit,optional"`
 	LimitQueue          *int    `hcl:"limit_queue,optional"`
 	LimitStatus         *int    `hcl:"limit_status,optional"`
+}
+
+type fileGRPC struct {
+	Addr            *string `hcl:"addr,optional"`
+	HonourDeadlines *bool   `hcl:"honour_deadlines,optional"`
 }
 
 type fileGateway struct {
@@ -129,6 +135,10 @@ func ParseConfig(src []byte, filename string, base Config) (Config, error) {
 		set(&c.Limit, d.Limit)
 		set(&c.LimitQueue, d.LimitQueue)
 		set(&c.LimitStatus, d.LimitStatus)
+	}
+	if g := fc.GRPC; g != nil {
+		set(&c.GRPCAddr, g.Addr)
+		set(&c.GRPCHonourDeadlines, g.HonourDeadlines)
 	}
 	if g := fc.Gateway; g != nil {
 		c.Gateway.Enabled = true

@@ -27,6 +27,18 @@ func TestLoadExampleConfig(t *testing.T) {
 	}
 }
 
+// The grpc block sets the gRPC listener and its deadlines; flags of the
+// same names win over it as over any attribute.
+func TestParseConfigGRPC(t *testing.T) {
+	c, err := ParseConfig([]byte("grpc {\n addr = \"127.0.0.1:9090\"\n honour_deadlines = true\n}\n"), "cfg.hcl", Config{})
+	if err != nil || c.GRPCAddr != "127.0.0.1:9090" || !c.GRPCHonourDeadlines {
+		t.Fatalf("grpc block: %+v, %v", c, err)
+	}
+	if c, err := ParseConfig([]byte("pods = 2\n"), "cfg.hcl", Config{}); err != nil || c.GRPCAddr != "" || c.GRPCHonourDeadlines {
+		t.Fatalf("no grpc block: %+v, %v", c, err)
+	}
+}
+
 func TestParseConfigErrors(t *testing.T) {
 	cases := []struct {
 		name, src, want string
@@ -59,6 +71,8 @@ func TestConfigValidation(t *testing.T) {
 		{"negative rate", func(c *Config) { c.PodRate = -1 }, false},                      // c must be positive
 		{"bad discipline", func(c *Config) { c.Discipline = vocab.Discipline(7) }, false}, // unknown discipline
 		{"limit status 500", func(c *Config) { c.LimitStatus = 500 }, false},              // only 429 or 503
+		{"grpc addr without port", func(c *Config) { c.GRPCAddr = "127.0.0.1" }, false},   // HOST:PORT
+		{"grpc addr", func(c *Config) { c.GRPCAddr = "127.0.0.1:0" }, true},
 		{"bad signal", func(c *Config) { c.Autoscaler.Enabled = true; c.Autoscaler.Signal = "latency" }, false},
 		{"scaler off is not checked", func(c *Config) { c.Pods = 5; c.Autoscaler.MaxReplicas = 3 }, true},     // unknown signal
 		{"target above 1", func(c *Config) { c.Autoscaler.Enabled = true; c.Autoscaler.Target = 1.5 }, false}, // u* in (0, 1]

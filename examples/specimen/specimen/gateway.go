@@ -34,9 +34,13 @@ type gateway struct {
 }
 
 // do runs one client attempt through the gateway. clientDone is closed when
-// the client has gone; it is only heeded with CancelOnClientGone. It returns
-// the result for the client and the outcome index.
-func (g *gateway) do(ctx context.Context, clientDone <-chan struct{}, attempt string, deadline time.Time, cancelable bool) (result, int) {
+// the client has gone; it is only heeded with CancelOnClientGone. With
+// propagate the gateway propagates deadlines: each try carries the smaller
+// of the client's deadline (zero: none) and the try's own timeout, and the
+// pods drop a try whose deadline passed. It returns the result for the
+// client and the outcome index.
+func (g *gateway) do(ctx context.Context, clientDone <-chan struct{}, attempt string, deadline time.Time,
+	propagate, cancelable bool) (result, int) {
 	if g.inFlight.Add(1) > int64(g.cfg.MaxInFlight) {
 		g.inFlight.Add(-1)
 		return result{status: 503, reason: "gateway_overflow"}, gwOverflow
@@ -54,9 +58,11 @@ func (g *gateway) do(ctx context.Context, clientDone <-chan struct{}, attempt st
 		it := newItem(ClassifyAttempt(attempt, strconv.Itoa(try)), now, cancelable)
 		// A gateway that propagates deadlines sends the smaller of its
 		// client's deadline and its own try timeout.
-		it.deadline = now.Add(g.cfg.TryTimeout)
-		if !deadline.IsZero() && deadline.Before(it.deadline) {
-			it.deadline = deadline
+		if propagate {
+			it.deadline = now.Add(g.cfg.TryTimeout)
+			if !deadline.IsZero() && deadline.Before(it.deadline) {
+				it.deadline = deadline
+			}
 		}
 		s.c.gwUpstream.Add(1)
 		if res := s.submit(it); res != nil {

@@ -27,7 +27,7 @@ func TestGatewayRetriesOnTimeout(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				cfg := Config{PodRate: tc.rate, Gateway: GatewayConfig{Enabled: true, Retries: 2}}
 				s := newTestServer(t, cfg)
-				res, outcome := s.gw.do(t.Context(), nil, "1", time.Time{}, false)
+				res, outcome := s.gw.do(t.Context(), nil, "1", time.Time{}, false, false)
 				if res.status != tc.status || outcome != tc.outcome {
 					t.Fatalf("got %+v outcome %d", res, outcome)
 				}
@@ -60,7 +60,7 @@ func TestGatewayClientGone(t *testing.T) {
 				s := newTestServer(t, cfg)
 				gone := make(chan struct{})
 				close(gone)
-				s.gw.do(t.Context(), gone, "2", time.Time{}, false)
+				s.gw.do(t.Context(), gone, "2", time.Time{}, false, false)
 				if st := s.Stats(); st.GatewayUpstream != tc.upstream || st.IngressRetry != tc.upstream {
 					t.Fatalf("stats %+v", st)
 				}

@@ -13,6 +13,9 @@ type Loopback struct {
 	URL string
 	// Addr is its address, "127.0.0.1:port".
 	Addr string
+	// GRPCAddr is the address of its gRPC listener (specimen.Work/Do),
+	// "127.0.0.1:port", when Config.GRPCAddr asked for one; else "".
+	GRPCAddr string
 	// Server is the specimen itself: Stats for its counters, Config for
 	// the configuration in force.
 	Server *Server
@@ -30,10 +33,14 @@ func StartLoopback(ctx context.Context, cfg Config) (*Loopback, error) {
 
 // StartLoopbackOn is StartLoopback on addr, a loopback HOST:PORT: two
 // specimens started one after the other on one address are one target to
-// the runs that compare them.
+// the runs that compare them. With cfg.GRPCAddr (a loopback HOST:PORT,
+// port 0 for a free one) it serves gRPC there too.
 func StartLoopbackOn(ctx context.Context, cfg Config, addr string) (*Loopback, error) {
-	if host, _, err := net.SplitHostPort(addr); err != nil || !net.ParseIP(host).IsLoopback() {
+	if !isLoopbackAddr(addr) {
 		return nil, fmt.Errorf("specimen: %q is no loopback address", addr)
+	}
+	if cfg.GRPCAddr != "" && !isLoopbackAddr(cfg.GRPCAddr) {
+		return nil, fmt.Errorf("specimen: gRPC: %q is no loopback address", cfg.GRPCAddr)
 	}
 	srv, err := New(cfg)
 	if err != nil {
@@ -44,14 +51,31 @@ func StartLoopbackOn(ctx context.Context, cfg Config, addr string) (*Loopback, e
 		_ = srv.Close()
 		return nil, fmt.Errorf("specimen: %w", err)
 	}
+	var gln net.Listener
+	if cfg.GRPCAddr != "" {
+		if gln, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
+			_ = ln.Close()
+			_ = srv.Close()
+			return nil, fmt.Errorf("specimen: gRPC: %w", err)
+		}
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	s := &Loopback{URL: "http://" + ln.Addr().String(), Addr: ln.Addr().String(), Server: srv,
 		cancel: cancel, done: make(chan struct{})}
+	if gln != nil {
+		s.GRPCAddr = gln.Addr().String()
+	}
 	go func() {
 		defer close(s.done)
-		s.err = srv.Serve(sctx, ln)
+		s.err = srv.ServeAll(sctx, ln, gln)
 	}()
 	return s, nil
+}
+
+// isLoopbackAddr reports whether addr is HOST:PORT with a loopback IP.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && net.ParseIP(host).IsLoopback()
 }
 
 // Stop shuts the specimen down (requests in flight get at most 2 s),

@@ -221,31 +221,52 @@ func costOf(rawQuery string) float64 {
 // the pods. The response is 200 "ok" when served in time.
 func (s *Server) serveWork(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
-	deadline := deadlineOf(r.Header, now)
-	cancelable := s.cfg.CancelOnDisconnect
-	var res result
-	if s.gw != nil {
-		var outcome int
-		res, outcome = s.gw.do(s.ctx, r.Context().Done(), r.Header.Get(HeaderAttempt), deadline, cancelable)
-		s.c.gwRequests[outcome].Add(1)
-	} else {
-		it := newItem(ClassifyAttempt(r.Header.Get(HeaderAttempt), r.Header.Get(HeaderGatewayAttempt)), now, cancelable)
-		it.deadline = deadline
-		it.cost = costOf(r.URL.RawQuery)
-		if ref := s.svc.submit(it); ref != nil {
-			res = *ref
-		} else {
-			select {
-			case res = <-it.done:
-			case <-r.Context().Done():
-				s.svc.clientGone(it) // System A: it stays queued and is served anyway
-				return
-			case <-s.ctx.Done():
-				res = result{status: 503, reason: "shutdown"}
-			}
-		}
+	var deadline time.Time
+	if s.cfg.DeadlinePropagation {
+		deadline = deadlineOf(r.Header, now)
+	}
+	res, ok := s.work(r.Context().Done(), r.Header.Get(HeaderAttempt), r.Header.Get(HeaderGatewayAttempt),
+		now, deadline, s.cfg.DeadlinePropagation, costOf(r.URL.RawQuery))
+	if !ok {
+		return // the client has gone: nobody to answer
 	}
 	s.write(w, res)
+}
+
+// work runs one request of the queue model, whatever listener it came
+// from (HTTP "/work", gRPC specimen.Work/Do): through the gateway when it
+// is on, else straight to the pods. clientGone is closed when the client
+// gives up; attempt and gatewayAttempt are the X-Attempt and
+// X-Gateway-Attempt values ("" when absent); deadline is the client's
+// deadline when the listener honours deadlines (zero otherwise), and
+// propagate says it does (the gateway then sends its tries a deadline
+// too); cost is the request's service time in units of 1/c. ok is false
+// when the client left before its result (System A serves it anyway, and
+// counts it abandoned): there is nobody to answer.
+func (s *Server) work(clientGone <-chan struct{}, attempt, gatewayAttempt string, now, deadline time.Time,
+	propagate bool, cost float64) (res result, ok bool) {
+	cancelable := s.cfg.CancelOnDisconnect
+	if s.gw != nil {
+		var outcome int
+		res, outcome = s.gw.do(s.ctx, clientGone, attempt, deadline, propagate, cancelable)
+		s.c.gwRequests[outcome].Add(1)
+		return res, true
+	}
+	it := newItem(ClassifyAttempt(attempt, gatewayAttempt), now, cancelable)
+	it.deadline = deadline
+	it.cost = cost
+	if ref := s.svc.submit(it); ref != nil {
+		return *ref, true
+	}
+	select {
+	case res = <-it.done:
+		return res, true
+	case <-clientGone:
+		s.svc.clientGone(it) // System A: it stays queued and is served anyway
+		return result{}, false
+	case <-s.ctx.Done():
+		return result{status: 503, reason: "shutdown"}, true
+	}
 }
 
 func (s *Server) write(w http.ResponseWriter, res result) {

@@ -77,7 +77,7 @@ func newService(ctx context.Context, wg *sync.WaitGroup, cfg Config, c *counters
 			codel:         cfg.CoDel,
 			codelTarget:   cfg.CoDelTarget,
 			codelInterval: cfg.CoDelInterval,
-			deadlines:     cfg.DeadlinePropagation,
+			deadlines:     cfg.DeadlinePropagation || cfg.GRPCHonourDeadlines,
 		},
 		ctx: ctx, wg: wg, now: time.Now, c: c, wait: wait,
 	}
@@ -153,7 +153,9 @@ func (s *service) pick() *queue {
 func (s *service) submit(it *item) *result {
 	s.c.ingress[it.kind].Add(1)
 	now := s.now()
-	if s.cfg.DeadlinePropagation && !it.deadline.IsZero() && !now.Before(it.deadline) {
+	// An item carries a deadline only when the listener it came from
+	// honours deadlines (DeadlinePropagation, GRPCHonourDeadlines).
+	if s.params.deadlines && !it.deadline.IsZero() && !now.Before(it.deadline) {
 		return s.refuse(reasonDeadline, 503)
 	}
 	q := s.pick()
