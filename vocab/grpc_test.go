@@ -56,3 +56,14 @@ func upper(s string) string {
 	}
 	return string(b)
 }
+
+// TestSample: markers become sample values, a whole number's a bare 1.
+func TestSample(t *testing.T) {
+	s := `{"id":"` + PerRequestID.Marker() + `","n":` + PerRequestSeq.Marker() + `,"u":"a-` + PerRandomUUID.Marker() + `"}`
+	if got, want := Sample(s, nil), `{"id":"x","n":1,"u":"a-x"}`; got != want {
+		t.Errorf("Sample = %s, want %s", got, want)
+	}
+	if Sample("plain", nil) != "plain" {
+		t.Error("Sample changed a text without markers")
+	}
+}

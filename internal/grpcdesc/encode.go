@@ -16,7 +16,9 @@ import (
 func Encode(in protoreflect.MessageDescriptor, js string) ([]byte, error) {
 	m := dynamicpb.NewMessage(in)
 	if err := protojson.Unmarshal([]byte(js), m); err != nil {
-		msg := clean(err)
+		// The line and column are the JSON text's, which the scenario
+		// did not write as such (jsonencode's): left out.
+		msg := jsonPosition.ReplaceAllString(clean(err), "")
 		if f := unknownField.FindStringSubmatch(msg); f != nil {
 			if c := closest(f[1], fieldNames(in)); c != "" {
 				msg += fmt.Sprintf("; did you mean %q?", c)
@@ -30,6 +32,9 @@ func Encode(in protoreflect.MessageDescriptor, js string) ([]byte, error) {
 	}
 	return proto.Marshal(m)
 }
+
+// jsonPosition is protojson's "(line 1:21): ".
+var jsonPosition = regexp.MustCompile(`^\(line \d+:\d+\): `)
 
 // unknownField finds the field name in protojson's "unknown field" error.
 var unknownField = regexp.MustCompile(`unknown field "([^"]*)"`)

@@ -1,0 +1,30 @@
+# A gRPC target with both a descriptor set and reflection, a message
+# whose field has the wrong type, and a host outside allow_hosts.
+scenario "grpc-target" {}
+
+target {
+  url         = "grpcs://10.0.0.1:9090"
+  allow_hosts = ["127.0.0.1"]
+  grpc {
+    method         = "helloworld.Greeter/SayHello"
+    descriptor_set = "testdata/good/greeter.protoset"
+    reflection     = true
+    message        = jsonencode({ name = "n", times = "many" })
+  }
+}
+
+client {
+  timeout = "1s"
+}
+
+service {
+  capacity = 200
+}
+
+load {
+  baseline = 50
+  spike {
+    multiplier = 5
+    duration   = "10s"
+  }
+}
