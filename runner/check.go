@@ -44,7 +44,9 @@ type CheckOptions struct {
 // Check runs the preflight of Run and nothing destructive: the allowlist,
 // the consent a run would need, a pending fault's journal, the baseline
 // file, the commands the scenario runs (found and executable, never run),
-// the target's TLS handshake, Prometheus reached with its credentials and
+// the target's TLS handshake, a gRPC target's message types (fetched from
+// its reflection service when the scenario says so) and one message
+// encoded per call, Prometheus reached with its credentials and
 // TLS, every query answering (or named as the driver's own), the scrape
 // intervals read, the brakes evaluated, and at most one request to the
 // target, sent as a first attempt is. It returns every step, in that
@@ -105,6 +107,12 @@ func check1(ctx context.Context, opts CheckOptions) ([]CheckStep, error) {
 		add("command ("+c.When+")", err, KindHarness, safetext.Argv(c.Argv)+": "+path)
 	}
 	add("target TLS", loadgen.CheckTLS(ctx, ro.Test.Driver), KindUsage, tlsText(ro.Test.Driver))
+	if ro.Test.HasGRPC() {
+		// The message types, from the descriptor set or the server's
+		// reflection service, and one message encoded per call.
+		text, err := ro.Test.ResolveGRPC(ctx)
+		add("grpc descriptors", err, KindUsage, text)
+	}
 	if err := ctx.Err(); err != nil {
 		return steps, &Error{Kind: KindInterrupted, Err: ErrInterrupted}
 	}
