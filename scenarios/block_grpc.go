@@ -126,6 +126,7 @@ func (v *validator) grpc(t *Target) {
 		if t.GRPC != nil {
 			calls++
 			v.grpcCall(t, "target", t.GRPC)
+			v.grpcMetadata("target", t.Headers)
 		}
 	} else if t.GRPC != nil {
 		for _, name := range []string{"method", "message"} {
@@ -150,6 +151,13 @@ func (v *validator) grpc(t *Target) {
 		}
 		r.GRPC.Reflection, r.GRPC.DescriptorSet = t.GRPC.Reflection, t.GRPC.DescriptorSet
 		v.grpcCall(t, p, r.GRPC)
+		v.grpcMetadata(p, r.Headers)
+	}
+	if calls > 0 {
+		v.warnf(src.has("target.ok_status"), "target.ok_status", "Setting ignored",
+			"ok_status lists HTTP statuses; a gRPC call succeeds with status OK, and its other statuses fall in the outcome classes (docs/scenarios.md, target.grpc).")
+		v.warnf(src.has("target.protocol") && len(t.Requests) == 0, "target.protocol", "Setting ignored",
+			"A gRPC call always speaks HTTP/2: protocol applies to HTTP targets.")
 	}
 	if t.GRPC == nil || !v.present("target.grpc") {
 		return
@@ -232,4 +240,18 @@ func sentence(err error) string {
 		return s
 	}
 	return s + "."
+}
+
+// grpcMetadata checks a gRPC call's metadata, the headers at block: a
+// name that starts with "grpc-" is gRPC's own (grpc-timeout is the
+// deadline the driver sends).
+func (v *validator) grpcMetadata(block string, headers map[string]string) {
+	for _, name := range sortedKeys(headers) {
+		hp := fmt.Sprintf("%s.headers[%s]", block, name)
+		if strings.HasPrefix(block, "target.request[") && !v.d.src.has(hp) {
+			hp = fmt.Sprintf("target.headers[%s]", name)
+		}
+		v.errorf(strings.HasPrefix(strings.ToLower(name), "grpc-"), hp, "Reserved gRPC metadata",
+			"Metadata named grpc-… is gRPC's own (the driver sends grpc-timeout from the client's timeout): %q cannot be set. Drop it.", name)
+	}
 }
