@@ -93,7 +93,7 @@ func TestGRPCDriverRequest(t *testing.T) {
 func TestResolveGRPCByReflection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	addr := grpcdesctest.Serve(t, true)
+	addr := grpcdesctest.Serve(t, grpcdesctest.ReflectionV1)
 	test := grpcTest(t, grpcScenario("grpc://"+addr, `reflection = true`, `jsonencode({ name = "x", times = request.seq })`))
 	if test.Driver.Request.GRPC.Input != nil {
 		t.Fatal("Input set before ResolveGRPC")
@@ -112,7 +112,7 @@ func TestResolveGRPCByReflection(t *testing.T) {
 	if _, err := bad.ResolveGRPC(ctx); err == nil || !strings.Contains(err.Error(), `unknown field "nme"; did you mean "name"?`) {
 		t.Errorf("ResolveGRPC(nme) = %v", err)
 	}
-	none := grpcTest(t, grpcScenario("grpc://"+grpcdesctest.Serve(t, false), `reflection = true`, `"{}"`))
+	none := grpcTest(t, grpcScenario("grpc://"+grpcdesctest.Serve(t, grpcdesctest.NoReflection), `reflection = true`, `"{}"`))
 	if _, err := none.ResolveGRPC(ctx); err == nil || !strings.Contains(err.Error(), "no reflection service") {
 		t.Errorf("ResolveGRPC without reflection = %v", err)
 	}

@@ -17,7 +17,7 @@ func TestAgentResolvesGRPCDescriptors(t *testing.T) {
 	defer cancel()
 	src := `scenario "grpc" {}
 target {
-  url         = "grpc://` + grpcdesctest.Serve(t, true) + `"
+  url         = "grpc://` + grpcdesctest.Serve(t, grpcdesctest.ReflectionV1) + `"
   allow_hosts = ["127.0.0.1"]
   grpc {
     method     = "helloworld.Greeter/SayHello"

@@ -50,7 +50,7 @@ load {
 func TestCheckGRPCDescriptors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	addr := grpcdesctest.Serve(t, true)
+	addr := grpcdesctest.Serve(t, grpcdesctest.ReflectionV1)
 	step := func(message string) CheckStep {
 		t.Helper()
 		steps, err := Check(ctx, CheckOptions{Run: Options{Test: testOf(t, grpcCheckScenario(t, addr, message)), Logf: t.Logf}, NoRequest: true})
@@ -78,7 +78,7 @@ func TestCheckGRPCDescriptors(t *testing.T) {
 func TestRunStopsOnGRPCDescriptors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	addr := grpcdesctest.Serve(t, true)
+	addr := grpcdesctest.Serve(t, grpcdesctest.ReflectionV1)
 	_, err := Run(ctx, Options{Test: testOf(t, grpcCheckScenario(t, addr, `jsonencode({ nme = "x" })`)), OutDir: t.TempDir(), Overwrite: true, Logf: t.Logf})
 	var re *Error
 	if err == nil || !strings.Contains(err.Error(), "grpc descriptors") || !strings.Contains(err.Error(), `unknown field "nme"`) {

@@ -100,7 +100,7 @@ func TestEncode(t *testing.T) {
 func TestLoadByReflection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	files, err := Load(ctx, "grpc://"+grpcdesctest.Serve(t, true), nil)
+	files, err := Load(ctx, "grpc://"+grpcdesctest.Serve(t, grpcdesctest.ReflectionV1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,15 @@ func TestLoadByReflection(t *testing.T) {
 	if got := Methods(files); len(got) != 2 {
 		t.Errorf("Methods = %v (the reflection service left out)", got)
 	}
-	_, err = Load(ctx, "grpc://"+grpcdesctest.Serve(t, false), nil)
+	// A server with only the older v1alpha.
+	files, err = Load(ctx, "grpc://"+grpcdesctest.Serve(t, grpcdesctest.ReflectionV1Alpha), nil)
+	if err != nil {
+		t.Fatalf("v1alpha: %v", err)
+	}
+	if _, err := Method(files, "helloworld.Greeter/SayHello"); err != nil {
+		t.Errorf("v1alpha: %v", err)
+	}
+	_, err = Load(ctx, "grpc://"+grpcdesctest.Serve(t, grpcdesctest.NoReflection), nil)
 	if err == nil || !strings.Contains(err.Error(), "no reflection service") {
 		t.Errorf("Load without reflection = %v", err)
 	}

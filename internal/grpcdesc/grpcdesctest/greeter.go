@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/reflection"
 	rpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	apb "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -70,10 +71,23 @@ func Files() *protoregistry.Files {
 	return f
 }
 
+// Reflection is the reflection service Serve registers.
+type Reflection int
+
+const (
+	// NoReflection: none.
+	NoReflection Reflection = iota
+	// ReflectionV1 is grpc.reflection.v1.
+	ReflectionV1
+	// ReflectionV1Alpha is grpc.reflection.v1alpha alone, as older
+	// servers have it.
+	ReflectionV1Alpha
+)
+
 // Serve serves the Greeter on a loopback port with the reflection service
-// (when reflect is true) until the test ends, and returns its address
-// (host:port). SayHello answers an empty HelloReply.
-func Serve(t testing.TB, reflect bool) string {
+// refl until the test ends, and returns its address (host:port). SayHello
+// answers an empty HelloReply.
+func Serve(t testing.TB, refl Reflection) string {
 	t.Helper()
 	files := Files()
 	d, _ := files.FindDescriptorByName("helloworld.Greeter")
@@ -91,8 +105,12 @@ func Serve(t testing.TB, reflect bool) string {
 		}}},
 		Streams: []grpc.StreamDesc{{StreamName: "SayHelloStream", ServerStreams: true, Handler: func(any, grpc.ServerStream) error { return nil }}},
 	}, struct{}{})
-	if reflect {
-		rpb.RegisterServerReflectionServer(s, reflection.NewServerV1(reflection.ServerOptions{Services: s, DescriptorResolver: files}))
+	opts := reflection.ServerOptions{Services: s, DescriptorResolver: files}
+	switch refl {
+	case ReflectionV1:
+		rpb.RegisterServerReflectionServer(s, reflection.NewServerV1(opts))
+	case ReflectionV1Alpha:
+		apb.RegisterServerReflectionServer(s, reflection.NewServer(opts))
 	}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
