@@ -26,8 +26,9 @@ type GRPC struct {
 	// DescriptorSet is the descriptor set file the message types come
 	// from, as opened (relative to the scenario's folder); Reflection
 	// says they come from the server's reflection service instead, at
-	// plan, check and a run's preflight. The target's grpc block only:
-	// one of the two, for every gRPC request of the target.
+	// check and a run's preflight (plan sends nothing). The target's
+	// grpc block only: one of the two, for every gRPC request of the
+	// target.
 	DescriptorSet string
 	Reflection    bool
 	// Input is Method's request message type, resolved from the
@@ -213,7 +214,7 @@ func (v *validator) grpcCall(t *Target, block string, g *GRPC) {
 		return
 	}
 	if v.d.grpcFiles == nil {
-		return // reflection: plan, check and the run's preflight resolve it
+		return // reflection: check and the run's preflight resolve it
 	}
 	m, err := grpcdesc.Method(v.d.grpcFiles, g.Method)
 	if err != nil {
