@@ -117,3 +117,53 @@ func TestResolveGRPCByReflection(t *testing.T) {
 		t.Errorf("ResolveGRPC without reflection = %v", err)
 	}
 }
+
+// TestResolveGRPCMix: in a mix of HTTP and gRPC requests, each gRPC
+// request becomes a gRPC call and ResolveGRPC fetches its types by
+// reflection, the server once; the HTTP request stays HTTP.
+func TestResolveGRPCMix(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	addr := grpcdesctest.Serve(t, grpcdesctest.ReflectionV1)
+	src := `scenario "mix" {}
+target {
+  allow_hosts = ["127.0.0.1"]
+  grpc { reflection = true }
+  request "hello" {
+    weight = 3
+    url    = "grpc://` + addr + `"
+    grpc {
+      method  = "helloworld.Greeter/SayHello"
+      message = jsonencode({ name = "a" })
+    }
+  }
+  request "web" {
+    url = "http://127.0.0.1:8080/"
+  }
+}
+client { timeout = "1s" }
+service { capacity = 200 }
+load {
+  baseline = 50
+  spike {
+    multiplier = 5
+    duration   = "10s"
+  }
+}
+`
+	test := grpcTest(t, src)
+	mix := test.Driver.Mix
+	if len(mix) != 2 || mix[0].GRPC == nil || mix[0].GRPC.Input != nil || mix[1].GRPC != nil || test.Driver.Request.GRPC != mix[0].GRPC {
+		t.Fatalf("mix %+v", mix)
+	}
+	if string(mix[0].Body) != `{"name":"a"}` || mix[0].Name != "hello" || mix[0].Weight != 3 {
+		t.Errorf("hello %+v", mix[0])
+	}
+	text, err := test.ResolveGRPC(ctx)
+	if err != nil || strings.Count(text, "helloworld.Greeter/SayHello") != 1 {
+		t.Fatalf("ResolveGRPC = %q, %v", text, err)
+	}
+	if test.Driver.Mix[0].GRPC.Input == nil || test.Driver.Request.GRPC.Input == nil {
+		t.Error("the mix's gRPC call has no input type after ResolveGRPC")
+	}
+}
