@@ -226,6 +226,12 @@ func tlsText(cfg loadgen.Config) string {
 	if strings.HasPrefix(cfg.Request.URL, "https://") || (len(cfg.Mix) > 0 && strings.HasPrefix(cfg.Mix[0].URL, "https://")) {
 		return "the handshake with the target succeeded (or the target could not be reached: the request below says)"
 	}
+	if strings.HasPrefix(cfg.Request.URL, "grpc://") {
+		return "plaintext gRPC (h2c): no handshake"
+	}
+	if strings.HasPrefix(cfg.Request.URL, "grpcs://") {
+		return "gRPC over TLS: the handshake is the first call's (and reflection's, when the types come from it)"
+	}
 	return "plain HTTP: no handshake"
 }
 

@@ -58,6 +58,9 @@ func TestCheckGRPCDescriptors(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range steps {
+			if s.Name == "target TLS" && s.Detail != "plaintext gRPC (h2c): no handshake" {
+				t.Errorf("target TLS step = %+v", s)
+			}
 			if s.Name == "grpc descriptors" {
 				return s
 			}

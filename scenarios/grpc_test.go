@@ -84,6 +84,9 @@ func TestDecodeGRPCReflectionAndMix(t *testing.T) {
 	if g := s.Target.GRPC; !g.Reflection || g.Input != nil || g.DescriptorSet != "" {
 		t.Errorf("reflection: GRPC = %+v", g)
 	}
+	if h := s.Touches.Hosts; len(h) != 2 || h[1] != (HostUse{Origin: "grpc://127.0.0.1:9090", For: "the message types (gRPC reflection)"}) {
+		t.Errorf("reflection: Touches.Hosts = %+v, want the reflection service named", h)
+	}
 	mix := strings.Replace(string(src), `  url         = "grpc://127.0.0.1:9090"
 `, "", 1)
 	mix = strings.Replace(mix, `    method         = "helloworld.Greeter/SayHello"

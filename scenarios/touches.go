@@ -103,6 +103,15 @@ func hostsOf(s *Scenario) []HostUse {
 	for _, r := range s.Target.Mix() {
 		add(originOf(vocab.Readable(r.URL, s.Target.Slots)), "load")
 	}
+	if g := s.Target.GRPC; g != nil && g.Reflection {
+		// check and the run's preflight ask each gRPC server's
+		// reflection service for the message types.
+		for _, r := range s.Target.Mix() {
+			if r.GRPC != nil {
+				add(originOf(vocab.Readable(r.URL, s.Target.Slots)), "the message types (gRPC reflection)")
+			}
+		}
+	}
 	if p := s.Prometheus; p != nil {
 		for _, u := range p.Scrape {
 			add(originOf(u), "scrapes")
