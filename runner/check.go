@@ -107,9 +107,10 @@ func check1(ctx context.Context, opts CheckOptions) ([]CheckStep, error) {
 		add("command ("+c.When+")", err, KindHarness, safetext.Argv(c.Argv)+": "+path)
 	}
 	add("target TLS", loadgen.CheckTLS(ctx, ro.Test.Driver), KindUsage, tlsText(ro.Test.Driver))
-	if ro.Test.HasGRPC() {
+	if ro.Test.HasGRPC() && allOK(steps) {
 		// The message types, from the descriptor set or the server's
-		// reflection service, and one message encoded per call.
+		// reflection service, and one message encoded per call; left
+		// out once a step has failed, since reflection asks the target.
 		text, err := ro.Test.ResolveGRPC(ctx)
 		add("grpc descriptors", err, KindUsage, text)
 	}
@@ -178,6 +179,16 @@ func checkTarget1(ctx context.Context, opts CheckOptions, before []CheckStep, ad
 	}
 	add("target", err, KindUsage, fmt.Sprintf("%s %s: %s in %.1f ms (one request, not retried)", res.Method, res.URL, probeAnswer(res), float64(res.Latency)/float64(time.Millisecond)))
 	return nil
+}
+
+// allOK reports whether every step so far passed.
+func allOK(steps []CheckStep) bool {
+	for _, s := range steps {
+		if !s.OK {
+			return false
+		}
+	}
+	return true
 }
 
 // findCommand is where a command's program is: a path that exists and is

@@ -13,9 +13,10 @@ import (
 )
 
 // grpcCheckScenario calls the Greeter at addr, its types by reflection.
-func grpcCheckScenario(t *testing.T, addr, message string) *scenarios.Scenario {
+func grpcCheckScenario(t *testing.T, addr, message string, extra ...string) *scenarios.Scenario {
 	t.Helper()
-	src := `scenario "grpc" {}
+	src := strings.Join(extra, "\n") + `
+scenario "grpc" {}
 target {
   url         = "grpc://` + addr + `"
   allow_hosts = ["127.0.0.1"]
@@ -89,5 +90,27 @@ func TestRunStopsOnGRPCDescriptors(t *testing.T) {
 	}
 	if !errors.As(err, &re) || re.Kind != KindUsage {
 		t.Errorf("kind = %v", err)
+	}
+}
+
+// Once a step has failed, check asks the target nothing: no reflection
+// fetch (a run would have stopped there).
+func TestCheckGRPCAfterAFailedStep(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := grpcCheckScenario(t, "127.0.0.1:1", `"{}"`, `gate { baseline = "missing-result.json" }`)
+	steps, err := Check(ctx, CheckOptions{Run: Options{Test: testOf(t, s), Logf: t.Logf}, NoRequest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := false
+	for _, st := range steps {
+		failed = failed || (st.Name == "baseline" && !st.OK)
+		if st.Name == "grpc descriptors" {
+			t.Errorf("grpc descriptors step after a failed one: %+v", st)
+		}
+	}
+	if !failed {
+		t.Fatalf("no failed baseline step in %+v", steps)
 	}
 }
