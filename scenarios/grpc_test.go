@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,41 @@ func TestGRPCDescriptorSetOutsideFolder(t *testing.T) {
 	s, err := ParseWith(filepath.Join(t.TempDir(), "s.hcl"), []byte(text), Options{AllowFiles: []string{other}})
 	if err != nil || s.Target.GRPC.Input == nil {
 		t.Errorf("with --allow-files: %v", err)
+	}
+}
+
+// A message computed from a sensitive variable that does not fit is an
+// error that does not show the secret (protojson's error quotes the
+// value), and the secret is listed as sent to the gRPC host.
+func TestGRPCMessageSecretRedacted(t *testing.T) {
+	src, err := os.ReadFile("testdata/good/grpc.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "variable \"token\" {\n  default   = \"s3cr3t-value\"\n  sensitive = true\n}\n" +
+		strings.Replace(string(src), `jsonencode({ name = "trigger-${request.id}", times = request.seq })`, `jsonencode({ name = var.token, times = var.token })`, 1)
+	_, err = Parse("testdata/good/grpc.hcl", []byte(text), nil)
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("Parse = %v", err)
+	}
+	var buf bytes.Buffer
+	if err := e.Render(&buf, 100, false); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.Contains(out, "s3cr3t-value") || !strings.Contains(out, "Message does not fit the method") {
+		t.Errorf("diagnostics show the secret or miss the error:\n%s", out)
+	}
+	ok := strings.Replace(text, `times = var.token`, `times = 1`, 1)
+	s, err := Parse("testdata/good/grpc.hcl", []byte(ok), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, u := range s.Touches.Secrets {
+		found = found || (u.Origin == "grpc://127.0.0.1:9090" && strings.Contains(u.As, "grpc.message"))
+	}
+	if !found {
+		t.Errorf("Touches.Secrets = %+v, want the message's secret sent to the gRPC host", s.Touches.Secrets)
 	}
 }
