@@ -75,7 +75,7 @@ func (t *Test) RequestConfig(seed uint64) request.Config {
 // seed, transport or registry.
 func driverConfig(s *scenarios.Scenario, maxDuration time.Duration, policy retry.Policy) loadgen.Config {
 	cfg := loadgen.Config{
-		Request:     loadgen.Request{Method: s.Target.Method, URL: s.Target.URL, Header: headers(s.Target.Headers), Body: []byte(s.Target.Body)},
+		Request:     grpcRequest(loadgen.Request{Method: s.Target.Method, URL: s.Target.URL, Header: headers(s.Target.Headers), Body: []byte(s.Target.Body)}, s.Target.GRPC),
 		Stages:      []loadgen.Stage{loadgen.Constant(maxDuration, s.Load.Baseline)},
 		Arrivals:    s.Client.Arrivals,
 		Timeout:     s.Client.Timeout,
@@ -88,8 +88,8 @@ func driverConfig(s *scenarios.Scenario, maxDuration time.Duration, policy retry
 		HTTP2:       s.Target.Protocol == vocab.ProtocolH2,
 	}
 	for _, r := range s.Target.Requests {
-		cfg.Mix = append(cfg.Mix, loadgen.Request{Name: r.Name, Weight: r.Weight, Method: r.Method, URL: r.URL,
-			Header: headers(r.Headers), Body: []byte(r.Body)})
+		cfg.Mix = append(cfg.Mix, grpcRequest(loadgen.Request{Name: r.Name, Weight: r.Weight, Method: r.Method, URL: r.URL,
+			Header: headers(r.Headers), Body: []byte(r.Body)}, r.GRPC))
 	}
 	if len(cfg.Mix) > 0 {
 		cfg.Request = cfg.Mix[0]

@@ -66,7 +66,7 @@ func RunAgent(ctx context.Context, cfg AgentConfig) error {
 	if err != nil {
 		return err
 	}
-	drv, err := a.prepare(asg)
+	drv, err := a.prepare(ctx, asg)
 	if err != nil {
 		// Best effort: the coordinator names the agent and the reason.
 		_, _ = a.post(ctx, Report{Index: cfg.Index, Error: err.Error()})
@@ -118,8 +118,10 @@ func (a *agent) assignment(ctx context.Context) (Assignment, error) {
 }
 
 // prepare builds the agent's driver from its assignment: the scenario read
-// and converted as the coordinator did, the allowlist checked, its share.
-func (a *agent) prepare(asg Assignment) (*loadgen.Driver, error) {
+// and converted as the coordinator did, the allowlist checked, a gRPC
+// target's message types resolved (by reflection, from this agent), its
+// share.
+func (a *agent) prepare(ctx context.Context, asg Assignment) (*loadgen.Driver, error) {
 	if asg.Agents < 1 || asg.Index != a.cfg.Index {
 		return nil, fmt.Errorf("assignment for agent %d of %d, but this is agent %d", asg.Index, asg.Agents, a.cfg.Index)
 	}
@@ -133,6 +135,11 @@ func (a *agent) prepare(asg Assignment) (*loadgen.Driver, error) {
 	t, err := convert.New(s)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	if t.HasGRPC() {
+		if _, err := t.ResolveGRPC(ctx); err != nil {
+			return nil, fmt.Errorf("grpc descriptors: %w; no load was sent", err)
+		}
 	}
 	dc := Share(t.Driver, asg.Index, asg.Agents, asg.Seed)
 	dc.Transport = a.cfg.Transport

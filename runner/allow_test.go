@@ -22,6 +22,8 @@ func TestCheckTargetRefusesOtherHosts(t *testing.T) {
 		{"ipv6 in brackets", scenarios.Target{URL: "http://[::1]:8080/w", AllowHosts: []string{"[::1]"}}, nil, true},
 		{"case and trailing dot", scenarios.Target{URL: "http://LOCALHOST.:8080/w", AllowHosts: []string{"localhost"}}, nil, true},
 		{"other host", scenarios.Target{URL: "http://prod.example.com/w", AllowHosts: []string{"127.0.0.1"}}, nil, false},
+		{"grpc allowed", scenarios.Target{URL: "grpc://127.0.0.1:9090", AllowHosts: []string{"127.0.0.1"}}, nil, true},
+		{"grpcs other host", scenarios.Target{URL: "grpcs://prod.example.com:443", AllowHosts: []string{"127.0.0.1"}}, nil, false},
 		{"host header elsewhere", scenarios.Target{URL: "http://127.0.0.1:8080/w", AllowHosts: []string{"127.0.0.1"},
 			Headers: map[string]string{"Host": "prod.example.com"}}, nil, false},
 		{"authority header elsewhere", scenarios.Target{URL: "http://127.0.0.1:8080/w", AllowHosts: []string{"127.0.0.1"},

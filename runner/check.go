@@ -44,7 +44,9 @@ type CheckOptions struct {
 // Check runs the preflight of Run and nothing destructive: the allowlist,
 // the consent a run would need, a pending fault's journal, the baseline
 // file, the commands the scenario runs (found and executable, never run),
-// the target's TLS handshake, Prometheus reached with its credentials and
+// the target's TLS handshake, a gRPC target's message types (fetched from
+// its reflection service when the scenario says so) and one message
+// encoded per call, Prometheus reached with its credentials and
 // TLS, every query answering (or named as the driver's own), the scrape
 // intervals read, the brakes evaluated, and at most one request to the
 // target, sent as a first attempt is. It returns every step, in that
@@ -105,6 +107,13 @@ func check1(ctx context.Context, opts CheckOptions) ([]CheckStep, error) {
 		add("command ("+c.When+")", err, KindHarness, safetext.Argv(c.Argv)+": "+path)
 	}
 	add("target TLS", loadgen.CheckTLS(ctx, ro.Test.Driver), KindUsage, tlsText(ro.Test.Driver))
+	if ro.Test.HasGRPC() && allOK(steps) {
+		// The message types, from the descriptor set or the server's
+		// reflection service, and one message encoded per call; left
+		// out once a step has failed, since reflection asks the target.
+		text, err := ro.Test.ResolveGRPC(ctx)
+		add("grpc descriptors", err, KindUsage, text)
+	}
 	if err := ctx.Err(); err != nil {
 		return steps, &Error{Kind: KindInterrupted, Err: ErrInterrupted}
 	}
@@ -172,6 +181,16 @@ func checkTarget1(ctx context.Context, opts CheckOptions, before []CheckStep, ad
 	return nil
 }
 
+// allOK reports whether every step so far passed.
+func allOK(steps []CheckStep) bool {
+	for _, s := range steps {
+		if !s.OK {
+			return false
+		}
+	}
+	return true
+}
+
 // findCommand is where a command's program is: a path that exists and is
 // executable (relative to dir, where the command runs), or a name found in
 // PATH.
@@ -217,6 +236,12 @@ func consentText(commands int, allowed bool) string {
 func tlsText(cfg loadgen.Config) string {
 	if strings.HasPrefix(cfg.Request.URL, "https://") || (len(cfg.Mix) > 0 && strings.HasPrefix(cfg.Mix[0].URL, "https://")) {
 		return "the handshake with the target succeeded (or the target could not be reached: the request below says)"
+	}
+	if strings.HasPrefix(cfg.Request.URL, "grpc://") {
+		return "plaintext gRPC (h2c): no handshake"
+	}
+	if strings.HasPrefix(cfg.Request.URL, "grpcs://") {
+		return "gRPC over TLS: the handshake is the first call's (and reflection's, when the types come from it)"
 	}
 	return "plain HTTP: no handshake"
 }

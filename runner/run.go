@@ -86,6 +86,13 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 			return nil, failf(KindHarness, "scenario copy: %w", err)
 		}
 	}
+	// A gRPC call's message types, fetched from the server's reflection
+	// service when the scenario says so, before the driver needs them.
+	if opts.Test.HasGRPC() {
+		if _, err := opts.Test.ResolveGRPC(ctx); err != nil {
+			return nil, &Error{Kind: KindUsage, Err: fmt.Errorf("grpc descriptors: %w; no load was sent", err)}
+		}
+	}
 	reg := prometheus.NewRegistry()
 	phases := newPhaseMetric()
 	var drv load

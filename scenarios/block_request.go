@@ -31,6 +31,10 @@ type Request struct {
 	// mix's capacity is C = 1/Σ wᵢ·sᵢ, the weights as shares
 	// (docs/model.md, "A mix of requests").
 	Cost time.Duration
+	// GRPC makes this request a gRPC call (its grpc block: method and
+	// message; the message types from the target's grpc block); nil for
+	// HTTP.
+	GRPC *GRPC
 }
 
 // MaxRequests is the most request blocks a target may have.
@@ -41,7 +45,7 @@ const DefaultRequestWeight = 1
 
 // requestSchema is a request block's: attribute names are the snake_case
 // of Request's fields.
-var requestSchema = &hcl.BodySchema{Attributes: attrs("weight", "method", "url", "headers", "body", "cost")}
+var requestSchema = &hcl.BodySchema{Attributes: attrs("weight", "method", "url", "headers", "body", "cost"), Blocks: blocks("grpc")}
 
 // decodeRequests decodes the target's request blocks, their headers over
 // the target's common ones.
@@ -63,6 +67,7 @@ func (d *decoder) decodeRequests(b *body, common map[string]string) []Request {
 			req.Headers = map[string]string{}
 		}
 		maps.Copy(req.Headers, own)
+		req.GRPC = d.decodeGRPC(r, path, false, true)
 		out = append(out, req)
 		r.require("url", `the URL this request is sent to, e.g. url = "http://127.0.0.1:8080/v1/quote".`)
 	}
@@ -76,7 +81,7 @@ func (t Target) Mix() []Request {
 	if len(t.Requests) > 0 {
 		return t.Requests
 	}
-	return []Request{{Weight: 1, Method: t.Method, URL: t.URL, Headers: t.Headers, Body: t.Body}}
+	return []Request{{Weight: 1, Method: t.Method, URL: t.URL, Headers: t.Headers, Body: t.Body, GRPC: t.GRPC}}
 }
 
 // MixCapacity is the capacity C = 1/Σ wᵢ·sᵢ of a mix whose every request

@@ -36,6 +36,10 @@ type Target struct {
 	// TLS is the target's TLS setup for an https:// URL (a CA to trust, a
 	// client certificate for mutual TLS); nil when the block is absent.
 	TLS *tlsfiles.Files
+	// GRPC makes the attempts gRPC calls (block "grpc"), to a grpc:// or
+	// grpcs:// URL; nil for HTTP. With request blocks it holds where the
+	// message types come from only, each gRPC request its own call.
+	GRPC *GRPC
 }
 
 // DefaultMethod is target.method.
@@ -45,7 +49,7 @@ const DefaultMethod = "GET"
 // of Target's fields.
 var targetSchema = &hcl.BodySchema{
 	Attributes: attrs("url", "method", "headers", "body", "allow_hosts", "ok_status", "protocol"),
-	Blocks: append(blocks("tls"),
+	Blocks: append(blocks("tls", "grpc"),
 		hcl.BlockHeaderSchema{Type: "request", LabelNames: []string{"name"}}),
 }
 
@@ -61,6 +65,7 @@ func (d *decoder) decodeTarget(blk *hcl.Block) Target {
 	t.Protocol = enum(b, "protocol", "protocol", vocab.DefaultProtocol, vocab.ProtocolNames(), vocab.ParseProtocol)
 	t.TLS = d.decodeTLS(b, "target")
 	t.Requests = d.decodeRequests(b, t.Headers)
+	t.GRPC = d.decodeGRPC(b, "target", true, len(t.Requests) == 0)
 	for i, h := range t.AllowHosts {
 		t.AllowHosts[i] = NormalizeHost(h)
 	}
@@ -102,9 +107,11 @@ func (v *validator) target() {
 		v.errorf(strings.ContainsAny(val, "\r\n"), p, "Invalid header value", "The value of header %q contains a line break.", name)
 	}
 	v.requests(t)
-	if t.TLS != nil && v.d.src.ok("target.url") && strings.HasPrefix(t.URL, "http://") {
+	v.grpc(t)
+	if t.TLS != nil && v.d.src.ok("target.url") && (strings.HasPrefix(t.URL, "http://") || strings.HasPrefix(t.URL, "grpc://")) {
+		scheme, _, _ := strings.Cut(t.URL, ":")
 		v.warnf(true, "target.tls", "Setting ignored",
-			"tls applies to an https:// target; %q is http://, so no TLS is spoken. Use https:// or drop the block.", t.URL)
+			"tls applies to an https:// or grpcs:// target; %q is %s://, so no TLS is spoken. Use %ss:// or drop the block.", t.URL, scheme, scheme)
 	}
 	if t.TLS != nil {
 		v.errorf((t.TLS.CertFile == "") != (t.TLS.KeyFile == ""), "target.tls", "Incomplete client certificate",
@@ -161,7 +168,7 @@ func (v *validator) requestURL(t *Target, path, raw string) {
 	}
 	if !strings.Contains(raw, "://") {
 		v.errorf(true, path, "Invalid target URL",
-			"%q has no scheme: the target URL must be http:// or https://, such as \"http://%s\".", v.readable(raw), v.readable(strings.TrimLeft(raw, "/")))
+			"%q has no scheme: the target URL must be http:// or https:// (grpc:// or grpcs:// for a gRPC call), such as \"http://%s\".", v.readable(raw), v.readable(strings.TrimLeft(raw, "/")))
 		return
 	}
 	u, err := url.Parse(raw)
@@ -169,9 +176,9 @@ func (v *validator) requestURL(t *Target, path, raw string) {
 		v.errorf(true, path, "Invalid target URL", "%q is not a URL: %v.", v.readable(raw), vocab.Readable(unwrapURLError(err).Error(), v.d.slots))
 		return
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
+	if u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "grpc" && u.Scheme != "grpcs" {
 		v.errorf(true, path, "Invalid target URL",
-			"The target URL must be http:// or https://, such as \"http://127.0.0.1:8080/work\"; %q has %s.", v.readable(raw), schemeDesc(u.Scheme))
+			"The target URL must be http:// or https:// (grpc:// or grpcs:// for a gRPC call), such as \"http://127.0.0.1:8080/work\"; %q has %s.", v.readable(raw), schemeDesc(u.Scheme))
 		return
 	}
 	host := u.Hostname()

@@ -49,7 +49,9 @@ func enumValue[T any](d *decoder, path, what, s string, def T, names []string, p
 // outcomes reads attribute name of b, a list of outcome class names
 // (client.retry.on), into a set; def when the attribute is absent or
 // failed. An unknown name is reported at its element, and the list is then
-// marked failed: it was not empty, whatever the set holds.
+// marked failed: it was not empty, whatever the set holds. A gRPC status
+// name, in any case ("UNAVAILABLE"), stands for its code's whole class
+// (vocab.ParseGRPCStatus: "unavailable" is "503").
 func (b *body) outcomes(name string, def retry.OutcomeSet) retry.OutcomeSet {
 	names := b.strList(name, nil) // nil: absent or failed; a list given empty is not nil
 	if names == nil {
@@ -58,6 +60,10 @@ func (b *body) outcomes(name string, def retry.OutcomeSet) retry.OutcomeSet {
 	path := b.sub(name)
 	var set retry.OutcomeSet
 	for i, n := range names {
+		if o, ok := vocab.ParseGRPCStatus(n); ok {
+			set |= retry.NewOutcomeSet(o)
+			continue
+		}
 		o, ok := enumValue(b.d, fmt.Sprintf("%s[%d]", path, i), "outcome class", n, vocab.OutcomeOK, outcomeClasses, vocab.ParseOutcome)
 		if !ok {
 			b.d.src.failed[path] = true

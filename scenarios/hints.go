@@ -261,11 +261,11 @@ func outcomeHint(low string) string {
 	switch low {
 	case "max", "all", "any", "*", "every", "everything", "errors", "failures":
 		return ` There is no such class: on lists the classes retried one by one (every failure: on = ["timeout", "connect", "5xx", "503", "429", "4xx", "auth", "other"]), and how many times is max_retries, a number.`
-	case "timeouts", "deadline", "deadline_exceeded", "timed_out":
+	case "timeouts", "deadline", "timed_out":
 		return ` Did you mean "timeout"?`
 	case "connection", "connect_error", "connection_error", "refused", "reset", "econnrefused", "econnreset":
 		return ` Did you mean "connect"? It is a failure to connect, or a connection that failed before any response.`
-	case "unavailable", "service_unavailable":
+	case "service_unavailable":
 		return ` Did you mean "503"?`
 	case "throttled", "throttling", "rate_limited", "too_many_requests":
 		return ` Did you mean "429"?`

@@ -59,7 +59,7 @@ func TestDiagnosticHints(t *testing.T) {
 			[]string{`Did you mean "5xx"? A 502 is in the class "5xx" (every 5xx but 503, which is "503")`}},
 		{"on 401", `on          = ["timeout", "5xx"]`, `on = ["401"]`, "Unknown outcome class", `"401"`, []string{`Did you mean "auth"?`}},
 		{"on 404", `on          = ["timeout", "5xx"]`, `on = ["404"]`, "Unknown outcome class", `"404"`, []string{`Did you mean "4xx"?`}},
-		{"on unavailable", `on          = ["timeout", "5xx"]`, `on = ["unavailable"]`, "Unknown outcome class", `"unavailable"`, []string{`Did you mean "503"?`}},
+		{"on service_unavailable", `on          = ["timeout", "5xx"]`, `on = ["service_unavailable"]`, "Unknown outcome class", `"service_unavailable"`, []string{`Did you mean "503"?`}},
 		{"on max", `on          = ["timeout", "5xx"]`, `on = ["max"]`, "Unknown outcome class", `"max"`,
 			[]string{"There is no such class", `on = ["timeout", "connect", "5xx", "503", "429", "4xx", "auth", "other"]`, "max_retries"}},
 		// "max" and its kin for a count of retries.

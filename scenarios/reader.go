@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -40,6 +41,8 @@ type decoder struct {
 	data      []vocab.DataSet
 	dataSlots []map[string]int
 	badData   []string
+	// grpcFiles are the target's descriptor set's files, nil without one.
+	grpcFiles *protoregistry.Files
 	dir       string     // the scenario's folder, data files' base
 	files     fileAccess // where data and TLS files may come from
 	gateBody  hcl.Range  // the gate block's body, left out of Scenario.Hash

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/trigger-test/trigger/internal/grpcdesc/grpcdesctest"
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -92,6 +93,22 @@ func TestReferenceDocDefaults(t *testing.T) {
 	// A request mix, a fault in the spike's place, a notify block.
 	mix := parse(strings.Replace(withDefaults, `url         = "http://127.0.0.1:8080/"`, `request "r" { url = "http://127.0.0.1:8080/" }`, 1))
 	fault := parse(faultScenario)
+	// A gRPC target, alone and in a mix.
+	if err := os.WriteFile(filepath.Join(dir, "g.protoset"), grpcdesctest.Set(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	grpcOne := parse(strings.Replace(withDefaults, `url         = "http://127.0.0.1:8080/"`,
+		`url = "grpc://127.0.0.1:8080"
+  grpc {
+    method         = "helloworld.Greeter/SayHello"
+    descriptor_set = "g.protoset"
+  }`, 1))
+	grpcMix := parse(strings.Replace(withDefaults, `url         = "http://127.0.0.1:8080/"`,
+		`grpc { descriptor_set = "g.protoset" }
+  request "r" {
+    url = "grpc://127.0.0.1:8080"
+    grpc { method = "helloworld.Greeter/SayHello" }
+  }`, 1))
 	c, r := s.Client, s.Client.Retry
 	got := map[string]any{
 		"scenario.description":                     s.Description,
@@ -106,6 +123,9 @@ func TestReferenceDocDefaults(t *testing.T) {
 		"target.request.headers":                   mix.Target.Requests[0].Headers,
 		"target.request.body":                      mix.Target.Requests[0].Body,
 		"target.tls.insecure_skip_verify":          s.Target.TLS.InsecureSkipVerify,
+		"target.grpc.reflection":                   grpcOne.Target.GRPC.Reflection,
+		"target.grpc.message":                      grpcOne.Target.GRPC.Message,
+		"target.request.grpc.message":              grpcMix.Target.Requests[0].GRPC.Message,
 		"data.order":                               map[bool]string{false: DataSequential, true: DataRandom}[s.Data[0].Random],
 		"client.arrivals":                          c.Arrivals,
 		"client.max_in_flight":                     c.MaxInFlight,

@@ -103,6 +103,15 @@ func hostsOf(s *Scenario) []HostUse {
 	for _, r := range s.Target.Mix() {
 		add(originOf(vocab.Readable(r.URL, s.Target.Slots)), "load")
 	}
+	if g := s.Target.GRPC; g != nil && g.Reflection {
+		// check and the run's preflight ask each gRPC server's
+		// reflection service for the message types.
+		for _, r := range s.Target.Mix() {
+			if r.GRPC != nil {
+				add(originOf(vocab.Readable(r.URL, s.Target.Slots)), "the message types (gRPC reflection)")
+			}
+		}
+	}
 	if p := s.Prometheus; p != nil {
 		for _, u := range p.Scrape {
 			add(originOf(u), "scrapes")
@@ -155,6 +164,9 @@ func (d *decoder) filesOf(s *Scenario) []FileUse {
 		}
 	}
 	tls(s.Target.TLS, "target")
+	if g := s.Target.GRPC; g != nil && g.DescriptorSet != "" {
+		fs = append(fs, FileUse{Path: g.DescriptorSet, For: "target.grpc descriptor_set"})
+	}
 	if p := s.Prometheus; p != nil {
 		tls(p.TLS, "prometheus")
 	}
@@ -245,7 +257,7 @@ func (d *decoder) destinations(s *Scenario, path, promAddress string) []destinat
 			return nil
 		}
 		return []destination{{url: vocab.Readable(s.Target.Requests[i].URL, s.Target.Slots)}}
-	case block == "target" && (rest == "url" || strings.HasPrefix(rest, "headers") || rest == "body" || rest == "method" || rest == "tls.server_name"):
+	case block == "target" && (rest == "url" || strings.HasPrefix(rest, "headers") || rest == "body" || rest == "method" || rest == "grpc.message" || rest == "tls.server_name"):
 		// A server_name goes out in the TLS handshake (SNI), in clear, to
 		// every host the load is sent to.
 		var out []destination
@@ -321,9 +333,9 @@ func originOf(raw string) string {
 	port := u.Port()
 	if port == "" {
 		switch strings.ToLower(u.Scheme) {
-		case "https":
+		case "https", "grpcs":
 			port = "443"
-		case "http":
+		case "http", "grpc":
 			port = "80"
 		}
 	}

@@ -112,7 +112,7 @@ func TestSemanticChecks(t *testing.T) {
 		{"capacity inconsistent", "capacity = 200", "capacity = 200\npods = 3\npod_rate = 50", "Inconsistent capacity", "200", "3 × 50 = 150"},
 		{"capacity neither", "capacity = 200", "", "Missing service capacity", "service", "pods = N and pod_rate = c"},
 		// Target.
-		{"url scheme", `url         = "http://127.0.0.1:8080/work"`, `url = "127.0.0.1:8080/work"`, "Invalid target URL", `"127.0.0.1:8080/work"`, `has no scheme: the target URL must be http:// or https://, such as "http://127.0.0.1:8080/work"`},
+		{"url scheme", `url         = "http://127.0.0.1:8080/work"`, `url = "127.0.0.1:8080/work"`, "Invalid target URL", `"127.0.0.1:8080/work"`, `has no scheme: the target URL must be http:// or https:// (grpc:// or grpcs:// for a gRPC call), such as "http://127.0.0.1:8080/work"`},
 		{"url ftp", `url         = "http://127.0.0.1:8080/work"`, `url = "ftp://127.0.0.1/work"`, "Invalid target URL", `"ftp://127.0.0.1/work"`, `has scheme "ftp"`},
 		{"url unparsable", `url         = "http://127.0.0.1:8080/work"`, `url = "http://[::1/work"`, "Invalid target URL", `"http://[::1/work"`, "is not a URL"},
 		{"host not allowed", `url         = "http://127.0.0.1:8080/work"`, `url = "http://10.0.0.1:8080/work"`, "Host not allowed", `"http://10.0.0.1:8080/work"`, `"10.0.0.1" is not in allow_hosts ["127.0.0.1", "localhost"]`},

@@ -184,3 +184,29 @@ type DataSet struct {
 	Columns []string   // the header row's names (CSV) or the keys' (JSON lines)
 	Rows    [][]string // each row's values, one per column ("" where a JSON line lacks one)
 }
+
+// Sample is s with each per-request value's marker replaced by a sample
+// of it: "1" for a whole number (request.seq, random::int, as a JSON
+// number where jsonencode wrote one), "x" for any other value. It lets a
+// check parse a text that holds markers (a gRPC message's JSON) once,
+// before any request; slots is the target's slot table (nil: FixedSlots).
+func Sample(s string, slots []Slot) string {
+	if !HasMarker(s) {
+		return s
+	}
+	if slots == nil {
+		slots = FixedSlots()
+	}
+	var b strings.Builder
+	for _, p := range SplitMarkers(s) {
+		switch {
+		case !p.IsValue:
+			b.WriteString(p.Text)
+		case p.Slot < len(slots) && slots[p.Slot].Value.Numeric():
+			b.WriteString("1")
+		default:
+			b.WriteString("x")
+		}
+	}
+	return b.String()
+}

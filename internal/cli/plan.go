@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
 )
 
 func newPlanCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -39,6 +41,11 @@ its relative paths are taken from the working directory).`,
 			extra := func(w io.Writer) error {
 				if short != "" {
 					if _, err := fmt.Fprintf(w, "\nA run would end inconclusive (exit 3): %s\n", short); err != nil {
+						return err
+					}
+				}
+				if text := convert.GRPCText(t.Scenario); text != "" {
+					if _, err := fmt.Fprintf(w, "\ngRPC calls:\n  %s\n", strings.ReplaceAll(text, "\n", "\n  ")); err != nil {
 						return err
 					}
 				}
