@@ -78,7 +78,9 @@ func loopback(addr string) error {
 }
 
 // emptyServer answers EmptyCall at once.
-type emptyServer struct{ testpb.UnimplementedTestServiceServer }
+type emptyServer struct {
+	testpb.UnimplementedTestServiceServer
+}
 
 func (emptyServer) EmptyCall(context.Context, *testpb.Empty) (*testpb.Empty, error) {
 	return &testpb.Empty{}, nil
