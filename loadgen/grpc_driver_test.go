@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/trigger-test/trigger/internal/testwait"
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
 )
@@ -302,5 +304,41 @@ func TestGRPCDriverOverloadBounded(t *testing.T) {
 	// handler and its timer; plus the pool and the server's fixed ones.
 	if limit := before + 4*maxInFlight + 60; most > limit {
 		t.Errorf("%d goroutines at most (%d before); want ≤ %d", most, before, limit)
+	}
+}
+
+// TestGRPCDriverCancel: cancelling the run ends the calls in flight
+// ("other") and the queued retries; every attempt has one outcome, and
+// the pool's and the calls' goroutines are gone when Run has returned.
+func TestGRPCDriverCancel(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, before) }) // after the server's stop (cleanups run last first)
+	s := startGRPCServer(t, func(grpcCall) grpcAnswer { return grpcAnswer{wait: time.Minute} })
+	d, err := NewDriver(Config{
+		Request: grpcReq(t, s, `{}`),
+		Stages:  []Stage{Constant(20*time.Second, 50)},
+		Timeout: 150 * time.Millisecond,
+		Retry: retry.Policy{MaxRetries: 5, On: retry.NewOutcomeSet(vocab.OutcomeTimeout),
+			Backoff: retry.Backoff{Kind: vocab.BackoffConstant, Base: 5 * time.Second}},
+		Tracers: &vocab.Tracers{Rate: 5},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	testwait.For(t, 10*time.Second, 10*time.Millisecond, "a retry queued and calls in flight", func() bool {
+		tot := d.Totals()
+		return tot.FirstOutcomes[vocab.OutcomeTimeout] >= 5 && d.inFlight.Load() > 0
+	})
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("Run returned %v, want context.Canceled", err)
+	}
+	tot := checkAccounting(t, d)
+	if tot.Sent == 0 || tot.FirstOutcomes[vocab.OutcomeOther] == 0 || tot.Failed != tot.Sent || d.rq.len() != 0 {
+		t.Errorf("totals %+v", tot.Second)
 	}
 }

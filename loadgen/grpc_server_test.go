@@ -147,3 +147,5 @@ func grpcReq(t testing.TB, s *grpcServer, body string) Request {
 }
 
 var _ = context.Background
+
+func dynamicMsg(d protoreflect.MessageDescriptor) *dynamicpb.Message { return dynamicpb.NewMessage(d) }
