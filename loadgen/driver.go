@@ -98,7 +98,8 @@ type Config struct {
 	// not to a Transport given here; NewDriver loads TLS's files.
 	TLS   *tlsfiles.Files
 	HTTP2 bool
-	// Transport carries every attempt; nil means
+	// Transport carries every HTTP attempt (a mix of gRPC calls ignores
+	// it: it has its own pool of connections, grpc_path.go); nil means
 	// NewLeanTransport(DefaultTransportOptions()) with TLS and HTTP2: the
 	// lean HTTP/1.1 path for http:// targets and a tuned net/http Transport
 	// (NewTransport) for https://. Set NewTransport(DefaultTransportOptions()) for net/http's
@@ -240,11 +241,10 @@ func NewDriver(cfg Config) (*Driver, error) {
 }
 
 // newGRPC sets up the gRPC path of a mix of gRPC calls: the target's TLS
-// loaded, fixed messages encoded (one that does not encode fails here).
+// loaded, fixed messages encoded (one that does not encode fails here);
+// Config.Transport is not used.
 func (d *Driver) newGRPC() error {
-	if d.rt != nil {
-		return errors.New("loadgen: a gRPC target takes no HTTP transport")
-	}
+	d.rt = nil // HTTP's: a gRPC mix has its own connections
 	var tc *tls.Config
 	if d.cfg.TLS != nil {
 		var err error
