@@ -38,7 +38,7 @@ RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|T
 # The runner's end-to-end tests in two streams of about four minutes each.
 E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain|TestE2ECapacityDrop|TestE2ECompareFindsASlowerRelease|TestE2EMixIsJudgedByItsCapacity
 
-.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-field-laws e2e-campaign bench bench-staging bench-brakes bench-fleet bench-charts bench-compare bench-campaign bench-report demo clean
+.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-field-laws e2e-campaign bench bench-staging bench-brakes bench-fleet bench-charts bench-compare bench-campaign bench-report bench-grpc demo clean
 
 # The shipped binary is stripped (no symbol table or DWARF) and holds no
 # build machine's paths; docs/design.md, "Dependencies", says what makes
@@ -158,6 +158,12 @@ bench-report:
 # what each agent costs (about 2 minutes).
 bench-fleet:
 	$(GO) run ./bench/fleet
+
+# The driver's gRPC path beside ghz (installed by go install into a
+# temporary GOBIN): CPU per call and the highest sustained rate against a
+# local gRPC server, in one run (about 2 minutes at the default rates).
+bench-grpc:
+	bash bench/grpc/run.sh
 
 demo: build
 	./bin/trigger demo

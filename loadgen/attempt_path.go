@@ -12,7 +12,8 @@ import (
 
 // An attemptPath sends one attempt of the driver's request and reads its
 // response to the end: net/http's RoundTripper (roundTripPath) or the
-// lean HTTP/1.1 path (leanPath). NewDriver picks one (chooseAttemptPath).
+// lean HTTP/1.1 path (leanPath), or a gRPC call (grpcPath). NewDriver
+// picks one (chooseAttemptPath; newGRPCPath for a mix of gRPC calls).
 type attemptPath interface {
 	// exchange sends lr's attempt with its tracking headers, within
 	// timeout, and returns its outcome, the Retry-After of a 429 or 503,
@@ -23,6 +24,7 @@ type attemptPath interface {
 var (
 	_ attemptPath = roundTripPath{}
 	_ attemptPath = leanPath{}
+	_ attemptPath = (*grpcPath)(nil)
 )
 
 // chooseAttemptPath picks the lean path when the transport is a

@@ -147,7 +147,7 @@ func (d *Driver) dispatch(ctx context.Context) {
 //     are dropped;
 //   - more than MaxInFlight arrivals due (a backlog no catch-up could send:
 //     at most MaxInFlight attempts are in flight at once): it and the
-//     oldest of them are dropped, MaxInFlight are left to catch up on;
+//     oldest of them are dropped, MaxInFlight/2 are left to catch up on;
 //   - no slot free (MaxInFlight attempts in flight): it and every arrival
 //     due now are refused.
 //
@@ -159,9 +159,13 @@ func (d *Driver) first(ctx context.Context, planned time.Duration, sched *Schedu
 		d.notSent(now, n, false)
 		return n > 1
 	}
-	keep := float64(d.bounds.MaxInFlight)
-	if due := Expected(sched.stages, min(now, horizon)-offset); due-sched.target > keep {
-		n := 1 + sched.skipTo(due-keep)
+	limit := float64(d.bounds.MaxInFlight)
+	if due := Expected(sched.stages, min(now, horizon)-offset); due-sched.target > limit {
+		// Keep half: the other half is room for the arrivals that come
+		// due while it catches up (at least one per minBatchGap above
+		// 1,000/s), else the next batch is too far behind again, and
+		// so on: every arrival dropped, none sent.
+		n := 1 + sched.skipTo(due-limit/2)
 		d.notSent(now, n, false)
 		return n > 1
 	}

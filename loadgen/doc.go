@@ -20,7 +20,8 @@
 // one process can send: arrivals the dispatcher cannot send are never
 // generated one by one. When it meets one that is more than MaxLag late,
 // or more arrivals due than MaxInFlight (a backlog no catch-up could
-// send), it drops the late ones, or all but the last MaxInFlight, in one
+// send), it drops the late ones, or all but the last MaxInFlight/2 (the
+// other half is room for what comes due while it catches up), in one
 // step (Schedule.SkipBefore counts them: exactly for uniform arrivals, by
 // a Poisson draw for Poisson ones); when no slot is free it refuses every
 // arrival due in one step. After such a batch it handles nothing for
@@ -39,7 +40,11 @@
 // written once by net/http's writer and each attempt adds its own tracking
 // headers, and a response head in the common form is read in the
 // connection's buffer, any other by net/http's parser (parseLeanHead), so
-// an attempt allocates little more than its goroutine. Every attempt carries:
+// an attempt allocates little more than its goroutine. A gRPC target
+// (Request.GRPC) is a unary call on a small pool of HTTP/2 connections
+// instead, its message encoded once, its deadline sent as grpc-timeout,
+// its status classified by ClassifyGRPC (grpc_path.go). Every attempt
+// carries (a gRPC call as metadata):
 //
 //	X-Request-Id   one value per logical request (tracers: "<run>-t<n>")
 //	X-Attempt      1 for the first attempt, 2, 3, … for retries, 0 for tracers

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -97,7 +98,8 @@ type Config struct {
 	// not to a Transport given here; NewDriver loads TLS's files.
 	TLS   *tlsfiles.Files
 	HTTP2 bool
-	// Transport carries every attempt; nil means
+	// Transport carries every HTTP attempt (a mix of gRPC calls ignores
+	// it: it has its own pool of connections, grpc_path.go); nil means
 	// NewLeanTransport(DefaultTransportOptions()) with TLS and HTTP2: the
 	// lean HTTP/1.1 path for http:// targets and a tuned net/http Transport
 	// (NewTransport) for https://. Set NewTransport(DefaultTransportOptions()) for net/http's
@@ -215,30 +217,11 @@ func NewDriver(cfg Config) (*Driver, error) {
 		idPrefix: fmt.Sprintf("%08x-", rand.Uint32()),
 		sleeper:  chooseSleeper(),
 	}
-	if d.rt == nil {
-		o := DefaultTransportOptions()
-		o.HTTP2 = cfg.HTTP2
-		if cfg.TLS != nil {
-			tc, err := cfg.TLS.Load()
-			if err != nil {
-				return nil, fmt.Errorf("loadgen: target %w", err)
-			}
-			o.TLS = tc
+	if m.grpc {
+		if err := d.newGRPC(); err != nil {
+			return nil, err
 		}
-		d.rt = NewLeanTransport(o)
-		d.ownsRT = true
-	}
-	// A request that cannot be built fails here, whatever the transport,
-	// not as every attempt's "other".
-	var built []*http.Request
-	for i := range m.reqs {
-		req, err := d.newRequest(context.Background(), logical{req: uint8(i)}, 0, "")
-		if err != nil {
-			return nil, fmt.Errorf("loadgen: request: %w", err)
-		}
-		built = append(built, req)
-	}
-	if d.path, err = chooseAttemptPath(d, built); err != nil {
+	} else if err := d.newHTTP(); err != nil {
 		return nil, err
 	}
 	if err := d.splitTemplates(); err != nil {
@@ -255,6 +238,58 @@ func NewDriver(cfg Config) (*Driver, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// newGRPC sets up the gRPC path of a mix of gRPC calls: the target's TLS
+// loaded, fixed messages encoded (one that does not encode fails here);
+// Config.Transport is not used.
+func (d *Driver) newGRPC() error {
+	d.rt = nil // HTTP's: a gRPC mix has its own connections
+	var tc *tls.Config
+	if d.cfg.TLS != nil {
+		var err error
+		if tc, err = d.cfg.TLS.Load(); err != nil {
+			return fmt.Errorf("loadgen: target %w", err)
+		}
+	}
+	p, err := newGRPCPath(d, tc)
+	if err != nil {
+		return err
+	}
+	d.path = p
+	return nil
+}
+
+// newHTTP sets up the HTTP path: the driver's transport, unless Config
+// has one, and the attempt path on it.
+func (d *Driver) newHTTP() error {
+	cfg, m := d.cfg, d.mix
+	if d.rt == nil {
+		o := DefaultTransportOptions()
+		o.HTTP2 = cfg.HTTP2
+		if cfg.TLS != nil {
+			tc, err := cfg.TLS.Load()
+			if err != nil {
+				return fmt.Errorf("loadgen: target %w", err)
+			}
+			o.TLS = tc
+		}
+		d.rt = NewLeanTransport(o)
+		d.ownsRT = true
+	}
+	// A request that cannot be built fails here, whatever the transport,
+	// not as every attempt's "other".
+	var built []*http.Request
+	for i := range m.reqs {
+		req, err := d.newRequest(context.Background(), logical{req: uint8(i)}, 0, "")
+		if err != nil {
+			return fmt.Errorf("loadgen: request: %w", err)
+		}
+		built = append(built, req)
+	}
+	var err error
+	d.path, err = chooseAttemptPath(d, built)
+	return err
 }
 
 // Retrier returns the driver's retrier (shared by all its logical requests).
@@ -280,6 +315,12 @@ func (d *Driver) Elapsed() time.Duration { return d.now() }
 func (d *Driver) Run(ctx context.Context) error {
 	if !d.ran.CompareAndSwap(false, true) {
 		return errors.New("loadgen: a driver runs once")
+	}
+	if g, ok := d.path.(*grpcPath); ok {
+		if err := g.start(); err != nil {
+			return err
+		}
+		defer g.stop() // after every attempt has ended (below)
 	}
 	d.start = time.Now()
 	d.started.Store(true)

@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/url"
+	"strings"
+
+	"github.com/trigger-test/trigger/vocab"
 )
 
 // MaxMix is the most requests a driver's mix may hold.
@@ -25,6 +28,9 @@ type mix struct {
 	reqs []*mixRequest
 	cum  []float64 // cumulative weights, the last one their sum
 	rng  *rand.Rand
+	// grpc: every request is a gRPC call (Request.GRPC), all to one
+	// host; a mix is all HTTP or all gRPC.
+	grpc bool
 }
 
 // newMix parses the requests (filled defaults: GET, weight 1 for a single
@@ -49,8 +55,13 @@ func newMix(reqs []Request, seed uint64) (*mix, error) {
 		if err != nil {
 			return nil, fmt.Errorf("loadgen: request url: %w", err)
 		}
-		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("loadgen: request url %q: want http(s)://host/...", r.URL)
+		if err := checkScheme(r, u); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			m.grpc = r.GRPC != nil
+		} else if err := sameKind(reqs[0], r, m.reqs[0].url, u); err != nil {
+			return nil, err
 		}
 		total += r.Weight
 		m.reqs = append(m.reqs, &mixRequest{cfg: r, url: u, templated: templated(r)})
@@ -82,4 +93,40 @@ func (m *mix) allHTTP() bool {
 		}
 	}
 	return true
+}
+
+// checkScheme checks r's URL u against its kind: http(s)://host/... for
+// an HTTP request; grpc(s)://host:port, with no path or per-request
+// values, for a gRPC call, whose Method is "/package.Service/Method" and
+// whose Input is set.
+func checkScheme(r Request, u *url.URL) error {
+	if r.GRPC == nil {
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("loadgen: request url %q: want http(s)://host/...", r.URL)
+		}
+		return nil
+	}
+	if (u.Scheme != "grpc" && u.Scheme != "grpcs") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || vocab.HasMarker(r.URL) {
+		return fmt.Errorf("loadgen: gRPC request url %q: want grpc://host:port or grpcs://host:port", r.URL)
+	}
+	if r.GRPC.Input == nil {
+		return fmt.Errorf("loadgen: gRPC request %q: no input message type", r.Name)
+	}
+	m := r.GRPC.Method
+	if len(m) < 4 || m[0] != '/' || strings.Count(m, "/") != 2 || strings.HasSuffix(m, "/") || strings.Contains(m, "//") {
+		return fmt.Errorf("loadgen: gRPC request %q: method %q; want /package.Service/Method", r.Name, m)
+	}
+	return nil
+}
+
+// sameKind refuses a mix that mixes HTTP requests and gRPC calls, or gRPC
+// calls to more than one host (the driver has one pool of connections).
+func sameKind(first, r Request, fu, u *url.URL) error {
+	if (first.GRPC == nil) != (r.GRPC == nil) {
+		return fmt.Errorf("loadgen: request %q: a mix is all HTTP or all gRPC", r.Name)
+	}
+	if r.GRPC != nil && (u.Scheme != fu.Scheme || u.Host != fu.Host) {
+		return fmt.Errorf("loadgen: gRPC request %q: every call of a mix goes to one target (%s://%s)", r.Name, fu.Scheme, fu.Host)
+	}
+	return nil
 }

@@ -212,3 +212,25 @@ func TestInFlightBounds(t *testing.T) {
 		t.Error("a limit of FDReserve descriptors was accepted")
 	}
 }
+
+// TestClockRecoversAfterBacklog: a dispatcher left more than MaxInFlight
+// arrivals behind (by a spike) drops the oldest and then sends again at a
+// baseline above 1,000/s (one arrival per minBatchGap): the catch-up it
+// keeps must leave room for the arrivals that come due while it sends,
+// or every later batch is found too far behind again and dropped whole.
+func TestClockRecoversAfterBacklog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := newFakeRT(func(r *http.Request) (*http.Response, error) { return status(200) })
+		stages := []Stage{Constant(50*time.Millisecond, 1e6), Constant(2*time.Second, 5000)}
+		d := runBubble(t, Config{Request: Request{URL: "http://127.0.0.1:9/"}, Transport: rt, Stages: stages,
+			Arrivals: vocab.Uniform, Timeout: time.Second, MaxInFlight: 100})
+		tl := d.Timeline()
+		if len(tl) < 2 {
+			t.Fatalf("%d seconds", len(tl))
+		}
+		if s := tl[1]; s.Sent < s.Planned*99/100 || s.Planned < 4900 {
+			t.Errorf("second 1 (baseline 5000/s): planned %d, sent %d, dropped %d, refused %d; want every arrival sent",
+				s.Planned, s.Sent, s.Dropped, s.Refused)
+		}
+	})
+}

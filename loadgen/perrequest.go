@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 
+	"google.golang.org/grpc/metadata"
+
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -28,6 +30,10 @@ type rendered struct {
 	header http.Header
 	body   []byte
 	lean   *leanRequest // its wire form on the lean path; nil on net/http's
+	// A gRPC call's metadata and message encoded (grpcPath.render); msg
+	// is nil when the message did not encode.
+	md  metadata.MD
+	msg []byte
 }
 
 // templated reports whether the request holds per-request values.
@@ -231,10 +237,14 @@ func checkSlots(ts []*templates, slots []vocab.Slot, data []vocab.DataSet) error
 
 // render fills in lr's per-request values of its request: on the lean
 // path into a copy of the request's wire form with its Content-Length
-// set, else into its URL, headers and body.
+// set, on the gRPC path into its metadata and message (then encoded),
+// else into its URL, headers and body.
 func (d *Driver) render(lr logical) (*rendered, error) {
 	t := d.templates[lr.req]
 	vals := d.values(lr)
+	if p, ok := d.path.(*grpcPath); ok {
+		return p.render(lr, t, vals)
+	}
 	if p, ok := d.path.(leanPath); ok {
 		out := *p.reqs[lr.req]
 		out.head = vals.fill(t.head)

@@ -12,7 +12,7 @@ import (
 type Failure struct {
 	Attempt    int           // 1 = first attempt
 	Outcome    vocab.Outcome // class of the failure
-	RetryAfter time.Duration // from the response; 0 = none
+	RetryAfter time.Duration // from the response; 0 = none; negative (DontRetry): the server asked for no retry
 	Started    time.Duration // when the logical request started (for Deadline)
 	PrevDelay  time.Duration // the previous backoff delay (decorrelated jitter)
 }
@@ -22,7 +22,8 @@ type Decision struct {
 	Retry bool          // send another attempt
 	Delay time.Duration // wait this long before it
 	// Reason is "retry" when Retry is set, otherwise why not: "class" (the
-	// outcome is not retried), "cap" (R reached), "budget", "tokens" or
+	// outcome is not retried), "pushback" (the server asked for no
+	// retry: Failure.RetryAfter is DontRetry), "cap" (R reached), "budget", "tokens" or
 	// "deadline" (the retry would start too late).
 	Reason string
 }
@@ -128,13 +129,22 @@ func (r *Retrier) Tokens() float64 {
 	return r.tokens
 }
 
+// DontRetry, as Failure.RetryAfter, says the server asked that the call
+// not be retried: a gRPC trailer grpc-retry-pushback-ms with a negative or
+// malformed value (gRPC's retry design, A6). Any negative value means it.
+const DontRetry time.Duration = -1
+
 // Failed decides whether a failed attempt is retried and after which delay.
-// Checks run in order: class, cap, deadline, budget, tokens; a granted retry
+// Checks run in order: class, pushback (a negative RetryAfter: never, whatever
+// the policy), cap, deadline, budget, tokens; a granted retry
 // is charged to the budget window and the token bucket at now.
 func (r *Retrier) Failed(now time.Duration, f Failure) Decision {
 	p := &r.p
 	if !p.On.Has(f.Outcome) {
 		return Decision{Reason: "class"}
+	}
+	if f.RetryAfter < 0 {
+		return Decision{Reason: "pushback"}
 	}
 	if f.Attempt-1 >= p.MaxRetries {
 		return Decision{Reason: "cap"}
