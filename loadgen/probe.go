@@ -11,7 +11,8 @@ import (
 // ProbeResult is what one probe came back with.
 type ProbeResult struct {
 	// Method and URL of the request sent (the first of a mix), its
-	// per-request values filled in as for a first attempt.
+	// per-request values filled in as for a first attempt; for a gRPC
+	// call, "gRPC /package.Service/Method".
 	Method, URL string
 	// Status is the response's status, read to its end; 0 when none was.
 	Status int
@@ -39,10 +40,19 @@ func Probe(ctx context.Context, cfg Config) (ProbeResult, error) {
 	if ci, ok := d.rt.(interface{ CloseIdleConnections() }); ok && d.ownsRT {
 		defer ci.CloseIdleConnections()
 	}
+	if g, ok := d.path.(*grpcPath); ok {
+		if err := g.start(); err != nil {
+			return ProbeResult{}, err
+		}
+		defer g.stop()
+	}
 	lr := logical{id: 1, attempt: 1}
 	r := d.mix.reqs[0]
 	res := ProbeResult{Method: r.cfg.Method, URL: r.url.String()}
-	if res.Method == "" {
+	switch {
+	case r.cfg.GRPC != nil:
+		res.Method = "gRPC " + r.cfg.GRPC.Method
+	case res.Method == "":
 		res.Method = "GET"
 	}
 	if r.templated {

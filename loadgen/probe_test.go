@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
 
 	"github.com/trigger-test/trigger/retry"
 	"github.com/trigger-test/trigger/vocab"
@@ -52,5 +55,21 @@ func TestProbeSendsOneRequest(t *testing.T) {
 				t.Errorf("status %d", res.Status)
 			}
 		})
+	}
+}
+
+// A probe of a gRPC target is one call, not retried, classified by its
+// status.
+func TestProbeGRPC(t *testing.T) {
+	for _, code := range []codes.Code{codes.OK, codes.Unavailable} {
+		s := startGRPCServer(t, func(grpcCall) grpcAnswer { return grpcAnswer{code: code} })
+		res, err := Probe(context.Background(), Config{Request: grpcReq(t, s, `{}`), Timeout: time.Second,
+			Retry: retry.Policy{MaxRetries: 3, On: retry.NewOutcomeSet(vocab.Outcome503)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := ClassifyGRPC(code); res.Outcome != want || s.all != 1 || !strings.HasPrefix(res.Method, "gRPC /") {
+			t.Errorf("%v: probe %+v after %d calls; want %s after one", code, res, s.all, want)
+		}
 	}
 }

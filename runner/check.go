@@ -274,6 +274,12 @@ func queryText(sig convert.Signal, notes []string) string {
 
 // probeAnswer is the probe's answer in words.
 func probeAnswer(r loadgen.ProbeResult) string {
+	if strings.HasPrefix(r.Method, "gRPC ") {
+		if r.Status > 0 {
+			return "answered (" + r.Outcome.String() + ")"
+		}
+		return "no answer (" + r.Outcome.String() + ")"
+	}
 	if r.Status > 0 {
 		return fmt.Sprintf("answered %d (%s)", r.Status, r.Outcome)
 	}
