@@ -57,6 +57,9 @@ type e2eScenario struct {
 	// target replaces the target block (a mix of requests); with capacity
 	// 0 the service block gives pods = 2 alone (the requests' costs give C).
 	target string
+	// prometheus replaces the prometheus block's scrape, first_attempts,
+	// served and abandoned lines (a server that is not the specimen).
+	prometheus string
 }
 
 func (e e2eScenario) hcl() string {
@@ -97,6 +100,13 @@ func (e e2eScenario) hcl() string {
 	if e.capacity == 0 {
 		service = "service { pods = 2 }"
 	}
+	queries := fmt.Sprintf(`scrape          = ["%s/metrics"]
+  first_attempts  = "sum(rate(specimen_ingress_total{kind=\"first\"}[3s]))"
+  served          = "sum(rate(specimen_served_total[3s]))"
+  abandoned       = "sum(rate(specimen_served_total{result=\"abandoned\"}[3s]))"`, e.url)
+	if e.prometheus != "" {
+		queries = e.prometheus
+	}
 	gate := e.gate
 	if e.maxRecovery != "" {
 		gate += fmt.Sprintf("\n  max_recovery = %q", e.maxRecovery)
@@ -125,18 +135,15 @@ load {
 }
 prometheus {
   address         = %[10]q
-  scrape          = ["%[1]s/metrics"]
   scrape_interval = %[15]q
   ingress         = %[11]q
-  first_attempts  = "sum(rate(specimen_ingress_total{kind=\"first\"}[3s]))"
-  served          = "sum(rate(specimen_served_total[3s]))"
-  abandoned       = "sum(rate(specimen_served_total{result=\"abandoned\"}[3s]))"
+  %[18]s
   %[16]s
 }
 recovery { hold = "3s" }
 gate { %[12]s }
 %[13]s
-`, e.url, e.retries, e.on, tracers, service, e.baseline, e.k, e.spike, e.observe, e.prometheusAddress, e.ingressQuery, gate, e.extra, e.timeout, e.scrapeInterval, wait, target)
+`, e.url, e.retries, e.on, tracers, service, e.baseline, e.k, e.spike, e.observe, e.prometheusAddress, e.ingressQuery, gate, e.extra, e.timeout, e.scrapeInterval, wait, target, queries)
 }
 
 func (e e2eScenario) parse(t *testing.T) *scenarios.Scenario {
