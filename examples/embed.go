@@ -19,3 +19,12 @@ var DemoFaultScenario []byte
 
 // DemoFaultScenarioName is the file name diagnostics use for DemoFaultScenario.
 const DemoFaultScenarioName = "examples/demo-fault.hcl"
+
+// DemoGRPCScenario is examples/demo-grpc.hcl, the scenario `trigger demo
+// --grpc` runs.
+//
+//go:embed demo-grpc.hcl
+var DemoGRPCScenario []byte
+
+// DemoGRPCScenarioName is the file name diagnostics use for DemoGRPCScenario.
+const DemoGRPCScenarioName = "examples/demo-grpc.hcl"

@@ -34,9 +34,31 @@ type demoSystem struct {
 	// fault: the system runs examples/demo-fault.hcl (a capacity drop)
 	// instead of examples/demo.hcl (a spike).
 	fault bool
+	// grpc: the system runs examples/demo-grpc.hcl against the specimen's
+	// gRPC listener.
+	grpc bool
 }
 
-func demoSystems() []demoSystem {
+// demoSystems are the demo's systems; over gRPC (grpc) Systems A and B,
+// each specimen with its gRPC listener, without the capacity drop.
+func demoSystems(grpc bool) []demoSystem {
+	all := allDemoSystems()
+	if !grpc {
+		return all
+	}
+	var out []demoSystem
+	for _, sys := range all {
+		if sys.fault {
+			continue
+		}
+		sys.grpc, sys.config.GRPCAddr = true, "127.0.0.1:0"
+		sys.subtitle += ", over gRPC"
+		out = append(out, sys)
+	}
+	return out
+}
+
+func allDemoSystems() []demoSystem {
 	return []demoSystem{
 		{
 			key: "system-a", title: "System A", subtitle: "FIFO, serves work its client gave up on",
@@ -59,8 +81,9 @@ func demoSystems() []demoSystem {
 
 func newDemoCommand(stdout, stderr io.Writer) *cobra.Command {
 	var out string
+	var grpc bool
 	cmd := &cobra.Command{
-		Use:   "demo [--out DIR]",
+		Use:   "demo [--out DIR] [--grpc]",
 		Short: "Run a whole trigger test against two example services on loopback",
 		Long: `demo starts specimens on loopback ports: System A, which keeps serving
 requests whose clients have given up, and System B, the same service with an
@@ -73,16 +96,21 @@ spike and after the capacity drop, System B comes back. Everything it
 starts stops when it ends; it takes under three minutes. Reports are
 written under --out.
 
+With --grpc it runs Systems A and B over gRPC instead (examples/demo-grpc.hcl:
+the same queue model behind the specimens' specimen.Work/Do, the clients'
+deadline as grpc-timeout, System B's refusals UNAVAILABLE with a pushback).
+
 It exits 0 when both services behaved as the model says, 1 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				out = filepath.Join("out", "demo-"+time.Now().Format("20060102-150405"))
 			}
-			return runDemo(cmd.Context(), out, stdout, stderr)
+			return runDemo(cmd.Context(), out, grpc, stdout, stderr)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the demo's output folder (default out/demo-TIMESTAMP)")
+	cmd.Flags().BoolVar(&grpc, "grpc", false, "run Systems A and B over gRPC (examples/demo-grpc.hcl)")
 	cmd.AddCommand(newSetCapacityCommand(stdout))
 	return cmd
 }
@@ -134,10 +162,10 @@ type demoResult struct {
 	err error
 }
 
-func runDemo(ctx context.Context, out string, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, out string, grpc bool, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "trigger demo: the same trigger test against two services on loopback; results in %s\n", out)
 	var results []demoResult
-	for _, sys := range demoSystems() {
+	for _, sys := range demoSystems(grpc) {
 		res, err := runDemoSystem(ctx, sys, out, stderr)
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
@@ -193,6 +221,11 @@ func runDemoSystem(ctx context.Context, sys demoSystem, out string, stderr io.Wr
 		vars[k] = v
 	}
 	name, src := examples.DemoScenarioName, examples.DemoScenario
+	if sys.grpc {
+		_, gport, _ := net.SplitHostPort(sp.GRPCAddr)
+		name, src, vars["grpc_port"] = examples.DemoGRPCScenarioName, examples.DemoGRPCScenario, gport
+		addr = sp.GRPCAddr
+	}
 	if sys.fault {
 		name, src = examples.DemoFaultScenarioName, examples.DemoFaultScenario
 		exe, err := os.Executable()
