@@ -10,7 +10,7 @@ GO ?= go
 # runner, fleet; kube's tests use client-go's fake clientset); and the
 # layering check, which reads the import graph with go list.
 #
-# make test runs in three steps, about 10 minutes on 2 cores with a warm
+# make test runs in three steps, about 12 minutes on 2 cores with a warm
 # build cache and 17 from a clean one (README, "Two commands"):
 #
 #  1. test-pure, test-fuzz: go vet, the packages above (with -short: the
