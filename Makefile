@@ -11,7 +11,7 @@ GO ?= go
 # layering check, which reads the import graph with go list.
 #
 # make test runs in three steps, about 12 minutes on 2 cores with a warm
-# build cache and 17 from a clean one (README, "Two commands"):
+# build cache, several more from a clean one (README, "Two commands"):
 #
 #  1. test-pure, test-fuzz: go vet, the packages above (with -short: the
 #     command line's one real-time test, simulate --from on recorded runs,
