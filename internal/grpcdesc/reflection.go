@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	rpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
-	apb "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -168,9 +167,29 @@ func (f *fetcher) add(kind int, arg string) error {
 	return nil
 }
 
+// The reflection service's one method in its two versions. v1alpha's
+// messages are v1's, field for field (v1 was published as a copy), so
+// one set of message types speaks to either.
+const (
+	reflectionV1      = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+	reflectionV1Alpha = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
+)
+
 // openV1 opens a grpc.reflection.v1 stream.
 func openV1(ctx context.Context, cc grpc.ClientConnInterface) (asker, error) {
-	stream, err := rpb.NewServerReflectionClient(cc).ServerReflectionInfo(ctx)
+	return openReflection(ctx, cc, reflectionV1)
+}
+
+// openV1Alpha opens a grpc.reflection.v1alpha stream, for servers that
+// have only the older version.
+func openV1Alpha(ctx context.Context, cc grpc.ClientConnInterface) (asker, error) {
+	return openReflection(ctx, cc, reflectionV1Alpha)
+}
+
+// openReflection opens a reflection stream on method and returns what
+// asks over it.
+func openReflection(ctx context.Context, cc grpc.ClientConnInterface, method string) (asker, error) {
+	stream, err := cc.NewStream(ctx, &grpc.StreamDesc{StreamName: "ServerReflectionInfo", ServerStreams: true, ClientStreams: true}, method)
 	if err != nil {
 		return nil, err
 	}
@@ -184,52 +203,14 @@ func openV1(ctx context.Context, cc grpc.ClientConnInterface) (asker, error) {
 		default:
 			req.MessageRequest = &rpb.ServerReflectionRequest_FileByFilename{FileByFilename: arg}
 		}
-		if err := stream.Send(req); err != nil {
+		if err := stream.SendMsg(req); err != nil {
 			if errors.Is(err, io.EOF) {
-				_, err = stream.Recv() // the stream's own error
+				err = stream.RecvMsg(new(rpb.ServerReflectionResponse)) // the stream's own error
 			}
 			return nil, nil, err
 		}
-		resp, err := stream.Recv()
-		if err != nil {
-			return nil, nil, err
-		}
-		if e := resp.GetErrorResponse(); e != nil {
-			return nil, nil, fmt.Errorf("the reflection service answered %s: %s", codes.Code(e.GetErrorCode()), e.GetErrorMessage())
-		}
-		services := []string{}
-		for _, s := range resp.GetListServicesResponse().GetService() {
-			services = append(services, s.GetName())
-		}
-		return services, resp.GetFileDescriptorResponse().GetFileDescriptorProto(), nil
-	}, nil
-}
-
-// openV1Alpha opens a grpc.reflection.v1alpha stream, for servers that
-// have only the older version.
-func openV1Alpha(ctx context.Context, cc grpc.ClientConnInterface) (asker, error) {
-	stream, err := apb.NewServerReflectionClient(cc).ServerReflectionInfo(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return func(kind int, arg string) ([]string, [][]byte, error) {
-		req := &apb.ServerReflectionRequest{}
-		switch kind {
-		case listServices:
-			req.MessageRequest = &apb.ServerReflectionRequest_ListServices{ListServices: arg}
-		case fileContainingSymbol:
-			req.MessageRequest = &apb.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: arg}
-		default:
-			req.MessageRequest = &apb.ServerReflectionRequest_FileByFilename{FileByFilename: arg}
-		}
-		if err := stream.Send(req); err != nil {
-			if errors.Is(err, io.EOF) {
-				_, err = stream.Recv()
-			}
-			return nil, nil, err
-		}
-		resp, err := stream.Recv()
-		if err != nil {
+		resp := new(rpb.ServerReflectionResponse)
+		if err := stream.RecvMsg(resp); err != nil {
 			return nil, nil, err
 		}
 		if e := resp.GetErrorResponse(); e != nil {
