@@ -60,7 +60,12 @@ func (s *servers) occupy(q int, done float64) {
 	}
 	h := s.free[q*s.k : (q+1)*s.k]
 	h[0] = done
-	// sift down
+	siftDown(h)
+}
+
+// siftDown restores the binary min-heap h after its top was raised (or
+// replaced by its last element).
+func siftDown(h []float64) {
 	i, n := 0, len(h)
 	for {
 		l := 2*i + 1

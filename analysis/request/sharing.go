@@ -62,24 +62,8 @@ func (s *sharing) add(done float64) {
 }
 
 func (s *sharing) pop() {
-	h := s.done
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	s.done = h
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && h[r] < h[l] {
-			m = r
-		}
-		if h[m] >= h[i] {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	n := len(s.done) - 1
+	s.done[0] = s.done[n]
+	s.done = s.done[:n]
+	siftDown(s.done)
 }
