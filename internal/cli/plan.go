@@ -37,7 +37,7 @@ its relative paths are taken from the working directory).`,
 				return err
 			}
 			doc := analysis.Plan(t.Plan)
-			short := observeTooShort(doc)
+			short := doc.ObserveTooShort()
 			extra := func(w io.Writer) error {
 				if short != "" {
 					if _, err := fmt.Fprintf(w, "\nA run would end inconclusive (exit 3): %s\n", short); err != nil {
@@ -67,27 +67,6 @@ its relative paths are taken from the working directory).`,
 	sf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result document as JSON")
 	return cmd
-}
-
-// observeTooShort says why a run of the planned test would end
-// inconclusive though the model has a verdict: the spike triggers, observe
-// ends before a trap can show (Prediction.JudgeAfterS after the spike),
-// and the model does not see the service back within observe, so the run
-// can neither see it recover nor judge it trapped. "" otherwise.
-func observeTooShort(doc analysis.Document) string {
-	p, sc := doc.Prediction, doc.Scenario
-	if !doc.Trigger.Valid || p.JudgeAfterS == nil || *p.JudgeAfterS <= sc.ObserveS {
-		return ""
-	}
-	if p.Verdict == analysis.VerdictRecovered && p.RecoveryS != nil && *p.RecoveryS <= sc.ObserveS {
-		return ""
-	}
-	back := "the model sees the service failed beyond it"
-	if p.RecoveryS != nil {
-		back = fmt.Sprintf("the model sees the service back only after %s", analysis.FormatSeconds(*p.RecoveryS))
-	}
-	return fmt.Sprintf("observe = %s ends before a trap can show (%s after the spike), and %s; lengthen observe",
-		analysis.FormatSeconds(sc.ObserveS), analysis.FormatSeconds(*p.JudgeAfterS), back)
 }
 
 // emit prints the document as JSON or text; extra prints more text after it.
