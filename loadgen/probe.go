@@ -20,6 +20,9 @@ type ProbeResult struct {
 	Outcome vocab.Outcome
 	// Latency is how long it took, from sending to its end.
 	Latency time.Duration
+	// GRPC says the request was a gRPC call (Status then stands for its
+	// class, GRPCCodeOutcome's, not an HTTP status the server sent).
+	GRPC bool
 }
 
 // Probe sends one request, exactly as the driver sends a first attempt of
@@ -51,7 +54,7 @@ func Probe(ctx context.Context, cfg Config) (ProbeResult, error) {
 	res := ProbeResult{Method: r.cfg.Method, URL: r.url.String()}
 	switch {
 	case r.cfg.GRPC != nil:
-		res.Method = "gRPC " + r.cfg.GRPC.Method
+		res.Method, res.GRPC = "gRPC "+r.cfg.GRPC.Method, true
 	case res.Method == "":
 		res.Method = "GET"
 	}

@@ -68,7 +68,7 @@ func TestProbeGRPC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := ClassifyGRPC(code); res.Outcome != want || s.all != 1 || !strings.HasPrefix(res.Method, "gRPC /") {
+		if want := ClassifyGRPC(code); res.Outcome != want || s.all != 1 || !res.GRPC || !strings.HasPrefix(res.Method, "gRPC /") {
 			t.Errorf("%v: probe %+v after %d calls; want %s after one", code, res, s.all, want)
 		}
 	}

@@ -133,7 +133,7 @@ func check1(ctx context.Context, opts CheckOptions) ([]CheckStep, error) {
 		if err != nil && ctx.Err() != nil {
 			return steps, &Error{Kind: KindInterrupted, Err: ErrInterrupted}
 		}
-		if add("prometheus", err, KindHarness, "reached "+prometheusText(spec.Metrics.Embedded, mets)+" and every query answered") {
+		if add("prometheus", err, KindHarness, "reached "+prometheusText(spec.Metrics.Embedded, mets)+"; each query below") {
 			defer mets.close()
 			for _, sig := range mets.signals() {
 				add("query "+sig.Name, nil, 0, queryText(sig, notes))
@@ -274,7 +274,7 @@ func queryText(sig convert.Signal, notes []string) string {
 
 // probeAnswer is the probe's answer in words.
 func probeAnswer(r loadgen.ProbeResult) string {
-	if strings.HasPrefix(r.Method, "gRPC ") {
+	if r.GRPC {
 		if r.Status > 0 {
 			return "answered (" + r.Outcome.String() + ")"
 		}
