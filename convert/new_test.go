@@ -2,6 +2,7 @@ package convert
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,14 +84,24 @@ func newTest(t *testing.T, name string) *Test {
 // nothing to A while every try times out, and the request model's client
 // sees what the client layer sees.
 func TestLayerOnSetsTheAmplification(t *testing.T) {
-	test := newTest(t, "layer-on.hcl")
+	// recovers.hcl (clients ×3) behind a gateway that retries once, only
+	// on 503: while every try times out it adds nothing.
+	src, err := os.ReadFile(filepath.Join("..", "scenarios", "recovers.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = append(src, "\nlayer \"gateway\" {\n  max_retries = 1\n  on          = [\"503\"]\n}\n"...)
+	s, err := scenarios.Parse("layer-on.hcl", src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	gw := test.Plan.Layers[1]
 	if gw.Sees != vocab.OutcomeTimeout || gw.Amplification() != 1 || len(gw.On) != 1 || gw.On[0] != vocab.Outcome503 {
 		t.Errorf("gateway %+v: want on [503], sees timeout, ×1", gw)
-	}
-	s, err := scenarios.Load(filepath.Join("testdata", "layer-on.hcl"), nil)
-	if err != nil {
-		t.Fatal(err)
 	}
 	s.Layers[0].On = scenarios.AnyFailure
 	every, err := New(s)

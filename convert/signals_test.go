@@ -2,6 +2,8 @@ package convert
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +65,21 @@ func TestSignalPinnedQueryRefused(t *testing.T) {
 // until the run reads the server's own: the plan counts it in the soonest
 // judgement and says so; without it, the plan says it left it out.
 func TestRemoteScrapeIntervalAssumed(t *testing.T) {
-	test := newTest(t, "remote-scrape.hcl")
+	// driver.hcl, its Prometheus remote and scraped every 30 s.
+	src, err := os.ReadFile(filepath.Join("testdata", "driver.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote := strings.Replace(string(src), `scrape_interval = "5s"`, `address         = "http://127.0.0.1:9090"
+  scrape_interval = "30s"`, 1)
+	s, err := scenarios.Parse("remote-scrape.hcl", []byte(remote), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, sig := range test.Signals {
 		if sig.ScrapeS != 30 || sig.ScrapeFrom != RemoteIntervalAssumed {
 			t.Errorf("%s: scrape %g s from %q; want 30 s, the scenario's", sig.Name, sig.ScrapeS, sig.ScrapeFrom)
@@ -72,10 +88,6 @@ func TestRemoteScrapeIntervalAssumed(t *testing.T) {
 	// The wait gauge: settle, one scrape of lag, then three scrapes.
 	if want := test.RetrySettleS + 4*30; math.Abs(test.Plan.JudgeAfterS-want) > 1e-9 || !strings.Contains(test.Plan.JudgeAfterNote, "scenario's scrape_interval") {
 		t.Errorf("judge after %g s (%s), want %g s with the scenario's interval", test.Plan.JudgeAfterS, test.Plan.JudgeAfterNote, want)
-	}
-	s, err := scenarios.Load("testdata/remote-scrape.hcl", nil)
-	if err != nil {
-		t.Fatal(err)
 	}
 	s.Prometheus.ScrapeIntervalGiven = false
 	unknown, err := New(s)
