@@ -154,6 +154,18 @@ func SplitMarkers(s string) []Part {
 // scenario spells it (${request.id}), for messages and prompts; slots is
 // the target's slot table (nil: FixedSlots).
 func Readable(s string, slots []Slot) string {
+	return replaceMarkers(s, slots, func(sl *Slot) string {
+		if sl == nil {
+			return "${?}"
+		}
+		return "${" + sl.Name + "}"
+	})
+}
+
+// replaceMarkers is s with each per-request value's marker replaced by
+// what with gives for its slot (nil: a slot the table lacks); slots nil
+// means FixedSlots.
+func replaceMarkers(s string, slots []Slot, with func(*Slot) string) string {
 	if !HasMarker(s) {
 		return s
 	}
@@ -166,9 +178,9 @@ func Readable(s string, slots []Slot) string {
 		case !p.IsValue:
 			b.WriteString(p.Text)
 		case p.Slot < len(slots):
-			b.WriteString("${" + slots[p.Slot].Name + "}")
+			b.WriteString(with(&slots[p.Slot]))
 		default:
-			b.WriteString("${?}")
+			b.WriteString(with(nil))
 		}
 	}
 	return b.String()
@@ -191,22 +203,10 @@ type DataSet struct {
 // check parse a text that holds markers (a gRPC message's JSON) once,
 // before any request; slots is the target's slot table (nil: FixedSlots).
 func Sample(s string, slots []Slot) string {
-	if !HasMarker(s) {
-		return s
-	}
-	if slots == nil {
-		slots = FixedSlots()
-	}
-	var b strings.Builder
-	for _, p := range SplitMarkers(s) {
-		switch {
-		case !p.IsValue:
-			b.WriteString(p.Text)
-		case p.Slot < len(slots) && slots[p.Slot].Value.Numeric():
-			b.WriteString("1")
-		default:
-			b.WriteString("x")
+	return replaceMarkers(s, slots, func(sl *Slot) string {
+		if sl != nil && sl.Value.Numeric() {
+			return "1"
 		}
-	}
-	return b.String()
+		return "x"
+	})
 }
