@@ -89,6 +89,24 @@ func atServed(rows []analysis.TimelineRow, f RunFacts, fromS, toS float64) strin
 		fromS, toS, ingress, 100*atServedShare, served)
 }
 
+// firstReached is the share of the driver's first attempts that the
+// service's first-attempt series counted over [fromS, toS] (1 where it is
+// not read: the driver's own count stands in for it then).
+func firstReached(rows []analysis.TimelineRow, fromS, toS float64) float64 {
+	var sent, seen float64
+	for _, r := range rows {
+		if r.TS < fromS || r.TS > toS || math.IsNaN(r.ServiceFirstPerS) {
+			continue
+		}
+		sent += r.Sent
+		seen += r.ServiceFirstPerS
+	}
+	if !(sent > 0) {
+		return 1
+	}
+	return seen / sent
+}
+
 // agree reports whether two estimates agree: their intervals overlap (an
 // estimate without an interval counts as ±10 % of its value).
 func agree(a, b Interval) bool {
@@ -149,6 +167,17 @@ func reconcile(in *Inference, rows []analysis.TimelineRow, f RunFacts) {
 		in.AFailNote = fmt.Sprintf("the service's counter saw %s attempts per first attempt while the clients sent %.2f (the driver's count): %.0f %% of their attempts were lost before it (connections refused, or timed out in an overflowing accept queue), so it counts what got in, not the amplification",
 			intervalText(a), exact.Value, 100*in.LostBeforeCounter)
 		in.AFail = unknownInterval()
+	}
+	if a := in.AFail; why == "" && a.Known() && exact.Known() && a.Value > 1.1*exact.Value {
+		// More attempts per first attempt than the clients sent is a layer
+		// retrying, or a first-attempt series that misses first attempts
+		// (a label the server does not set, a series that counts a part):
+		// the driver knows how many it sent.
+		if seen := firstReached(rows, in.FailedFromS, in.FailedToS); seen < 0.9 {
+			in.AFailNote = fmt.Sprintf("not a measurement: the service's first-attempt series counted %.0f %% of the first attempts the driver sent over the failed window, so ingress over it (%s) is not attempts per first attempt; check the first_attempts query (a label the server sets, such as the attempt number from x-attempt)",
+				100*seen, intervalText(a))
+			in.AFail = unknownInterval()
+		}
 	}
 	if why != "" && in.AFail.Known() {
 		in.AFailNote = why

@@ -207,3 +207,27 @@ func TestNoClientsOwnAWithoutTheirCount(t *testing.T) {
 		t.Errorf("A stands from %q = %v, predicted from %q", in.AFrom, in.A.Value, in.PredictedFrom)
 	}
 }
+
+// A first-attempt series that counts half the first attempts the driver
+// sent (a label the server sets on some calls only) doubles ingress over
+// it: A_fail 6 for clients making 3 attempts, with no layer. It is not a
+// measurement, and no hidden factor is claimed from it; a hidden layer
+// that really doubles the attempts, with every first attempt counted,
+// stays one.
+func TestFirstAttemptSeriesThatMissesAttemptsIsNoMeasurement(t *testing.T) {
+	rows := syntheticRun(40, 100, 3, 1, 4, 10, 15, 60, 1)
+	for i := range rows {
+		rows[i].ServiceFirstPerS /= 2
+	}
+	f := trappedFacts(rows)
+	f.SpikeEndS, f.FailedToS, f.PatienceS, f.TimeoutS, f.Trapped = 15, 60, 1, 1, true
+	f.Cohorts = failedCohorts(rows, 11, 3)
+	in := Infer(rows, f)
+	if in.AFail.Known() || in.Hidden.Known() || !strings.Contains(in.AFailNote, "counted 50 % of the first attempts") {
+		t.Errorf("A_fail %v (%q), hidden %v; want neither, the series named", in.AFail.Value, in.AFailNote, in.Hidden.Value)
+	}
+	rows = syntheticRun(40, 100, 3, 2, 4, 10, 15, 60, 1)
+	if in := Infer(rows, f); !near(in.AFail.Value, 6, 1e-9) || !near(in.Hidden.Value, 2, 1e-9) {
+		t.Errorf("a real hidden layer: A_fail %v, hidden %v; want 6 and 2", in.AFail.Value, in.Hidden.Value)
+	}
+}
