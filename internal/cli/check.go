@@ -54,7 +54,7 @@ as the scenario's ok statuses say (a run would find the baseline failing),
 				if err := enc.Encode(checkJSON(steps)); err != nil {
 					return &ExitError{Code: ExitHarness, Err: err}
 				}
-			} else if err := printCheck(stdout, t.Scenario.Name, analysis.Plan(t.Plan).Scenario.Touches, t.Scenario.Secrets, steps); err != nil {
+			} else if err := printCheck(stdout, t.Scenario.Name, analysis.Plan(t.Plan).Scenario.Touches, t.Scenario.Secrets, steps, noRequest); err != nil {
 				return &ExitError{Code: ExitHarness, Err: err}
 			}
 			for _, s := range steps {
@@ -96,7 +96,8 @@ func checkJSON(steps []runner.CheckStep) []checkStepJSON {
 }
 
 // printCheck writes what a run would touch and each step.
-func printCheck(w io.Writer, name string, touches *analysis.Touches, secrets []string, steps []runner.CheckStep) error {
+// noRequest says the target was not asked (--no-request).
+func printCheck(w io.Writer, name string, touches *analysis.Touches, secrets []string, steps []runner.CheckStep, noRequest bool) error {
 	if _, err := fmt.Fprintf(w, "Checking %s: the preflight of run, no load\n", safetext.Line(name)); err != nil {
 		return err
 	}
@@ -116,6 +117,9 @@ func printCheck(w io.Writer, name string, touches *analysis.Touches, secrets []s
 		}
 	}
 	verdict := "every step passed: run has what it needs"
+	if noRequest {
+		verdict = "every step passed; the target was not asked (--no-request): whether it answers, the run's warmup will tell"
+	}
 	if failed > 0 {
 		verdict = fmt.Sprintf("%d step(s) failed: run would stop there; nothing was sent to the target", failed)
 	}
