@@ -242,13 +242,13 @@ func (cp *campaign) ready(ctx context.Context, c cell) error {
 		return cp.stopped(ctx, err)
 	}
 	if c.index > 0 {
-		if err := sleep(ctx, cp.scenario.Campaign.Rest, cp.aborted); err != nil {
+		if err := runner.Rest(ctx, cp.scenario.Campaign.Rest, cp.aborted); err != nil {
 			return cp.stopped(ctx, err)
 		}
 	}
-	pr := newProbe(cp.opts.Test, cp.scenario.Service.Capacity, c.rate, probeLimit(cp.scenario))
-	cp.logf("campaign: probing at %g/s until the first-attempt success ratio holds at %.3g for %s", pr.rate(), pr.successRatio, pr.hold)
-	if err := pr.wait(ctx, cp.opts.Run.Transport, cp.aborted); err != nil {
+	pr := runner.NewHealthProbe(cp.opts.Test, cp.scenario.Service.Capacity, c.rate, runner.ProbeLimit(cp.scenario))
+	cp.logf("campaign: probing at %g/s until the first-attempt success ratio holds at %.3g for %s", pr.Rate(), pr.SuccessRatio, pr.Hold)
+	if err := pr.Wait(ctx, cp.opts.Run.Transport, cp.aborted); err != nil {
 		var re *runner.Error
 		if ctx.Err() != nil || errors.As(err, &re) {
 			return cp.stopped(ctx, err)
@@ -261,17 +261,6 @@ func (cp *campaign) ready(ctx context.Context, c cell) error {
 		return &runner.Error{Kind: runner.KindInconclusive, Err: errors.New(cp.doc.StoppedReason)}
 	}
 	return nil
-}
-
-// probeLimit is how long the probe waits for the service: the longer of
-// on_trap's observation (the time a cell gives the way back) and the
-// load's (a slow recovery may still be under way when a cell ends).
-func probeLimit(s *scenarios.Scenario) time.Duration {
-	limit := scenarios.DefaultTrapObserve
-	if s.OnTrap != nil && s.OnTrap.Observe > 0 {
-		limit = s.OnTrap.Observe
-	}
-	return max(limit, s.Load.Observe)
 }
 
 // logf prints a note for the user, when there is a log.
@@ -308,38 +297,7 @@ func (cp *campaign) stopped(ctx context.Context, err error) error {
 
 // aborted is the abort file's brake: a stopped error once it exists.
 func (cp *campaign) aborted() error {
-	f := cp.opts.Run.AbortFile
-	if f == "" {
-		return nil
-	}
-	if _, err := os.Stat(f); err != nil {
-		return nil
-	}
-	return &runner.Error{Kind: runner.KindStopped, Err: fmt.Errorf("%w: the abort file %s exists", runner.ErrStopped, f)}
-}
-
-// sleep waits d, until ctx ends, or until aborted says so (looked at
-// every quarter second).
-func sleep(ctx context.Context, d time.Duration, aborted func() error) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			return nil
-		case <-tick.C:
-			if err := aborted(); err != nil {
-				return err
-			}
-		}
-	}
+	return runner.AbortFileError(cp.opts.Run.AbortFile)
 }
 
 // describe names the cell's spike (and held demand) in words.
