@@ -15,6 +15,10 @@ type GateSpec struct {
 	// MaxAmplification fails the gate when the amplification exceeds it;
 	// zero means none.
 	MaxAmplification float64 `json:"max_amplification,omitempty"`
+	// MaxTrapProbability is the largest P(trap) the gate accepts over
+	// repeated trials (TrialsGate); zero means none. One document cannot
+	// judge it (TrapProbabilityCriterion).
+	MaxTrapProbability float64 `json:"max_trap_probability,omitempty"`
 }
 
 // GateCriterion is one criterion of the gate and how it went; each becomes
@@ -23,6 +27,10 @@ type GateCriterion struct {
 	Name   string `json:"name"`
 	Passed bool   `json:"passed"`
 	Detail string `json:"detail"`
+	// NotJudged marks a criterion this document cannot judge (a
+	// max_trap_probability on one run): not passed, and not failed either
+	// (exit 3 when it is the only one not passed).
+	NotJudged bool `json:"not_judged,omitempty"`
 }
 
 // GateResult is the `gate` section of the result document.
@@ -95,7 +103,7 @@ func Conclude(spec GateSpec, e Evidence) Conclusion {
 func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplification float64) GateResult {
 	var g GateResult
 	add := func(name string, passed bool, detail string) {
-		g.Criteria = append(g.Criteria, GateCriterion{name, passed, detail})
+		g.Criteria = append(g.Criteria, GateCriterion{Name: name, Passed: passed, Detail: detail})
 		if !passed {
 			g.Failures = append(g.Failures, detail)
 		}
@@ -151,11 +159,45 @@ func EvaluateGate(spec GateSpec, verdict Verdict, recoveryS, projectedS, amplifi
 		}
 		add("amplification", ok, detail)
 	}
+	if spec.MaxTrapProbability > 0 {
+		c := TrapProbabilityCriterion(spec.MaxTrapProbability)
+		g.Criteria = append(g.Criteria, c)
+		g.Failures = append(g.Failures, c.Detail)
+	}
 	g.Passed = len(g.Failures) == 0
 	if g.Failures == nil {
 		g.Failures = []string{}
 	}
 	return g
+}
+
+// CriterionTrapProbability names the gate's max_trap_probability
+// criterion.
+const CriterionTrapProbability = "trap_probability"
+
+// TrapProbabilityCriterion is max_trap_probability = p in the gate of one
+// document (plan, simulate, a single run): not judged, since one trial
+// bounds P(trap) no lower than 79 % (Wilson, 0 of 1); it names the clean
+// trials `trigger run --trials N` needs (CleanTrialsFor).
+func TrapProbabilityCriterion(p float64) GateCriterion {
+	return GateCriterion{Name: CriterionTrapProbability, NotJudged: true,
+		Detail: fmt.Sprintf("max_trap_probability %g not judged: one run cannot bound P(trap); it takes trigger run --trials N with N ≥ %d, every trial clean", p, CleanTrialsFor(p))}
+}
+
+// OnlyNotJudged says whether every criterion a gate did not pass is one
+// it could not judge (and at least one is).
+func (g GateResult) OnlyNotJudged() bool {
+	any := false
+	for _, c := range g.Criteria {
+		switch {
+		case c.Passed:
+		case c.NotJudged:
+			any = true
+		default:
+			return false
+		}
+	}
+	return any
 }
 
 // failuresOf lists the details of the criteria that failed.

@@ -90,3 +90,25 @@ func TestConclude(t *testing.T) {
 		t.Errorf("metastable: %+v", c)
 	}
 }
+
+// TestGateTrapProbabilityNotJudged: max_trap_probability in one
+// document's gate is a criterion neither passed nor failed, naming the
+// clean trials it takes; the gate does not pass on it.
+func TestGateTrapProbabilityNotJudged(t *testing.T) {
+	g := EvaluateGate(GateSpec{MaxTrapProbability: 0.05}, VerdictRecovered, 10, math.NaN(), math.NaN())
+	if g.Passed || !g.OnlyNotJudged() {
+		t.Fatalf("gate = %+v, want not passed with only a not-judged criterion", g)
+	}
+	last := g.Criteria[len(g.Criteria)-1]
+	if last.Name != CriterionTrapProbability || !last.NotJudged || !strings.Contains(last.Detail, "N ≥ 73") {
+		t.Errorf("criterion = %+v", last)
+	}
+	// A trapped run fails on its own: not only not judged.
+	g = EvaluateGate(GateSpec{MaxTrapProbability: 0.05}, VerdictTrapped, math.Inf(1), math.NaN(), math.NaN())
+	if g.Passed || g.OnlyNotJudged() {
+		t.Errorf("trapped gate = %+v, want failed", g)
+	}
+	if g := EvaluateGate(GateSpec{}, VerdictRecovered, 10, math.NaN(), math.NaN()); !g.Passed || g.OnlyNotJudged() {
+		t.Errorf("no max_trap_probability: gate = %+v", g)
+	}
+}

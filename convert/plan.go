@@ -65,9 +65,10 @@ func planInputs(s *scenarios.Scenario, policy retry.Policy, sigs []Signal, settl
 		MaxReplicas:     s.Service.MaxReplicas,
 		ScalabilityPeak: s.Service.ScalabilityPeak,
 		Gate: analysis.GateSpec{
-			MaxRecoveryS:     s.Gate.MaxRecovery.Seconds(),
-			AllowTrap:        s.Gate.AllowTrap,
-			MaxAmplification: s.Gate.MaxAmplification,
+			MaxRecoveryS:       s.Gate.MaxRecovery.Seconds(),
+			AllowTrap:          s.Gate.AllowTrap,
+			MaxAmplification:   s.Gate.MaxAmplification,
+			MaxTrapProbability: s.Gate.MaxTrapProbability,
 		},
 	}
 	if f := s.Fault; f != nil {

@@ -32,6 +32,10 @@ type Gate struct {
 	// trigger is at least this many times expected_spike's size at every
 	// baseline; zero means none.
 	MinTriggerMargin float64
+	// MaxTrapProbability (trigger run --trials N) passes when the Wilson
+	// 95 % upper end of P(trap) over the trials is at most this share,
+	// 0 < p < 1; zero means none. One run cannot judge it.
+	MaxTrapProbability float64
 }
 
 // Defaults of gate's regression thresholds: trigger compare's.
@@ -43,7 +47,7 @@ const (
 // gateSchema is the gate block's: attribute names are the snake_case of
 // Gate's fields.
 var gateSchema = &hcl.BodySchema{Attributes: attrs("max_recovery", "allow_trap", "max_amplification", "baseline",
-	"max_recovery_regression", "max_amplification_regression", "min_trigger_margin")}
+	"max_recovery_regression", "max_amplification_regression", "min_trigger_margin", "max_trap_probability")}
 
 // decodeGate decodes the gate block.
 func (d *decoder) decodeGate(blk *hcl.Block) Gate {
@@ -59,6 +63,7 @@ func (d *decoder) decodeGate(blk *hcl.Block) Gate {
 		MaxRecoveryRegression:      b.share("max_recovery_regression", DefaultMaxRecoveryRegression),
 		MaxAmplificationRegression: b.share("max_amplification_regression", DefaultMaxAmplificationRegression),
 		MinTriggerMargin:           b.num("min_trigger_margin", 0),
+		MaxTrapProbability:         b.num("max_trap_probability", 0),
 	}
 }
 
@@ -93,6 +98,9 @@ func (v *validator) gate() {
 		"min_trigger_margin compares the smallest trapping spike with expected_spike; a capacity search maps a fault's size, which no spike measures.")
 	v.errorf(g.MinTriggerMargin > 0 && v.s.ExpectedSpike == nil, "gate.min_trigger_margin", "Missing expected_spike",
 		"min_trigger_margin compares the smallest trapping trigger with what production brings: add an expected_spike block (multiplier = 2, duration = \"30s\").")
+	v.errorf(g.MaxTrapProbability < 0 || g.MaxTrapProbability >= 1, "gate.max_trap_probability", "Value out of range",
+		"max_trap_probability is the largest P(trap) the gate accepts over repeated trials (trigger run --trials N), a share strictly between 0 and 1 such as 0.05 (0 for none). Got %g.",
+		g.MaxTrapProbability)
 }
 
 // testHash is the first 16 hex digits of the SHA-256 of the scenario's

@@ -147,6 +147,9 @@ func TestSemanticChecks(t *testing.T) {
 		{"scrape_interval short", `address = "embedded"`, "address = \"embedded\"\nscrape_interval = \"100ms\"", "Value out of range", `"100ms"`, "no shorter than 200ms"},
 		// Client limits and backoff.
 		{"max_in_flight zero", "max_in_flight = 100", "max_in_flight = 0", "Value out of range", "0", "at least 1"},
+		// Gate.
+		{"max_trap_probability one", "action = \"drop\"\n}", "action = \"drop\"\n}\ngate {\n  max_trap_probability = 1\n}", "Value out of range", "1", "strictly between 0 and 1"},
+		{"max_trap_probability negative", "action = \"drop\"\n}", "action = \"drop\"\n}\ngate {\n  max_trap_probability = -0.1\n}", "Value out of range", "-0.1", "strictly between 0 and 1"},
 		{"backoff max below base", `max    = "1s"`, `max = "10ms"`, "Backoff max below base", `"10ms"`, "(10ms) is shorter than its base delay (50ms)"},
 	}
 	for _, tt := range tests {

@@ -37,10 +37,12 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // exitFor maps a result document to its exit code: a no-trigger or
 // inconclusive verdict is inconclusive whatever the gate says; otherwise the
-// gate decides.
+// gate decides, and a gate whose only criteria not passed are ones one
+// document cannot judge (max_trap_probability) is inconclusive.
 func exitFor(doc analysis.Document) error {
 	switch {
-	case doc.Verdict == analysis.VerdictNoTrigger, doc.Verdict == analysis.VerdictInconclusive:
+	case doc.Verdict == analysis.VerdictNoTrigger, doc.Verdict == analysis.VerdictInconclusive,
+		!doc.Gate.Passed && doc.Gate.OnlyNotJudged():
 		return &ExitError{Code: ExitInconclusive, Reported: true}
 	case !doc.Gate.Passed:
 		return &ExitError{Code: ExitGateFailed, Reported: true}

@@ -58,3 +58,38 @@ func TestPlanObserveTooShortIsInconclusive(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanTrapProbabilityNotJudged: a gate with max_trap_probability is
+// not judged by plan (nor by one run): exit 3, naming the clean trials
+// `trigger run --trials N` needs; a trapped prediction still fails.
+func TestPlanTrapProbabilityNotJudged(t *testing.T) {
+	dir := t.TempDir()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		code int
+	}{{"recovers", ExitInconclusive}, {"trapped", ExitGateFailed}} {
+		src, err := os.ReadFile(filepath.Join(root, "scenarios", c.name+".hcl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, c.name+".hcl")
+		text := string(src) + "\ngate {\n  max_trap_probability = 0.05\n}\n"
+		if strings.Contains(string(src), "gate {") {
+			text = strings.Replace(string(src), "gate {", "gate {\n  max_trap_probability = 0.05", 1)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := run(t, "plan", path)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d; stderr %q", c.name, code, c.code, stderr)
+		}
+		if !strings.Contains(stdout, "trap_probability not judged") || !strings.Contains(stdout, "--trials N with N ≥ 73") {
+			t.Errorf("%s: plan does not say the gate takes 73 clean trials:\n%s", c.name, stdout)
+		}
+	}
+}

@@ -290,13 +290,19 @@ func gateText(g analysis.GateResult) string {
 	var parts []string
 	for _, c := range g.Criteria {
 		mark := "ok"
-		if !c.Passed {
+		switch {
+		case c.NotJudged:
+			mark = "not judged"
+		case !c.Passed:
 			mark = "FAIL"
 		}
 		parts = append(parts, c.Name+" "+mark)
 	}
 	head := "passed"
-	if !g.Passed {
+	switch {
+	case !g.Passed && g.OnlyNotJudged():
+		head = "NOT JUDGED"
+	case !g.Passed:
 		head = "FAILED"
 	}
 	s := head + " (" + strings.Join(parts, ", ") + ")"

@@ -132,7 +132,12 @@ func WriteJUnit(w io.Writer, doc analysis.Document) error {
 	}
 	for _, c := range criteria {
 		tc := junitCase{Name: c.Name, ClassName: class, Time: "0"}
-		if !c.Passed {
+		switch {
+		case c.NotJudged:
+			// max_trap_probability on one run: neither passed nor failed.
+			tc.Skipped = &junitSkipped{Message: c.Detail}
+			suite.Skipped++
+		case !c.Passed:
 			tc.Failure = &junitFailure{Message: c.Detail, Type: "gate", Text: c.Detail}
 			suite.Failures++
 		}
