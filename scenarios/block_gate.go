@@ -101,6 +101,8 @@ func (v *validator) gate() {
 	v.errorf(g.MaxTrapProbability < 0 || g.MaxTrapProbability >= 1, "gate.max_trap_probability", "Value out of range",
 		"max_trap_probability is the largest P(trap) the gate accepts over repeated trials (trigger run --trials N), a share strictly between 0 and 1 such as 0.05 (0 for none). Got %g.",
 		g.MaxTrapProbability)
+	v.warnf(g.MaxTrapProbability > 0 && g.MaxTrapProbability < 1, "gate.max_trap_probability", "Judged over repeated trials",
+		"max_trap_probability is judged only over repeated trials, every one clean for as many as it takes (trigger plan says how many): run the scenario with trigger run --trials N. plan and a single run report it as not judged.")
 }
 
 // testHash is the first 16 hex digits of the SHA-256 of the scenario's

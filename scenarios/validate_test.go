@@ -205,6 +205,8 @@ func TestWarnings(t *testing.T) {
 		{"rate ignored", `action = "drop"`, "action = \"drop\"\nrate = 5", "Setting ignored"},
 		// Retries configured but no outcome retried.
 		{"nothing retried", `on          = ["timeout", "5xx"]`, "on = []", "Nothing is retried"},
+		// A gate only repeated trials judge.
+		{"max_trap_probability", "action = \"drop\"\n}", "action = \"drop\"\n}\ngate {\n  max_trap_probability = 0.05\n}", "Judged over repeated trials"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,6 +50,16 @@ func (p *progressPrinter) update(st runner.Status) {
 	}
 }
 
+// setPrefix sets what every status line starts with from now on (the
+// trial under way).
+func (p *progressPrinter) setPrefix(prefix string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.end()
+	p.prefix = prefix
+	p.lastPhase, p.lastPrint = "", -time.Hour
+}
+
 // note prints a message on a line of its own, not through the status line.
 func (p *progressPrinter) note(format string, args ...any) {
 	p.mu.Lock()

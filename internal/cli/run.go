@@ -25,10 +25,11 @@ func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
 	var asJSON, yes, overwrite, force bool
 	var out, metricsAddr, abortFile string
 	var seed uint64
+	var tf trialsFlags
 	var ff fleetFlags
 	var cf consentFlags
 	cmd := &cobra.Command{
-		Use:   "run [--yes] [--out DIR] [--json] [--var NAME=VALUE] SCENARIO.hcl",
+		Use:   "run [--yes] [--out DIR] [--json] [--trials N] [--var NAME=VALUE] SCENARIO.hcl",
 		Short: "Run the destructive trigger test against the scenario's target",
 		Long: `run drives the scenario's baseline, spike and baseline against its target
 with the clients' real timeout and retry policy, reads the service's metrics
@@ -61,6 +62,23 @@ is not empty is refused unless --overwrite, which replaces the previous run;
 a run holds a lock on its folder (.lock) for its life, and a folder a run
 still in progress holds is refused, --overwrite or not.
 
+--trials N (2 to 1000) runs the same test N times with seeds --seed,
+--seed+1, …, each in OUT/trial-NN-seedS after a rest (--rest) and on a
+service a light probe saw back (as campaign's cells), and reports the
+share of trials trapped, metastable and recovered with Wilson 95 %
+intervals beside the model's P(trap), the recovery time's median and
+spread, in OUT/trials.json and OUT/trials.md. It stops as soon as the
+outcome is known: without gate.max_trap_probability by the sequential rule
+(two agreeing trials far from the boundary), with it as soon as the gate can
+no longer pass; --all-trials runs all N. With max_trap_probability = p the
+series passes when the interval's upper end (metastable counted as trapped)
+is at most p and no trial failed another criterion of its gate; it fails on
+a trap that keeps the bound over p; it is inconclusive (3) when too few
+clean trials told. Without it every trial must pass its own gate. A service
+that does not come back before a trial fails the series. One run without
+--trials reports max_trap_probability as not judged (exit 3 when nothing
+else fails).
+
 Exit codes: 0 passed, 1 gate failed, 2 usage or scenario error, 3 inconclusive
 (no trigger, baseline already failing, metrics missing, signals could not
 tell), 4 harness error (Prometheus unreachable, scrape target down, a
@@ -83,9 +101,26 @@ fault's stop command failed: the fault may still be in place),
 			if out == "" {
 				out = filepath.Join("out", fmt.Sprintf("%s-%s", s.Name, time.Now().Format("20060102-150405")))
 			}
+			if err := tf.check(cmd); err != nil {
+				return err
+			}
 			if err := test.Run.CheckConsent(cf.consent()); err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w; nothing was sent", err)}
 			}
+			if tf.n > 0 {
+				return tf.run(cmd.Context(), test, out, runner.Options{
+					Seed:          seed,
+					MetricsListen: metricsAddr,
+					AbortFile:     abortFile,
+					Overwrite:     overwrite,
+					Force:         force,
+					FaultGuard:    faultGuardOf(cmd.Context()),
+					Hurry:         hurryOf(cmd.Context()),
+					Fleet:         fleetOpts,
+					Consent:       cf.consent(),
+				}, yes, asJSON, stdout, stderr)
+			}
+			tf.warnSingle(test, stderr)
 			if err := confirm(test, yes, os.Stdin, stderr); err != nil {
 				return err
 			}
@@ -118,6 +153,7 @@ fault's stop command failed: the fault may still be in place),
 	cmd.Flags().BoolVar(&force, "force", false, "start the scenario's fault even though a journal says one against the same target is still pending (see trigger restore)")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "reuse a non-empty --out: remove the previous run there, its Prometheus data included")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the driver's trigger_* metrics at this address for an outside Prometheus (e.g. :9464, which binds 127.0.0.1; a host that is not loopback is warned about)")
+	tf.register(cmd)
 	ff.register(cmd)
 	cf.register(cmd)
 	return cmd

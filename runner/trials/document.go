@@ -1,0 +1,146 @@
+package trials
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/trigger-test/trigger/analysis"
+	"github.com/trigger-test/trigger/convert"
+	"github.com/trigger-test/trigger/internal/version"
+	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/runner/report"
+)
+
+// newDocument is trials.json before any trial.
+func newDocument(opts Options, now time.Time) analysis.TrialsDocument {
+	s := opts.Test.Scenario
+	plan := analysis.Plan(opts.Test.Plan)
+	return analysis.TrialsDocument{
+		Kind:           "trials",
+		TriggerVersion: version.String(),
+		Scenario: analysis.TrialsScenario{Name: s.Name, File: s.File, Hash: s.Hash, Target: plan.Scenario.Target,
+			DemandPerS: s.Load.Baseline, CapacityPerS: s.Service.Capacity, Multiplier: s.Load.Spike.Multiplier,
+			SpikeS: s.Load.Spike.Duration.Seconds(), TimeoutS: s.Client.Timeout.Seconds()},
+		TrialsAsked: opts.Trials,
+		BaseSeed:    opts.Run.Seed,
+		AllTrials:   opts.AllTrials,
+		RestS:       opts.Rest.Seconds(),
+		StartedAt:   now.UTC().Format(time.RFC3339),
+		Trials:      []analysis.TrialRow{},
+	}
+}
+
+// write rewrites trials.json and trials.md atomically; a report that
+// cannot be written is a note, not the series' end.
+func (sr *series) write() error {
+	err := report.WriteFileAtomic(sr.opts.OutDir, File, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sr.doc)
+	})
+	if err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(sr.opts.OutDir, MarkdownFile, func(w io.Writer) error {
+		return report.WriteTrialsMarkdown(w, sr.doc)
+	}); err != nil {
+		sr.logf("trials: %v", err)
+	}
+	return nil
+}
+
+// Longest is the most a series of n trials of test can take: every trial
+// at its longest (warmup, spike, observe and on_trap's observation, or
+// max_duration when shorter), with the probe before it and the rest
+// before all but the first; the model's odds aside.
+func Longest(test *convert.Test, n int, rest time.Duration) time.Duration {
+	s := test.Scenario
+	d := s.Load.Warmup + s.Load.Spike.Duration + s.Load.Observe
+	if s.OnTrap != nil {
+		d += s.OnTrap.Observe
+	}
+	if s.Fault != nil {
+		d += s.Fault.Duration
+	}
+	if s.MaxDuration > 0 && s.MaxDuration < d {
+		d = s.MaxDuration
+	}
+	return time.Duration(n)*(d+runner.ProbeLimit(s)) + time.Duration(max(n-1, 0))*max(rest, 0)
+}
+
+// prepare creates the series' folder and takes its lock (runner.LockDir:
+// a folder a series or a run in progress holds is refused, and nothing in
+// it touched); one that holds anything is refused unless overwrite, and
+// then only a previous series is removed (trials.json, trials.md,
+// trial-* folders): a folder holding anything else is refused whole. The
+// caller holds the returned lock for the series' life.
+func prepare(dir string, overwrite bool) (*runner.DirLock, error) {
+	lock, err := runner.LockDir(dir)
+	switch {
+	case errors.Is(err, runner.ErrOutLocked):
+		return nil, &runner.Error{Kind: runner.KindUsage, Err: err}
+	case err != nil:
+		return nil, &runner.Error{Kind: runner.KindHarness, Err: err}
+	}
+	if err := prepareLocked(dir, overwrite); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// prepareLocked is prepare once dir exists and its lock is held.
+func prepareLocked(dir string, overwrite bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return &runner.Error{Kind: runner.KindHarness, Err: err}
+	}
+	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return e.Name() == runner.LockFile })
+	if len(entries) == 0 {
+		return nil
+	}
+	if !overwrite {
+		return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %d entries (pass --overwrite to replace a previous series of trials there)", runner.ErrOutExists, dir, len(entries))}
+	}
+	for _, e := range entries {
+		if !seriesEntry(e) {
+			return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %s, which no series of trials wrote; nothing was removed", runner.ErrOutExists, dir, e.Name())}
+		}
+	}
+	// A trial's run in progress still holds its folder.
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "trial-") {
+			tl, err := runner.LockDir(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return &runner.Error{Kind: runner.KindUsage, Err: err}
+			}
+			defer tl.Unlock()
+		}
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return &runner.Error{Kind: runner.KindHarness, Err: err}
+		}
+	}
+	return nil
+}
+
+// seriesEntry says whether a folder entry is one a series writes.
+func seriesEntry(e os.DirEntry) bool {
+	name := e.Name()
+	switch {
+	case name == File, name == MarkdownFile,
+		strings.HasPrefix(name, "."+File+"-"), strings.HasPrefix(name, "."+MarkdownFile+"-"): // a write cut short
+		return !e.IsDir()
+	case strings.HasPrefix(name, "trial-"):
+		return e.IsDir()
+	}
+	return false
+}
