@@ -114,6 +114,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 // run computes the model's odds, then runs the trials.
 func (sr *series) run(ctx context.Context) error {
+	// The abort file first: a series it stops costs nothing, the model
+	// included.
+	if err := sr.aborted(); err != nil {
+		return sr.stopped(ctx, err)
+	}
 	if err := sr.model(ctx); err != nil {
 		return sr.stopped(ctx, err)
 	}
