@@ -125,3 +125,21 @@ func exitCode(err error) int {
 	}
 	return 0
 }
+
+// Without --yes a series asks once, naming the trials and the longest
+// they can take; with no terminal to ask on it is refused (exit 2) and
+// nothing is sent.
+func TestRunTrialsConfirmation(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	args := []string{"run", "--var", "url=" + srv.URL, "--trials", "3", "--rest", "5s", "--out", filepath.Join(t.TempDir(), "out"), filepath.Join("testdata", "small-run.hcl")}
+	code := Main(context.Background(), args, &stdout, &stderr)
+	if code != ExitUsage || hits.Load() != 0 {
+		t.Fatalf("exit %d with %d requests; want 2 and none", code, hits.Load())
+	}
+	if got := stderr.String(); !strings.Contains(got, "Up to 3 trigger tests") || !strings.Contains(got, "a rest of 5s") || strings.Count(got, "Up to") != 1 {
+		t.Errorf("the question does not name the trials once:\n%s", got)
+	}
+}
