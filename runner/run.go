@@ -163,7 +163,18 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if err != nil {
 		return nil, failf(KindHarness, "%w", err)
 	}
-	r := newRun(opts, drv, mets, tw)
+	odds := opts.TrapProbability
+	if odds == nil {
+		// The model's odds, computed as plan computes them (the same
+		// seeds and runs: the same figure), before any load.
+		if odds, err = opts.Test.TrapProbability(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+			}
+			return nil, failf(KindHarness, "the model's odds: %w", err)
+		}
+	}
+	r := newRun(opts, drv, mets, tw, odds)
 	r.phases = phases
 	phases.set(r.phase)
 	r.brakes, r.redact, r.fleet, r.baseline = brk, red, coord, baseline

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/trigger-test/trigger/analysis"
+)
+
+// plan prints the model's P(trap): in its document, the request model's
+// odds over the same seeded runs `simulate --model request --runs N`
+// makes (the same count), and in its text beside the prediction; for a
+// scenario the model does not describe, null with the reason.
+func TestPlanShowsTheModelsOdds(t *testing.T) {
+	// run changes to the repository's root: one call a subtest.
+	cli := func(args ...string) (code int, stdout, stderr string) {
+		t.Run(strings.Join(args, " "), func(t *testing.T) { code, stdout, stderr = run(t, args...) })
+		return code, stdout, stderr
+	}
+	code, stdout, stderr := cli("plan", "--json", "scenarios/trapped.hcl")
+	doc := decode[analysis.Document](t, code, stdout, stderr)
+	tp := doc.TrapProbability
+	if tp == nil || tp.Trapped == nil || tp.Model != "request" || tp.FirstSeed != 1 || tp.Runs < 1 || tp.Trapped.Of != tp.Runs {
+		t.Fatalf("trap_probability %+v; want the request model's odds", tp)
+	}
+	if tp.Trapped.Count != tp.Runs || tp.Trapped.Lo < 0.9 {
+		t.Errorf("trapped.hcl (A·ρ = 1.2): %d of %d trapped, lo %v; want all", tp.Trapped.Count, tp.Runs, tp.Trapped.Lo)
+	}
+	code, stdout, stderr = cli("simulate", "--model", "request", "--seed", "1", "--runs", strconv.Itoa(tp.Runs), "--json", "scenarios/trapped.hcl")
+	sim := decode[analysis.Document](t, code, stdout, stderr)
+	if sim.Runs == nil || sim.Runs.Trapped.Count != tp.Trapped.Count || sim.Runs.Trapped.Of != tp.Trapped.Of {
+		t.Errorf("simulate's runs %+v; plan's odds %+v: want the same count", sim.Runs, *tp.Trapped)
+	}
+
+	_, text, _ := cli("plan", "scenarios/recovers.hcl")
+	if !strings.Contains(text, "P(trap)        model 0 % (95 %: 0–1.9 %), 0 of 200 seeded runs of the request model trapped") {
+		t.Errorf("plan's text lacks the model's odds:\n%s", text)
+	}
+
+	code, stdout, stderr = cli("plan", "--json", "scenarios/testdata/good/all.hcl")
+	doc = decode[analysis.Document](t, code, stdout, stderr)
+	if tp := doc.TrapProbability; tp == nil || tp.Trapped != nil || !strings.Contains(tp.ModelUnavailable, "autoscaler") {
+		t.Errorf("autoscaled scenario: trap_probability %+v; want null with the reason", tp)
+	}
+	if !strings.Contains(stdout, `"trapped": null`) {
+		t.Errorf("autoscaled scenario's document: want \"trapped\": null\n%s", stdout)
+	}
+}
