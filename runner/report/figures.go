@@ -22,7 +22,7 @@ type figures struct {
 	// The verdict against the prediction; TrapOdds is a run's one draw
 	// beside the model's P(trap) (the document's trap_probability).
 	Verdict, TrapOdds, Recovery, RecoveryWithLag, RecoveryFromFormula *figure
-	PeakWait, FinalWait, WaitSlope, OnTrap                  *figure
+	PeakWait, FinalWait, WaitSlope, OnTrap                            *figure
 
 	// The amplification: the clients', A_fail, the hidden factor, the A
 	// the run stands by, and what A gives (1/A, A·ρ), measured at A_fail
