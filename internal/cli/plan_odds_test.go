@@ -47,3 +47,29 @@ func TestPlanShowsTheModelsOdds(t *testing.T) {
 		t.Errorf("autoscaled scenario's document: want \"trapped\": null\n%s", stdout)
 	}
 }
+
+// simulate's document carries the model's odds as plan's does, whichever
+// model drew its timeline: the same section for the same scenario.
+func TestSimulateShowsTheModelsOdds(t *testing.T) {
+	docs := map[string]analysis.Document{}
+	for _, args := range [][]string{
+		{"plan", "--json", "scenarios/recovers.hcl"},
+		{"simulate", "--json", "scenarios/recovers.hcl"},
+		{"simulate", "--model", "request", "--seed", "7", "--json", "scenarios/recovers.hcl"},
+	} {
+		name := strings.Join(args, " ")
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := run(t, args...)
+			docs[name] = decode[analysis.Document](t, code, stdout, stderr)
+		})
+	}
+	plan := docs["plan --json scenarios/recovers.hcl"].TrapProbability
+	if plan == nil || plan.Trapped == nil {
+		t.Fatalf("plan's trap_probability %+v", plan)
+	}
+	for name, doc := range docs {
+		if tp := doc.TrapProbability; tp == nil || tp.Trapped == nil || *tp.Trapped != *plan.Trapped || tp.Runs != plan.Runs || tp.FirstSeed != 1 {
+			t.Errorf("%s: trap_probability %+v; want plan's %+v", name, tp, plan)
+		}
+	}
+}
