@@ -73,3 +73,25 @@ func TestSimulateShowsTheModelsOdds(t *testing.T) {
 		}
 	}
 }
+
+// A run's text sets its verdict, one draw, beside the model's odds; a
+// document without them (recorded before) prints no such line.
+func TestRunTextShowsOneDrawBesideTheOdds(t *testing.T) {
+	p := analysis.NewProportion(44, 200)
+	doc := analysis.Document{Kind: "run", Verdict: analysis.VerdictTrapped,
+		TrapProbability: &analysis.TrapProbability{Model: "request", Trapped: &p, Runs: 200, FirstSeed: 1}}
+	var b strings.Builder
+	if err := printDocument(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	want := "P(trap)        model 22 % (95 %: 17–28 %), 44 of 200 seeded runs of the request model trapped\n" +
+		"               this run: trapped — one draw; repeated trials measure the odds\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("run text lacks\n%s\n---\n%s", want, b.String())
+	}
+	doc.TrapProbability = nil
+	b.Reset()
+	if err := printDocument(&b, doc); err != nil || strings.Contains(b.String(), "P(trap)") {
+		t.Errorf("a document without the odds printed them (%v):\n%s", err, b.String())
+	}
+}
