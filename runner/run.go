@@ -167,6 +167,9 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if odds == nil {
 		// The model's odds, computed as plan computes them (the same
 		// seeds and runs: the same figure), before any load.
+		if opts.Progress != nil {
+			opts.Progress(Status{Phase: analysis.PhasePreflight, SuccessRatio: math.NaN(), WaitS: math.NaN(), Note: "the model's odds: seeded runs of the request model"})
+		}
 		if odds, err = opts.Test.TrapProbability(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil, &Error{Kind: KindInterrupted, Err: ErrInterrupted}
