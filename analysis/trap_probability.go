@@ -62,13 +62,14 @@ func (t *TrapProbability) ModelText() string {
 }
 
 // OneDrawText is what a single run measures of P(trap), in words: its
-// verdict, one draw of the odds ("" for a document that is not a run).
+// verdict, one draw of the odds; a run that could not tell (inconclusive,
+// or no verdict) is no draw at all; "" for a document that is not a run.
 func OneDrawText(kind string, v Verdict) string {
-	if kind != "run" {
+	switch {
+	case kind != "run":
 		return ""
-	}
-	if v == "" {
-		v = "no verdict"
+	case v == "" || v == VerdictInconclusive:
+		return "this run could not tell: no draw"
 	}
 	return fmt.Sprintf("this run: %s — one draw; repeated trials measure the odds", v)
 }

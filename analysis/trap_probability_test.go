@@ -81,6 +81,9 @@ func TestTrapProbabilityText(t *testing.T) {
 	if got := OneDrawText("run", VerdictTrapped); got != "this run: trapped — one draw; repeated trials measure the odds" {
 		t.Errorf("one draw %q", got)
 	}
+	if got := OneDrawText("run", VerdictInconclusive); got != "this run could not tell: no draw" {
+		t.Errorf("an inconclusive run's draw %q", got)
+	}
 	if got := OneDrawText("plan", ""); got != "" {
 		t.Errorf("a plan's one draw %q, want none", got)
 	}

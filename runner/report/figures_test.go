@@ -293,17 +293,16 @@ func wantFigures(doc analysis.Document) map[string][]row {
 	return want
 }
 
-// wantOneDraw is what a run measured of P(trap): its verdict, one draw
-// ("no verdict" without one); nothing for a plan or a model.
+// wantOneDraw is what a run measured of P(trap): its verdict, one draw;
+// no draw when it could not tell; nothing for a plan or a model.
 func wantOneDraw(doc analysis.Document) string {
-	if doc.Kind != "run" {
+	switch {
+	case doc.Kind != "run":
 		return ""
+	case doc.Verdict == "" || doc.Verdict == analysis.VerdictInconclusive:
+		return "this run could not tell: no draw"
 	}
-	v := string(doc.Verdict)
-	if v == "" {
-		v = "no verdict"
-	}
-	return "this run: " + v + " — one draw; repeated trials measure the odds"
+	return "this run: " + string(doc.Verdict) + " — one draw; repeated trials measure the odds"
 }
 
 // wantModelOdds is the model's P(trap) as the document's trap_probability
