@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,5 +95,38 @@ func TestRunTextShowsOneDrawBesideTheOdds(t *testing.T) {
 	b.Reset()
 	if err := printDocument(&b, doc); err != nil || strings.Contains(b.String(), "P(trap)") {
 		t.Errorf("a document without the odds printed them (%v):\n%s", err, b.String())
+	}
+}
+
+// A scenario too large for the model's odds (a million first attempts a
+// second for an hour) gets no figure but the reason, at once: the budget
+// is checked against one run's first attempts before any run.
+func TestPlanOddsOfAHugeScenarioAreTooCostly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.hcl")
+	src := `scenario "huge" {}
+target {
+  url         = "http://127.0.0.1:8080/work"
+  allow_hosts = ["127.0.0.1"]
+}
+client { timeout = "1s" }
+service { capacity = 4000000 }
+load {
+  baseline = 1000000
+  warmup   = "20s"
+  spike {
+    multiplier = 5
+    duration   = "10s"
+  }
+  observe = "1h"
+}
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "plan", "--json", path)
+	doc := decode[analysis.Document](t, code, stdout, stderr)
+	tp := doc.TrapProbability
+	if tp == nil || tp.Trapped != nil || tp.Runs != 0 || tp.AttemptsSimulated != 0 || !strings.Contains(tp.ModelUnavailable, "too costly") {
+		t.Errorf("trap_probability %+v; want null, too costly, no run made", tp)
 	}
 }
