@@ -42,6 +42,10 @@ type Document struct {
 	// --model request --runs N with N > 1); the rest of the document shows
 	// the median run.
 	Runs *RunSpread `json:"runs,omitempty"`
+	// TrapProbability is the model's P(trap) for the test, over seeded
+	// runs of the request-level model (plan, simulate and run alike); nil
+	// when it was not computed (a document written before it was).
+	TrapProbability *TrapProbability `json:"trap_probability,omitempty"`
 	// Fleet describes the agents of a run spread over several (trigger
 	// run --workers N); omitted for one driver.
 	Fleet *FleetInfo `json:"fleet,omitempty"`

@@ -31,11 +31,15 @@ type TrialsDocument struct {
 	Trials    []TrialRow `json:"trials"`
 	// Summary is the odds over the trials run; null before the first.
 	Summary *TrialSummary `json:"summary"`
-	// Model is the request-level model's P(trap) for the same test, beside
-	// the measured one; null when the model could not run (ModelNote).
-	Model     *TrialsModel `json:"model"`
-	ModelNote string       `json:"model_note,omitempty"`
-	Gate      TrialsGate   `json:"gate"`
+	// Model is the request-level model's P(trap) for the same test, the
+	// trap_probability section plan and every trial's result.json show
+	// (its Trapped null, with the reason, when the model does not describe
+	// the test); ModelInsideMeasured says whether its value lies in the
+	// measured P(trapped)'s 95 % interval, null before a trial or without
+	// the model's figure.
+	Model               *TrapProbability `json:"model"`
+	ModelInsideMeasured *bool            `json:"model_inside_measured"`
+	Gate                TrialsGate       `json:"gate"`
 	// StoppedEarly is set when the series ended before TrialsAsked by the
 	// sequential rule or because the gate could no longer pass;
 	// StoppedReason says why the series ended, whatever ended it.
@@ -90,16 +94,6 @@ type TrialRow struct {
 	RecoveryGate *GateCriterion `json:"recovery_gate,omitempty"`
 	// Note says why the verdict is what it is, or what cut the trial short.
 	Note string `json:"note,omitempty"`
-}
-
-// TrialsModel is the model's P(trap) beside the measured one.
-type TrialsModel struct {
-	// TrapProbability is the share of the request-level model's seeded
-	// runs that ended trapped (request.TrapOdds), with its interval.
-	TrapProbability Proportion `json:"trap_probability"`
-	// InsideMeasured says whether the model's value lies in the measured
-	// P(trapped)'s 95 % interval; null before any trial.
-	InsideMeasured *bool `json:"inside_measured"`
 }
 
 // TrialsGate is the series' gate: max_trap_probability over the trials,
@@ -325,8 +319,9 @@ func (d *TrialsDocument) Judge(maxTrapProbability float64) {
 		s := SummarizeTrials(TrialOutcomes(d.Trials))
 		d.Summary = &s
 	}
-	if d.Model != nil && d.Summary != nil {
-		d.Model.InsideMeasured = ModelInside(d.Model.TrapProbability, d.Summary.Trapped)
+	d.ModelInsideMeasured = nil
+	if d.Model != nil && d.Model.Trapped != nil && d.Summary != nil {
+		d.ModelInsideMeasured = ModelInside(*d.Model.Trapped, d.Summary.Trapped)
 	}
 	d.Gate = JudgeTrials(TrialsSpec{MaxTrapProbability: maxTrapProbability, Asked: d.TrialsAsked, AllTrials: d.AllTrials}, d.Trials)
 	switch {

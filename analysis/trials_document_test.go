@@ -144,10 +144,11 @@ func TestJudgeTrials(t *testing.T) {
 // measured interval, the outcome; it encodes to JSON before any trial and
 // after (no NaN reaches the encoder).
 func TestTrialsDocumentJudge(t *testing.T) {
+	model := NewProportion(76, 200)
 	d := TrialsDocument{Kind: "trials", TrialsAsked: 10, Trials: []TrialRow{},
-		Model: &TrialsModel{TrapProbability: NewProportion(76, 200)}}
+		Model: &TrapProbability{Model: "request", Trapped: &model, Runs: 200}}
 	d.Judge(0)
-	if d.Summary != nil || d.Outcome != TrialsInconclusive || d.Model.InsideMeasured != nil {
+	if d.Summary != nil || d.Outcome != TrialsInconclusive || d.ModelInsideMeasured != nil {
 		t.Errorf("no trial: %+v", d)
 	}
 	if _, err := json.Marshal(d); err != nil {
@@ -155,7 +156,7 @@ func TestTrialsDocumentJudge(t *testing.T) {
 	}
 	d.Trials = rows(VerdictTrapped, VerdictRecovered, VerdictRecovered, VerdictTrapped)
 	d.Judge(0)
-	if d.TrialsRun != 4 || d.Summary.Trapped.Count != 2 || d.Model.InsideMeasured == nil || !*d.Model.InsideMeasured || d.Outcome != TrialsFailed {
+	if d.TrialsRun != 4 || d.Summary.Trapped.Count != 2 || d.ModelInsideMeasured == nil || !*d.ModelInsideMeasured || d.Outcome != TrialsFailed {
 		t.Errorf("2 of 4: %+v %+v", d, d.Summary)
 	}
 	if d.Summary.RecoveryMedianS == nil || *d.Summary.RecoveryMedianS != 11.5 {
@@ -163,8 +164,8 @@ func TestTrialsDocumentJudge(t *testing.T) {
 	}
 	d.Trials = rows(repeat(VerdictRecovered, 10)...)
 	d.Judge(0)
-	if *d.Model.InsideMeasured || d.Outcome != TrialsPassed {
-		t.Errorf("0 of 10 beside a model at 38 %%: inside %v outcome %s", *d.Model.InsideMeasured, d.Outcome)
+	if *d.ModelInsideMeasured || d.Outcome != TrialsPassed {
+		t.Errorf("0 of 10 beside a model at 38 %%: inside %v outcome %s", *d.ModelInsideMeasured, d.Outcome)
 	}
 	if _, err := json.Marshal(d); err != nil {
 		t.Fatal(err)

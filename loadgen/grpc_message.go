@@ -1,34 +1,20 @@
 package loadgen
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/trigger-test/trigger/internal/grpcdesc"
 )
 
 // encodeMessage encodes body, a request message of type in as protojson,
-// to protobuf binary. An empty body is the empty message.
+// to protobuf binary: grpcdesc.Encode, the encoding the scenario's check
+// made of the same message. An empty body is the empty message.
 func encodeMessage(in protoreflect.MessageDescriptor, body []byte) ([]byte, error) {
-	msg := dynamicpb.NewMessage(in)
-	if len(strings.TrimSpace(string(body))) > 0 {
-		if err := protojson.Unmarshal(body, msg); err != nil {
-			return nil, fmt.Errorf("message %s: %w", in.FullName(), err)
-		}
-	}
-	b, err := proto.Marshal(msg)
-	if err != nil {
-		return nil, fmt.Errorf("message %s: %w", in.FullName(), err)
-	}
-	if b == nil {
-		b = []byte{}
-	}
-	return b, nil
+	return grpcdesc.Encode(in, string(body))
 }
 
 // grpcMetadata is h as a call's metadata: keys lowercased, the tracking

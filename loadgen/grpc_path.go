@@ -12,11 +12,10 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	grpcstatus "google.golang.org/grpc/status"
 
+	"github.com/trigger-test/trigger/internal/grpcdesc"
 	"github.com/trigger-test/trigger/vocab"
 )
 
@@ -66,17 +65,15 @@ type grpcRequest struct {
 // host, checked by newMix): TLS for grpcs:// from tc (nil: Go's
 // defaults), and each call's message encoded unless it holds markers.
 func newGRPCPath(d *Driver, tc *tls.Config) (*grpcPath, error) {
-	u := d.mix.reqs[0].url
-	creds := insecure.NewCredentials()
-	if u.Scheme == "grpcs" {
-		if tc == nil {
-			tc = &tls.Config{}
-		}
-		creds = credentials.NewTLS(tc)
+	// The one mapping of a gRPC URL to an address and credentials, which
+	// check and reflection use too: a URL without a port gets 80 or 443.
+	addr, creds, err := grpcdesc.Dial(d.mix.reqs[0].url.String(), tc)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: %w", err)
 	}
 	p := &grpcPath{
 		d:      d,
-		target: "passthrough:///" + u.Host,
+		target: "passthrough:///" + addr,
 		size:   grpcPoolSize(d.cfg.MaxInFlight),
 		opts: []grpc.DialOption{
 			grpc.WithTransportCredentials(creds),

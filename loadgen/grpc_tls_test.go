@@ -67,3 +67,23 @@ func TestGRPCDriverTLS(t *testing.T) {
 		}
 	}
 }
+
+// A gRPC URL without a port is dialled at grpc's default port, 80 for
+// grpc:// and 443 for grpcs://, as check and reflection dial it (one
+// mapping, grpcdesc.Dial); the driver used to dial the bare host.
+func TestGRPCPathDefaultPort(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"grpc://127.0.0.1", "passthrough:///127.0.0.1:80"},
+		{"grpcs://127.0.0.1", "passthrough:///127.0.0.1:443"},
+		{"grpc://127.0.0.1:9000", "passthrough:///127.0.0.1:9000"},
+	} {
+		req := Request{URL: tc.url, GRPC: &GRPCCall{Method: testMethod, Input: testReqDesc(t)}, Body: []byte(`{"id":"x"}`)}
+		d, err := NewDriver(Config{Request: req, Stages: []Stage{Constant(100*time.Millisecond, 1)}, Timeout: time.Second})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.url, err)
+		}
+		if got := d.path.(*grpcPath).target; got != tc.want {
+			t.Errorf("%s: dials %s, want %s", tc.url, got, tc.want)
+		}
+	}
+}

@@ -45,6 +45,10 @@ func TestE2ETrappedStopsEarly(t *testing.T) {
 	if a := analysis.Value(d.Amplification.Measured); math.Abs(a-3) > 0.45 {
 		t.Errorf("A_fail = %.2f, want 3 ± 15 %%", a)
 	}
+	// The model's odds beside this one draw: the request model traps it too.
+	if tp := d.TrapProbability; tp == nil || tp.Trapped == nil || tp.FirstSeed != 1 || !(tp.Trapped.Lo > 0.5) {
+		t.Errorf("trap_probability %+v; want the request model's odds, most runs trapped", tp)
+	}
 }
 
 // System A at ρ = 0.25 (A·ρ = 0.75) recovers, within 25 % of the

@@ -12,7 +12,6 @@ import (
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/loadgen"
 	"github.com/trigger-test/trigger/retry"
-	"github.com/trigger-test/trigger/scenarios"
 )
 
 // HealthProbe is the light load that checks a service is back before a
@@ -87,17 +86,6 @@ func (p HealthProbe) Wait(ctx context.Context, transport http.RoundTripper, abor
 			return nil
 		}
 	}
-}
-
-// ProbeLimit is how long a health probe waits for the service: the longer
-// of on_trap's observation (the time a test gives the way back) and the
-// load's (a slow recovery may still be under way when a test ends).
-func ProbeLimit(s *scenarios.Scenario) time.Duration {
-	limit := scenarios.DefaultTrapObserve
-	if s.OnTrap != nil && s.OnTrap.Observe > 0 {
-		limit = s.OnTrap.Observe
-	}
-	return max(limit, s.Load.Observe)
 }
 
 // AbortFileError is the abort file's brake between runs: a stopped error

@@ -44,6 +44,10 @@ type Options struct {
 	// MetricsListen, when set, serves the driver's trigger_* metrics at
 	// http://MetricsListen/metrics for an outside Prometheus to scrape.
 	MetricsListen string
+	// TrapProbability, when set, is the test's trap_probability section
+	// already computed (convert.Test.TrapProbability: repeated runs of one
+	// test share it); nil: the run computes it before any load.
+	TrapProbability *analysis.TrapProbability
 	// Transport overrides the driver's HTTP transport (tests).
 	Transport http.RoundTripper
 	// AbortFile, when set, is a path whose appearance stops the run's load

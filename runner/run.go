@@ -66,6 +66,22 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 		}
 		baseline = &comparedBaseline{path: b.Path, doc: doc, rows: rows}
 	}
+	odds := opts.TrapProbability
+	if odds == nil {
+		// The model's odds, computed as plan computes them (the same
+		// seeds and runs: the same figure), before anything is
+		// started: the preflight stays next to the load.
+		if opts.Progress != nil {
+			opts.Progress(Status{Phase: analysis.PhasePreflight, SuccessRatio: math.NaN(), WaitS: math.NaN(), Note: "the model's odds: seeded runs of the request model"})
+		}
+		var err error
+		if odds, err = opts.Test.TrapProbability(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, &Error{Kind: KindInterrupted, Err: ErrInterrupted}
+			}
+			return nil, failf(KindHarness, "the model's odds: %w", err)
+		}
+	}
 	lock, err := prepareOutDir(opts.OutDir, opts.Overwrite, spec.Metrics != nil && spec.Metrics.Embedded)
 	if err != nil {
 		if errors.Is(err, ErrOutExists) || errors.Is(err, ErrOutLocked) {
@@ -163,7 +179,7 @@ func run1(ctx context.Context, opts Options, red redactor) (*Result, error) {
 	if err != nil {
 		return nil, failf(KindHarness, "%w", err)
 	}
-	r := newRun(opts, drv, mets, tw)
+	r := newRun(opts, drv, mets, tw, odds)
 	r.phases = phases
 	phases.set(r.phase)
 	r.brakes, r.redact, r.fleet, r.baseline = brk, red, coord, baseline

@@ -77,9 +77,11 @@ type run struct {
 	faultStartS, faultStopS float64
 }
 
-func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter) *run {
+func newRun(opts Options, drv load, mets *metrics, tw *report.TimelineWriter, odds *analysis.TrapProbability) *run {
 	t := opts.Test
-	plan := asRecorded(analysis.Plan(t.Plan))
+	plan := analysis.Plan(t.Plan)
+	plan.TrapProbability = odds
+	plan = asRecorded(plan)
 	r := &run{
 		opts: opts, test: t, spec: t.Run, plan: plan, inputs: t.Plan, drv: drv, mets: mets, tw: tw,
 		phase: analysis.PhaseWarmup, lastStatus: -1,

@@ -37,6 +37,9 @@ its relative paths are taken from the working directory).`,
 				return err
 			}
 			doc := analysis.Plan(t.Plan)
+			if doc.TrapProbability, err = t.TrapProbability(cmd.Context()); err != nil {
+				return modelError(err)
+			}
 			short := doc.ObserveTooShort()
 			extra := func(w io.Writer) error {
 				if short != "" {

@@ -144,6 +144,11 @@ func runSimulate(ctx context.Context, sf *scenarioFlags, f *simulateFlags, path 
 	if err != nil {
 		return modelError(err)
 	}
+	// The model's odds as plan and run give them (seed 1, the default
+	// runs), whichever model drew the timeline: the same figure everywhere.
+	if doc.TrapProbability, err = t.TrapProbability(ctx); err != nil {
+		return modelError(err)
+	}
 	err = emit(stdout, doc, f.asJSON, func(w io.Writer) error {
 		if err := printSpread(w, doc.Runs); err != nil {
 			return err

@@ -157,6 +157,12 @@ func printDocument(w io.Writer, doc analysis.Document) error {
 	if p.JudgeAfterS != nil {
 		t.line("", "a trap shows %s after the spike at the soonest (%s)", analysis.FormatSeconds(*p.JudgeAfterS), p.JudgeAfterNote)
 	}
+	if tp := doc.TrapProbability; tp != nil {
+		t.line("P(trap)", "model %s", tp.ModelText())
+		if s := analysis.OneDrawText(doc.Kind, doc.Verdict); s != "" {
+			t.line("", "%s", s)
+		}
+	}
 	if s := p.Scaler; s != nil {
 		t.line("Autoscaler", "%s at %.0f %%: %s", s.Signal, 100*s.Target, escapeWord(s.Escapes))
 	}

@@ -3,6 +3,7 @@ package grpcdesc
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -11,10 +12,15 @@ import (
 )
 
 // Encode encodes the request message js, protojson, as a message of type
-// in, to protobuf binary. A field in is missing ("unknown field") is an
-// error naming it, and the closest field in has.
+// in, to protobuf binary: what the scenario's check and the driver both
+// send. An empty (or blank) js is the empty message, zero bytes, never
+// nil. A field in is missing ("unknown field") is an error naming it, and
+// the closest field in has.
 func Encode(in protoreflect.MessageDescriptor, js string) ([]byte, error) {
 	m := dynamicpb.NewMessage(in)
+	if strings.TrimSpace(js) == "" {
+		return []byte{}, nil
+	}
 	if err := protojson.Unmarshal([]byte(js), m); err != nil {
 		// The line and column are the JSON text's, which the scenario
 		// did not write as such (jsonencode's): left out.
@@ -30,7 +36,11 @@ func Encode(in protoreflect.MessageDescriptor, js string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("the message is no %s: %s", in.FullName(), msg)
 	}
-	return proto.Marshal(m)
+	b, err := proto.Marshal(m)
+	if err == nil && b == nil {
+		b = []byte{}
+	}
+	return b, err
 }
 
 // jsonPosition is protojson's "(line 1:21): ".

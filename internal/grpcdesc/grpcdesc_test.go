@@ -81,6 +81,12 @@ func TestEncode(t *testing.T) {
 	if err := proto.Unmarshal(b, got); err != nil || got.Get(m.Input().Fields().ByName("name")).String() != "x" {
 		t.Errorf("decoded %v, %v", got, err)
 	}
+	// No message is the empty message, as the driver sends it: zero bytes.
+	for _, js := range []string{"", "  \n", "{}"} {
+		if b, err := Encode(m.Input(), js); err != nil || b == nil || len(b) != 0 {
+			t.Errorf("Encode(%q) = %v, %v; want zero bytes", js, b, err)
+		}
+	}
 	for js, want := range map[string]string{
 		`{"nme":"x"}`:   `unknown field "nme"; did you mean "name"?`,
 		`{"zzzzzz":1}`:  `helloworld.HelloRequest has "name", "times"`,

@@ -246,7 +246,7 @@ func (cp *campaign) ready(ctx context.Context, c cell) error {
 			return cp.stopped(ctx, err)
 		}
 	}
-	pr := runner.NewHealthProbe(cp.opts.Test, cp.scenario.Service.Capacity, c.rate, runner.ProbeLimit(cp.scenario))
+	pr := runner.NewHealthProbe(cp.opts.Test, cp.scenario.Service.Capacity, c.rate, convert.ProbeLimit(cp.scenario))
 	cp.logf("campaign: probing at %g/s until the first-attempt success ratio holds at %.3g for %s", pr.Rate(), pr.SuccessRatio, pr.Hold)
 	if err := pr.Wait(ctx, cp.opts.Run.Transport, cp.aborted); err != nil {
 		var re *runner.Error

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -40,7 +40,7 @@ type Planned struct {
 // Plan is what Run would do with test, without sending anything.
 func Plan(s *scenarios.Scenario, plannedA, patienceS float64, law *analysis.LatencyLaw) Planned {
 	c := s.Campaign
-	p := Planned{ProbeLimit: runner.ProbeLimit(s), Rest: c.Rest}
+	p := Planned{ProbeLimit: convert.ProbeLimit(s), Rest: c.Rest}
 	// The longest cell is one with the largest size, as a cell runs it.
 	p.CellLength = cellLength(scenarioFor(s, cell{kind: analysis.CellTrigger, size: c.To}))
 	for i, rho := range c.Baselines {

@@ -19,9 +19,10 @@ type figure struct{ Label, Measured, Predicted string }
 // row's position. A nil figure is one the document has nothing to show
 // for (a plan has no totals, a run without on_trap no on_trap row).
 type figures struct {
-	// The verdict against the prediction.
-	Verdict, Recovery, RecoveryWithLag, RecoveryFromFormula *figure
-	PeakWait, FinalWait, WaitSlope, OnTrap                  *figure
+	// The verdict against the prediction; TrapOdds is a run's one draw
+	// beside the model's P(trap) (the document's trap_probability).
+	Verdict, TrapOdds, Recovery, RecoveryWithLag, RecoveryFromFormula *figure
+	PeakWait, FinalWait, WaitSlope, OnTrap                            *figure
 
 	// The amplification: the clients', A_fail, the hidden factor, the A
 	// the run stands by, and what A gives (1/A, A·ρ), measured at A_fail
@@ -49,6 +50,7 @@ func newFigures(doc analysis.Document) figures {
 	obs, a, p := doc.Observation, doc.Amplification, doc.Prediction
 	var f figures
 	f.Verdict = &figure{"Verdict", string(doc.Verdict), string(p.Verdict)}
+	f.TrapOdds = &figure{trapOddsLabel, analysis.OneDrawText(doc.Kind, doc.Verdict), doc.TrapProbability.ModelText()}
 	f.Recovery = &figure{"Recovery after the spike", recoveryMeasured(doc), recoveryPredicted(doc)}
 	if p.RecoveryWithRetryLagS != nil {
 		f.RecoveryWithLag = &figure{"Recovery, counting the retries' lag", "", secPtr(p.RecoveryWithRetryLagS)}
@@ -119,6 +121,11 @@ func newFigures(doc analysis.Document) figures {
 	return f
 }
 
+// trapOddsLabel labels P(trap): measured, a run's verdict, one draw;
+// predicted, the model's odds over its seeded runs ("not computed" for a
+// document written without them).
+const trapOddsLabel = "P(trap): this run's draw, the model's odds"
+
 // measuredTrapThreshold is 1/A at the measured A_fail; unknown when A_fail
 // is not a measurement (or nothing was observed).
 func measuredTrapThreshold(a analysis.AmplificationSection, obs *analysis.Observation) string {
@@ -150,7 +157,7 @@ func rows(fs ...*figure) []figure {
 
 // summaryRows is the table of the verdict against the prediction.
 func (f figures) summaryRows() []figure {
-	return rows(f.Verdict, f.Recovery, f.RecoveryWithLag, f.RecoveryFromFormula, f.PeakWait, f.FinalWait, f.WaitSlope, f.OnTrap)
+	return rows(f.Verdict, f.TrapOdds, f.Recovery, f.RecoveryWithLag, f.RecoveryFromFormula, f.PeakWait, f.FinalWait, f.WaitSlope, f.OnTrap)
 }
 
 // amplificationRows is the table of the amplification.

@@ -122,6 +122,27 @@ func recordedDocs(t *testing.T) []recordedDoc {
 	}
 	out = append(out, recordedDoc{"latency by phase of a fault (edited from fault-trapped)", fault})
 
+	// The model's odds beside the run's one draw: computed (a budget
+	// stopping the runs), and not available with the reason; a plan with
+	// them.
+	withOdds := byName("cli-trapped")
+	p44 := analysis.NewProportion(44, 200)
+	withOdds.TrapProbability = &analysis.TrapProbability{Model: "request", Trapped: &p44, Runs: 200, FirstSeed: 1, RunsWanted: 200,
+		AttemptsSimulated: 3_912_345, AttemptBudget: 5_000_000}
+	out = append(out, recordedDoc{"model's odds (edited from cli-trapped)", withOdds})
+	budgeted := byName("recovered")
+	p0 := analysis.NewProportion(0, 17)
+	budgeted.TrapProbability = &analysis.TrapProbability{Model: "request", Trapped: &p0, Runs: 17, FirstSeed: 1, RunsWanted: 200,
+		AttemptsSimulated: 5_012_345, AttemptBudget: 5_000_000, Note: "the work budget of 5000000 simulated attempts allowed 17 of the 200 runs"}
+	out = append(out, recordedDoc{"model's odds within a budget (edited from recovered)", budgeted})
+	unavailable := byName("fault-trapped")
+	unavailable.TrapProbability = &analysis.TrapProbability{Model: "request", FirstSeed: 1, RunsWanted: 200, AttemptBudget: 5_000_000,
+		ModelUnavailable: "the request model keeps the service's pods fixed: the scenario's autoscaler, which adds pods after its dead time, is not in it"}
+	out = append(out, recordedDoc{"model's odds not available (edited from fault-trapped)", unavailable})
+	planOdds := plan
+	planOdds.TrapProbability = withOdds.TrapProbability
+	out = append(out, recordedDoc{"plan with the model's odds (edited from recovered)", planOdds})
+
 	// A fleet's run has no latency by phase: the reports say so.
 	fleet := byName("cli-recovered")
 	fleet.Fleet = &analysis.FleetInfo{Engine: "local", Agents: 2}
@@ -179,6 +200,7 @@ func wantFigures(doc analysis.Document) map[string][]row {
 	}
 
 	add("verdict", wantRow("Verdict", string(doc.Verdict), string(p.Verdict)))
+	add("verdict", wantRow("P(trap): this run's draw, the model's odds", wantOneDraw(doc), wantModelOdds(doc.TrapProbability)))
 	add("verdict", wantRow("Recovery after the spike", recoveryMeasured(doc), recoveryPredicted(doc)))
 	if p.RecoveryWithRetryLagS != nil {
 		add("verdict", wantRow("Recovery, counting the retries' lag", "", analysis.FormatSeconds(*p.RecoveryWithRetryLagS)))
@@ -269,6 +291,47 @@ func wantFigures(doc analysis.Document) map[string][]row {
 		}
 	}
 	return want
+}
+
+// wantOneDraw is what a run measured of P(trap): its verdict, one draw;
+// no draw when it could not tell; nothing for a plan or a model.
+func wantOneDraw(doc analysis.Document) string {
+	switch {
+	case doc.Kind != "run":
+		return ""
+	case doc.Verdict == "" || doc.Verdict == analysis.VerdictInconclusive:
+		return "this run could not tell: no draw"
+	}
+	return "this run: " + string(doc.Verdict) + " — one draw; repeated trials measure the odds"
+}
+
+// wantModelOdds is the model's P(trap) as the document's trap_probability
+// gives it: the share trapped and its 95 % interval in percent (whole,
+// one decimal below 10 and above 90), the runs; the reason when the model
+// gave none; "not computed" when the document has no such section.
+func wantModelOdds(tp *analysis.TrapProbability) string {
+	pct := func(x float64) string {
+		v := 100 * x
+		switch {
+		case v == 0 || v == 100:
+			return strconv.FormatFloat(v, 'f', 0, 64)
+		case v < 10 || v > 90:
+			return strconv.FormatFloat(v, 'f', 1, 64)
+		}
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	switch {
+	case tp == nil:
+		return "not computed"
+	case tp.Trapped == nil:
+		return "not available: " + tp.ModelUnavailable
+	}
+	p := tp.Trapped
+	s := fmt.Sprintf("%s %% (95 %%: %s–%s %%), %d of %d seeded runs of the %s model trapped", pct(p.P), pct(p.Lo), pct(p.Hi), p.Count, p.Of, tp.Model)
+	if tp.Note != "" {
+		s += " (" + tp.Note + ")"
+	}
+	return s
 }
 
 // wantLatency is the latency table's rows, one a phase of the document's
@@ -739,7 +802,7 @@ func TestMarkdownFiguresAreTheDocuments(t *testing.T) {
 				}
 				return out
 			}
-			summary := pick("Verdict", "Recovery after the spike", "A_fail: attempts reaching the service per first attempt")
+			summary := pick("Verdict", "P(trap): this run's draw, the model's odds", "Recovery after the spike", "A_fail: attempts reaching the service per first attempt")
 			if a.Standing != nil && a.Standing.From != "A_fail" {
 				summary = append(summary, pick("A, as the run stands by it")...)
 			}
@@ -850,6 +913,13 @@ func TestJUnitPropertiesAreTheDocuments(t *testing.T) {
 			}
 			if doc.TriggerVersion != "" {
 				want["trigger_version"] = doc.TriggerVersion
+			}
+			if tp := doc.TrapProbability; tp != nil && tp.Trapped != nil {
+				want["trap_probability"] = plain(&tp.Trapped.P)
+				want["trap_probability_lo"], want["trap_probability_hi"] = plain(&tp.Trapped.Lo), plain(&tp.Trapped.Hi)
+				want["trap_probability_runs"] = strconv.Itoa(tp.Trapped.Of)
+			} else if tp != nil {
+				want["trap_probability"], want["trap_probability_unavailable"] = "null", tp.ModelUnavailable
 			}
 			if obs != nil {
 				for _, l := range obs.LatencyByPhase {

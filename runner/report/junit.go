@@ -72,7 +72,10 @@ type junitFailure struct {
 // a <failure> for each that failed, and <properties> with the run's
 // start (started_at, RFC 3339 as the document has it), its target, the
 // trigger that ran it (trigger_version), the verdict, recovery_s and
-// A_fail (numbers in plain units, "null" when unknown); a property the
+// A_fail (numbers in plain units, "null" when unknown), the model's
+// P(trap) (trap_probability, its 95 % interval's _lo and _hi, and _runs;
+// "null" and trap_probability_unavailable with the reason when the model
+// gave none); a property the
 // document does not have is left out. The first attempts' latency by
 // phase is a property per phase (the document's name: warmup, spike,
 // observe, on_trap) and figure: latency_<phase>_attempts,
@@ -109,6 +112,17 @@ func WriteJUnit(w io.Writer, doc analysis.Document) error {
 	prop("predicted_recovery_s", xmlNum(doc.Prediction.RecoveryS))
 	prop("A_predicted", xmlNum(&doc.Amplification.Predicted))
 	prop("hidden_factor", xmlNum(doc.Amplification.Hidden))
+	if tp := doc.TrapProbability; tp != nil {
+		if p := tp.Trapped; p != nil {
+			prop("trap_probability", xmlNum(analysis.Num(p.P)))
+			prop("trap_probability_lo", xmlNum(&p.Lo))
+			prop("trap_probability_hi", xmlNum(&p.Hi))
+			prop("trap_probability_runs", strconv.Itoa(p.Of))
+		} else {
+			prop("trap_probability", "null")
+			prop("trap_probability_unavailable", tp.ModelUnavailable)
+		}
+	}
 	if obs != nil {
 		prop("projected_recovery_s", xmlNum(obs.ProjectedRecoveryS))
 		prop("interrupted", strconv.FormatBool(obs.Interrupted))

@@ -57,7 +57,7 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	p("| | measured | predicted |\n|---|---|---|\n")
 	v := figs.Verdict
 	p("%s\n", mdRow(md(v.Label), "**"+md(v.Measured)+"**", md(v.Predicted)))
-	for _, f := range rows(figs.Recovery, figs.AFail, standing, figs.Hidden, figs.WorkLost, figs.Refused, figs.FirstFailed, figs.OnTrap) {
+	for _, f := range rows(figs.TrapOdds, figs.Recovery, figs.AFail, standing, figs.Hidden, figs.WorkLost, figs.Refused, figs.FirstFailed, figs.OnTrap) {
 		p("%s\n", mdRow(md(f.Label), md(f.Measured), md(f.Predicted)))
 	}
 	p("\n")

@@ -80,22 +80,22 @@ func trialsOdds(d analysis.TrialsDocument) []string {
 	s := d.Summary
 	if s == nil {
 		out := []string{"no trial ran"}
-		if m := d.Model; m != nil {
-			out = append(out, "model "+pctInterval(m.TrapProbability)+" trapped")
+		if d.Model != nil {
+			out = append(out, "model "+d.Model.ModelText())
 		}
 		return out
 	}
 	trapped := "trapped " + share(s.Trapped)
 	switch m := d.Model; {
-	case m != nil:
-		trapped += "; model " + pctInterval(m.TrapProbability)
-		if in := m.InsideMeasured; in != nil && *in {
+	case m != nil && m.Trapped != nil:
+		trapped += "; model " + pctInterval(*m.Trapped)
+		if in := d.ModelInsideMeasured; in != nil && *in {
 			trapped += ", inside the interval"
 		} else if in != nil {
 			trapped += ", outside the interval"
 		}
-	case d.ModelNote != "":
-		trapped += "; model: " + d.ModelNote
+	case m != nil:
+		trapped += "; model " + m.ModelText()
 	}
 	out := []string{trapped, "metastable " + share(s.Metastable), "recovered " + share(s.Recovered)}
 	if s.NoTrigger > 0 || s.Inconclusive > 0 {
@@ -118,17 +118,7 @@ func pctInterval(p analysis.Proportion) string {
 	if math.IsNaN(p.P) {
 		return "unknown"
 	}
-	return fmt.Sprintf("%s %% (95 %%: %s–%s %%)", pct(p.P), pct(p.Lo), pct(p.Hi))
-}
-
-// pct is a share in percent, to a whole percent unless that hides it.
-func pct(x float64) string {
-	switch v := 100 * x; {
-	case v == 0 || v >= 1 && v <= 99 || v == 100:
-		return fmt.Sprintf("%.0f", v)
-	default:
-		return fmt.Sprintf("%.1f", v)
-	}
+	return fmt.Sprintf("%s (95 %%: %s)", analysis.Percent(p.P), analysis.PercentRange(p.Lo, p.Hi))
 }
 
 // trialsGateText is the series' gate: the verdict, the probability
@@ -144,7 +134,7 @@ func trialsGateText(g analysis.TrialsGate, sep string) string {
 	if g.MaxTrapProbability != nil {
 		head += fmt.Sprintf(": max_trap_probability %g", *g.MaxTrapProbability)
 		if g.TrapProbability != nil {
-			head += fmt.Sprintf(", P(trapped or metastable) %d of %d, upper end %s %%", g.TrapProbability.Count, g.TrapProbability.Of, pct(g.TrapProbability.Hi))
+			head += fmt.Sprintf(", P(trapped or metastable) %d of %d, upper end %s", g.TrapProbability.Count, g.TrapProbability.Of, analysis.Percent(g.TrapProbability.Hi))
 		}
 		if g.CleanTrialsNeeded != nil {
 			head += fmt.Sprintf("; it takes %d clean trials", *g.CleanTrialsNeeded)

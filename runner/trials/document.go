@@ -72,7 +72,7 @@ func Longest(test *convert.Test, n int, rest time.Duration) time.Duration {
 	if s.MaxDuration > 0 && s.MaxDuration < d {
 		d = s.MaxDuration
 	}
-	return time.Duration(n)*(d+runner.ProbeLimit(s)) + time.Duration(max(n-1, 0))*max(rest, 0)
+	return time.Duration(n)*(d+convert.ProbeLimit(s)) + time.Duration(max(n-1, 0))*max(rest, 0)
 }
 
 // prepare creates the series' folder and takes its lock (runner.LockDir:

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/analysis/request"
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/runner"
 )
@@ -48,9 +47,10 @@ type Options struct {
 	// trial's; abort file, hurry, logs, progress, transport); Test, OutDir
 	// and Seed are the trial's.
 	Run runner.Options
-	// ModelRuns is how many seeded runs the model's P(trap) takes
-	// (request.TrapOdds); 0 means request.DefaultOddsRuns, negative none.
-	ModelRuns int
+	// TrapProbability, when set, is the model's odds already computed
+	// (convert.Test.TrapProbability); nil: the series computes them once,
+	// before its first trial, and hands them to every trial's run.
+	TrapProbability *analysis.TrapProbability
 	// OnTrial is told each trial as it starts (index from 1, of N, its
 	// seed); nil = none.
 	OnTrial func(index, of int, seed uint64)
@@ -144,24 +144,23 @@ func (sr *series) run(ctx context.Context) error {
 }
 
 // model puts the request-level model's P(trap) for the same test in the
-// document (always seed 1, as plan and a single run show it); a model
-// that cannot run this scenario is a note.
+// document, the figure plan and every trial's result.json show
+// (convert.Test.TrapProbability); every trial's run gets it rather than
+// computing it again.
 func (sr *series) model(ctx context.Context) error {
-	if sr.opts.ModelRuns < 0 {
-		sr.doc.ModelNote = "not asked"
-		return nil
+	odds := sr.opts.TrapProbability
+	if odds == nil {
+		var err error
+		if odds, err = sr.opts.Test.TrapProbability(ctx); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &runner.Error{Kind: runner.KindHarness, Err: fmt.Errorf("the model's odds: %w", err)}
+		}
 	}
-	odds, err := request.TrapOdds(ctx, sr.opts.Test.RequestConfig(1), sr.opts.ModelRuns)
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case err != nil:
-		sr.doc.ModelNote = "the request-level model could not run this test: " + err.Error()
-		sr.logf("trials: %s", sr.doc.ModelNote)
-		return nil
-	}
-	sr.doc.Model = &analysis.TrialsModel{TrapProbability: odds}
-	sr.logf("trials: the model traps in %d of %d seeded runs (%.0f %%, 95 %%: %.0f–%.0f %%)", odds.Count, odds.Of, 100*odds.P, 100*odds.Lo, 100*odds.Hi)
+	sr.doc.Model = odds
+	sr.opts.Run.TrapProbability = odds
+	sr.logf("trials: the model's P(trap): %s", odds.ModelText())
 	return nil
 }
 
@@ -179,7 +178,7 @@ func (sr *series) ready(ctx context.Context, i int) error {
 		}
 	}
 	s := sr.opts.Test.Scenario
-	pr := runner.NewHealthProbe(sr.opts.Test, s.Service.Capacity, s.Load.Baseline, runner.ProbeLimit(s))
+	pr := runner.NewHealthProbe(sr.opts.Test, s.Service.Capacity, s.Load.Baseline, convert.ProbeLimit(s))
 	sr.logf("trials: probing at %g/s until the first-attempt success ratio holds at %.3g for %s", pr.Rate(), pr.SuccessRatio, pr.Hold)
 	if err := pr.Wait(ctx, sr.opts.Run.Transport, sr.aborted); err != nil {
 		var re *runner.Error
