@@ -88,7 +88,7 @@ func TestPlanTrapProbabilityNotJudged(t *testing.T) {
 		if code != c.code {
 			t.Errorf("%s: exit %d, want %d; stderr %q", c.name, code, c.code, stderr)
 		}
-		if !strings.Contains(stdout, "trap_probability not judged") || !strings.Contains(stdout, "--trials N with N ≥ 73") {
+		if !strings.Contains(stdout, "trap_probability not judged") || !strings.Contains(stdout, "? max_trap_probability 0.05 not judged") || !strings.Contains(stdout, "--trials N with N ≥ 73") {
 			t.Errorf("%s: plan does not say the gate takes 73 clean trials:\n%s", c.name, stdout)
 		}
 	}

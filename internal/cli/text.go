@@ -312,8 +312,18 @@ func gateText(g analysis.GateResult) string {
 		head = "FAILED"
 	}
 	s := head + " (" + strings.Join(parts, ", ") + ")"
+	notJudged := map[string]bool{}
+	for _, c := range g.Criteria {
+		if c.NotJudged {
+			notJudged[c.Detail] = true
+		}
+	}
 	for _, f := range g.Failures {
-		s += "\n" + strings.Repeat(" ", 15) + "✗ " + f
+		mark := "✗ "
+		if notJudged[f] {
+			mark = "? "
+		}
+		s += "\n" + strings.Repeat(" ", 15) + mark + f
 	}
 	return s
 }

@@ -71,8 +71,11 @@ func WriteMarkdown(w io.Writer, doc analysis.Document) error {
 	}
 	for _, c := range doc.Gate.Criteria {
 		m := "❌"
-		if c.Passed {
+		switch {
+		case c.Passed:
 			m = "✅"
+		case c.NotJudged:
+			m = "❔"
 		}
 		p("- %s **%s**: %s\n", m, md(c.Name), md(c.Detail))
 	}
@@ -209,6 +212,8 @@ func gateOutcome(g analysis.GateResult) string {
 		return "not evaluated"
 	case g.Passed:
 		return "passed"
+	case g.OnlyNotJudged():
+		return "not judged"
 	}
 	return "failed"
 }

@@ -40,29 +40,24 @@ func WriteTrialsText(w io.Writer, d analysis.TrialsDocument) error {
 // WriteTrialsText, as a short report.
 func WriteTrialsMarkdown(w io.Writer, d analysis.TrialsDocument) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Trials of %s\n\n", mdEscape(d.Scenario.Name))
-	fmt.Fprintf(&b, "%s.\n\n", mdEscape(trialsHead(d)))
+	fmt.Fprintf(&b, "# Trials of %s\n\n", md(d.Scenario.Name))
+	fmt.Fprintf(&b, "%s.\n\n", md(trialsHead(d)))
 	fmt.Fprintf(&b, "Spike ×%g for %g s at %g/s (capacity %g/s, client timeout %g s).\n\n", d.Scenario.Multiplier, d.Scenario.SpikeS, d.Scenario.DemandPerS, d.Scenario.CapacityPerS, d.Scenario.TimeoutS)
 	b.WriteString("## Odds\n\n")
 	for _, l := range trialsOdds(d) {
-		fmt.Fprintf(&b, "- %s\n", mdEscape(l))
+		fmt.Fprintf(&b, "- %s\n", md(l))
 	}
-	fmt.Fprintf(&b, "\n## Gate\n\n%s\n\n", mdEscape(trialsGateText(d.Gate, "\n\n")))
-	fmt.Fprintf(&b, "Ended: %s\n\n", mdEscape(trialsEnd(d)))
+	fmt.Fprintf(&b, "\n## Gate\n\n%s\n\n", md(trialsGateText(d.Gate, "\n\n")))
+	fmt.Fprintf(&b, "Ended: %s\n\n", md(trialsEnd(d)))
 	if len(d.Trials) > 0 {
 		b.WriteString("## Trials\n\n| trial | seed | verdict | recovery | A_fail | gate | folder |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range d.Trials {
 			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | [%s](%s/report.md) |\n", r.Index, r.Seed, r.Verdict, trialRecovery(r), orDash(r.AFail, "%.2f"),
-				mdEscape(trialGateWord(r)), r.Folder, r.Folder)
+				md(trialGateWord(r)), r.Folder, r.Folder)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// mdEscape keeps text from the scenario from being read as Markdown.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`).Replace(s)
 }
 
 // trialsHead names the series: the scenario, trials run of asked, seeds.

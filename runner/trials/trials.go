@@ -242,7 +242,6 @@ func row(i int, seed uint64, folder string, d analysis.Document, budget bool) an
 	}
 	for _, c := range d.Gate.Criteria {
 		if c.Name == "recovery" && budget {
-			c := c
 			r.RecoveryGate = &c
 		}
 	}
