@@ -30,6 +30,8 @@ func NotifyMessage(doc analysis.Document, dir string, written []string) ([]byte,
 	switch {
 	case len(doc.Gate.Criteria) > 0 && doc.Gate.Passed:
 		gate = "gate passed"
+	case doc.Gate.OnlyNotJudged():
+		gate = "gate not judged (max_trap_probability takes repeated trials)"
 	case len(doc.Gate.Criteria) > 0:
 		var failed []string
 		for _, c := range doc.Gate.Criteria {
