@@ -177,3 +177,23 @@ func TestTrialsAbortFileBeforeTheFirstTrial(t *testing.T) {
 		t.Errorf("a used folder: %v, want a usage error", err)
 	}
 }
+
+// An interrupt before the first trial (here, while the model's odds are
+// computed) ends the series interrupted, trials.json written, nothing
+// sent.
+func TestTrialsInterruptedBeforeTheFirstTrial(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, Options{Test: loadTest(t, sureTrap("http://127.0.0.1:1", "")), OutDir: dir, Trials: 3})
+	var re *runner.Error
+	if !errors.As(err, &re) || re.Kind != runner.KindInterrupted {
+		t.Fatalf("err = %v, want an interrupted error", err)
+	}
+	if d := res.Document; d.TrialsRun != 0 || d.Outcome != analysis.TrialsInterrupted {
+		t.Errorf("document: %d run, %s, %q", d.TrialsRun, d.Outcome, d.StoppedReason)
+	}
+	if _, err := os.Stat(filepath.Join(dir, File)); err != nil {
+		t.Error(err)
+	}
+}
