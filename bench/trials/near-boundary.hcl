@@ -5,7 +5,7 @@
 # wait's crossing of τ_out = 0.5 s at a toss: the model's smallest
 # trapping multiplier is (1 + τ_out/Δ)/ρ = (1 + 0.5/6)/0.4 = 2.71.
 variable "url" { default = "http://127.0.0.1:18080" }
-variable "multiplier" { default = "2.7" }
+variable "multiplier" { default = "2.65" }
 
 scenario "near-boundary" { max_duration = "2m" }
 target {

@@ -175,13 +175,20 @@ func trialRecovery(r analysis.TrialRow) string {
 	return s
 }
 
-// trialGateWord is the trial's own gate in a word.
+// trialGateWord is the trial's own gate in a word: "could not tell" for
+// a trial whose only criteria not passed are the trigger, the evidence
+// or one it cannot judge.
 func trialGateWord(r analysis.TrialRow) string {
-	switch {
-	case r.Gate.Passed:
+	if r.Gate.Passed {
 		return "passed"
-	case r.Gate.OnlyNotJudged():
-		return "not judged"
 	}
-	return "failed"
+	for _, c := range r.Gate.Criteria {
+		if !c.Passed && !c.NotJudged && c.Name != "trigger" && c.Name != "evidence" {
+			return "failed"
+		}
+	}
+	if r.Verdict == analysis.VerdictNoTrigger || r.Verdict == analysis.VerdictInconclusive {
+		return "could not tell"
+	}
+	return "not judged"
 }
