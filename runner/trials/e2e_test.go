@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,5 +197,29 @@ func TestTrialsInterruptedBeforeTheFirstTrial(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, File)); err != nil {
 		t.Error(err)
+	}
+}
+
+// A service the probe never sees healthy before the first trial ends the
+// series failed, with the reason, before any trial's load: no run folder.
+func TestTrialsServiceNotHealthyFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
+	defer srv.Close()
+	src := strings.Replace(sureTrap(srv.URL, "on_trap {\n  action  = \"drop\"\n  observe = \"2s\"\n}\n"), `observe = "30s"`, `observe = "3s"`, 1)
+	dir := t.TempDir()
+	res, err := Run(context.Background(), Options{Test: loadTest(t, src), OutDir: dir, Trials: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Document
+	if d.TrialsRun != 0 || d.Outcome != analysis.TrialsFailed || !strings.Contains(d.StoppedReason, "not healthy before the first trial") ||
+		len(d.Gate.Failures) != 1 || d.Gate.Passed {
+		t.Errorf("document: %d run, %s, %q, gate %+v", d.TrialsRun, d.Outcome, d.StoppedReason, d.Gate)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "trial-") {
+			t.Errorf("a trial ran: %s", e.Name())
+		}
 	}
 }
