@@ -156,7 +156,7 @@ func trialsEnd(d analysis.TrialsDocument) string {
 	if s == "" {
 		s = "under way"
 	}
-	if d.StoppedEarly {
+	if d.StoppedEarly && !strings.Contains(s, "early") {
 		s = "early: " + s
 	}
 	return s + " (" + d.Outcome + ")"
