@@ -7,12 +7,14 @@
 # measured P(trap) with its Wilson 95 % interval beside the model's. About
 # 6 minutes.
 # Usage: bash bench/trials/run.sh [MULTIPLIER [TRIALS]]   (defaults 2.65, 10)
-# Environment: PORT (default 18080), OUT (default a temporary folder).
+# Environment: PORT (default 18080), OUT (default a temporary folder),
+# SEED (the first trial's, default 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 k=${1:-2.65}
 n=${2:-10}
 port=${PORT:-18080}
+seed=${SEED:-1}
 tmp=$(mktemp -d)
 out=${OUT:-$tmp/out}
 pid=""
@@ -34,7 +36,7 @@ echo "== the model at ×$k (trigger simulate --model request --runs 200)"
 "$tmp/trigger" simulate --model request --runs 200 --var "url=$url" --var "multiplier=$k" bench/trials/near-boundary.hcl | grep '^Runs' || true
 echo "== trigger run --trials $n --all-trials at ×$k"
 code=0
-"$tmp/trigger" run --yes --trials "$n" --all-trials --rest 2s --out "$out" \
+"$tmp/trigger" run --yes --trials "$n" --all-trials --rest 2s --seed "$seed" --out "$out" \
 	--var "url=$url" --var "multiplier=$k" bench/trials/near-boundary.hcl 2>"$tmp/run.log" || code=$?
 echo "(exit $code; the series' log: $tmp/run.log)"
 if [ -n "${OUT:-}" ]; then echo "trials.json: $out/trials.json"; fi

@@ -70,7 +70,8 @@ intervals beside the model's P(trap), the recovery time's median and
 spread, in OUT/trials.json and OUT/trials.md. It stops as soon as the
 outcome is known: without gate.max_trap_probability by the sequential rule
 (two agreeing trials far from the boundary), with it as soon as the gate can
-no longer pass; --all-trials runs all N. With max_trap_probability = p the
+no longer pass (by the sequential rule too when N is fewer than the clean
+trials the gate takes); --all-trials runs all N. With max_trap_probability = p the
 series passes when the interval's upper end (metastable counted as trapped)
 is at most p and no trial failed another criterion of its gate; it fails on
 a trap that keeps the bound over p; it is inconclusive (3) when too few
