@@ -17,10 +17,12 @@ port=${PORT:-18080}
 seed=${SEED:-1}
 tmp=$(mktemp -d)
 out=${OUT:-$tmp/out}
+log=${OUT:+${OUT%/}.log}
+log=${log:-$tmp/run.log}
 pid=""
 cleanup() {
 	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-	if [ -z "${OUT:-}" ]; then rm -rf "$tmp"; fi
+	rm -rf "$tmp"
 }
 trap cleanup EXIT
 go build -o "$tmp/trigger" ./cmd/trigger
@@ -37,6 +39,6 @@ echo "== the model at ×$k (trigger simulate --model request --runs 200)"
 echo "== trigger run --trials $n --all-trials at ×$k"
 code=0
 "$tmp/trigger" run --yes --trials "$n" --all-trials --rest 2s --seed "$seed" --out "$out" \
-	--var "url=$url" --var "multiplier=$k" bench/trials/near-boundary.hcl 2>"$tmp/run.log" || code=$?
-echo "(exit $code; the series' log: $tmp/run.log)"
-if [ -n "${OUT:-}" ]; then echo "trials.json: $out/trials.json"; fi
+	--var "url=$url" --var "multiplier=$k" bench/trials/near-boundary.hcl 2>"$log" || code=$?
+echo "(exit $code)"
+if [ -n "${OUT:-}" ]; then echo "trials.json: $out/trials.json, the series' log: $log"; fi
