@@ -192,13 +192,19 @@ func (cp *campaign) summarizeOdds(i int) {
 // modelGrid is how many sizes --tipping adds to the model's curve.
 const modelGrid = 9
 
-// maxModelSteps bounds the bisection of the model's odds.
-const maxModelSteps = 20
+// maxModelSteps bounds the bisection of the model's odds; modelPrecision
+// is the narrowest it asks for (the campaign's precision when narrower):
+// the model's sizes cost no runs of the service.
+const (
+	maxModelSteps  = 20
+	modelPrecision = 0.01
+)
 
 // modelAtLevel fills baseline i's model boundary at the level: the
 // model's P(trap) at from and to, then bisection until the bracket is the
 // campaign's precision narrow, the boundary interpolated between its
-// ends; with --tipping also the model's odds on a grid over the range.
+// ends, to the campaign's precision or 1 %, whichever is narrower; with
+// --tipping also the model's odds on a grid over the range.
 // Every size's odds are kept in the model's curve.
 func (cp *campaign) modelAtLevel(ctx context.Context, i int) {
 	if !cp.oddsMode() {
@@ -236,7 +242,7 @@ func (cp *campaign) modelAtLevel(ctx context.Context, i int) {
 		}
 	}
 	o.ModelBoundary, o.ModelNote = nil, ""
-	size, note, err := bisectLevel(p, c.From, c.To, c.Precision, c.TrapProbability)
+	size, note, err := bisectLevel(p, c.From, c.To, math.Min(c.Precision, modelPrecision), c.TrapProbability)
 	switch {
 	case err != nil:
 		o.ModelNote = "the model's P(trap) not computed: " + err.Error()
