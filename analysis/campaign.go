@@ -183,21 +183,23 @@ type CampaignTrial struct {
 // CampaignOdds is a baseline's boundary at a level of P(trap)
 // (docs/model.md, "Mapping the boundary"): where the tipping curve
 // fitted to all its trigger trials crosses the level, with the interval
-// of that crossing; or, when the trials cannot fix a curve (FitNote), the
-// cell its trials could not tell from the level, or the smallest size
-// above it, with the largest size below and the smallest above as the
-// interval.
+// of that crossing (on separated trials the penalized fit's); or, when no
+// curve stands (FitNote), the cell its trials could not tell from the
+// level, or the smallest size above it, with the largest size below and
+// the smallest above as the interval.
 type CampaignOdds struct {
 	// Level is the P(trap) searched for.
 	Level float64 `json:"level"`
 	// Boundary is the size at the level and BoundaryLo/Hi its interval
-	// (null where unknown); Source is "fit", "cell" or "bracket".
+	// (null where unknown); Source is "fit", "penalized fit", "cell" or
+	// "bracket".
 	Boundary   *float64 `json:"boundary"`
 	BoundaryLo *float64 `json:"boundary_lo"`
 	BoundaryHi *float64 `json:"boundary_hi"`
 	Source     string   `json:"source"`
 	// Fit is the tipping curve in ln size (P = 1/(1 + e^−(a + b·ln size)));
-	// null with FitNote saying why.
+	// null with FitNote saying why (FitNote also says when the penalized
+	// fit stands in).
 	Fit     *TippingFit `json:"fit"`
 	FitNote string      `json:"fit_note,omitempty"`
 	// Trials and Cells are the trigger trials and cells run at this

@@ -102,51 +102,116 @@ func FitTipping(points []OddsPoint) (TippingFit, string) {
 	case maxTrap <= minClean:
 		return TippingFit{}, FitReversed
 	}
-	f := TippingFit{Sizes: len(sizes), Trials: n}
-	// Start flat at the overall rate, centred on the sizes' mean log.
-	a, b := math.Log(float64(k)/float64(n-k)), 0.0
-	ll := logLikelihood(pts, a, b)
-	for iter := 0; ; iter++ {
-		if iter == 200 {
-			return TippingFit{}, FitNoConverge
-		}
-		g0, g1, i00, i01, i11 := 0.0, 0.0, 0.0, 0.0, 0.0
-		for _, p := range pts {
-			x := math.Log(p.Size)
-			q := sigmoid(a + b*x)
-			r := float64(p.Trapped) - float64(p.Trials)*q
-			w := float64(p.Trials) * q * (1 - q)
-			g0, g1 = g0+r, g1+r*x
-			i00, i01, i11 = i00+w, i01+w*x, i11+w*x*x
-		}
-		det := i00*i11 - i01*i01
-		if !(det > 0) {
-			return TippingFit{}, FitNoConverge
-		}
-		da, db := (i11*g0-i01*g1)/det, (i00*g1-i01*g0)/det
-		// Halve the step until the likelihood does not fall.
-		step := 1.0
-		na, nb := a+da, b+db
-		nll := logLikelihood(pts, na, nb)
-		for h := 0; nll < ll-1e-12 && h < 40; h++ {
-			step /= 2
-			na, nb = a+step*da, b+step*db
-			nll = logLikelihood(pts, na, nb)
-		}
-		a, b, ll = na, nb, nll
-		if math.Abs(step*da) < 1e-10*(1+math.Abs(a)) && math.Abs(step*db) < 1e-10*(1+math.Abs(b)) {
-			f.Intercept, f.Slope = a, b
-			f.VarIntercept, f.VarSlope, f.CovInterceptSlope = i11/det, i00/det, -i01/det
-			break
-		}
-	}
-	if !finite(f.Intercept) || !finite(f.Slope) || !finite(f.VarSlope) {
+	f, ok := newtonFit(pts, k, n, false)
+	if !ok {
 		return TippingFit{}, FitNoConverge
 	}
+	f.Sizes = len(sizes)
 	if f.Slope <= 0 {
 		return TippingFit{}, FitReversed
 	}
 	return f, ""
+}
+
+// FitTippingPenalized fits a tipping curve by Firth's penalized
+// likelihood, l(a, b) + ½·ln det I(a, b) (Jeffreys' prior): its estimates
+// stay finite where the trials are separated and the plain fit has none,
+// pulled towards a flatter curve the fewer the trials. It stands in for
+// FitTipping on separated trials (BoundaryAtLevel). The reason is given
+// instead when there are no trials, one size, or no trap or no clean
+// trial at all (the crossing would lie outside every size tried).
+func FitTippingPenalized(points []OddsPoint) (TippingFit, string) {
+	f, note := FitTipping(points)
+	if note != FitSeparated && note != FitNoConverge {
+		return f, note
+	}
+	var pts []OddsPoint
+	k, n := 0, 0
+	sizes := map[float64]bool{}
+	for _, p := range points {
+		if p.Trials <= 0 || !(p.Size > 0) || math.IsInf(p.Size, 0) {
+			continue
+		}
+		p.Trapped = min(max(p.Trapped, 0), p.Trials)
+		pts, k, n = append(pts, p), k+p.Trapped, n+p.Trials
+		sizes[p.Size] = true
+	}
+	f, ok := newtonFit(pts, k, n, true)
+	if !ok || f.Slope <= 0 {
+		return TippingFit{}, FitNoConverge
+	}
+	f.Sizes = len(sizes)
+	return f, ""
+}
+
+// newtonFit maximizes the binomial log likelihood of the curve (a, b) in
+// ln size by Newton's method with step halving, or with firth its
+// penalized form (the score's terms h_i·(½ − p_i), h_i the hat matrix's
+// diagonal w_i·x_iᵀI⁻¹x_i); the covariance is I⁻¹ at the estimate. ok is
+// false when it does not converge in 200 steps.
+func newtonFit(pts []OddsPoint, k, n int, firth bool) (TippingFit, bool) {
+	f := TippingFit{Trials: n}
+	// Start flat at the overall rate (an even one for the penalized fit).
+	a, b := 0.0, 0.0
+	if k > 0 && k < n {
+		a = math.Log(float64(k) / float64(n-k))
+	}
+	objective := func(a, b float64) float64 {
+		if !firth {
+			return logLikelihood(pts, a, b)
+		}
+		_, _, _, det := information(pts, a, b)
+		return logLikelihood(pts, a, b) + 0.5*math.Log(det)
+	}
+	ll := objective(a, b)
+	for range 200 {
+		i00, i01, i11, det := information(pts, a, b)
+		if !(det > 0) {
+			return f, false
+		}
+		v00, v01, v11 := i11/det, -i01/det, i00/det
+		g0, g1 := 0.0, 0.0
+		for _, p := range pts {
+			x := math.Log(p.Size)
+			q := sigmoid(a + b*x)
+			r := float64(p.Trapped) - float64(p.Trials)*q
+			if firth {
+				h := float64(p.Trials) * q * (1 - q) * (v00 + 2*x*v01 + x*x*v11)
+				r += h * (0.5 - q)
+			}
+			g0, g1 = g0+r, g1+r*x
+		}
+		da, db := v00*g0+v01*g1, v01*g0+v11*g1
+		// Halve the step until the objective does not fall.
+		step := 1.0
+		na, nb := a+da, b+db
+		nll := objective(na, nb)
+		for h := 0; !(nll >= ll-1e-12) && h < 40; h++ {
+			step /= 2
+			na, nb = a+step*da, b+step*db
+			nll = objective(na, nb)
+		}
+		a, b, ll = na, nb, nll
+		if math.Abs(step*da) < 1e-10*(1+math.Abs(a)) && math.Abs(step*db) < 1e-10*(1+math.Abs(b)) {
+			i00, i01, i11, det = information(pts, a, b)
+			f.Intercept, f.Slope = a, b
+			f.VarIntercept, f.VarSlope, f.CovInterceptSlope = i11/det, i00/det, -i01/det
+			return f, finite(a) && finite(b) && finite(f.VarSlope) && det > 0
+		}
+	}
+	return f, false
+}
+
+// information is the Fisher information of (a, b) at the curve, and its
+// determinant.
+func information(pts []OddsPoint, a, b float64) (i00, i01, i11, det float64) {
+	for _, p := range pts {
+		x := math.Log(p.Size)
+		q := sigmoid(a + b*x)
+		w := float64(p.Trials) * q * (1 - q)
+		i00, i01, i11 = i00+w, i01+w*x, i11+w*x*x
+	}
+	return i00, i01, i11, i00*i11 - i01*i01
 }
 
 // logLikelihood is the binomial log likelihood of the points under the
@@ -179,6 +244,9 @@ const (
 	// BoundaryFromFit: where the fitted tipping curve crosses the level,
 	// the interval by the delta method.
 	BoundaryFromFit = "fit"
+	// BoundaryFromPenalizedFit: the same from Firth's penalized fit, on
+	// trials separated at one size (FitTippingPenalized).
+	BoundaryFromPenalizedFit = "penalized fit"
 	// BoundaryFromCell: a cell whose trials could not tell it from the
 	// level; the interval is the largest size below and the smallest above.
 	BoundaryFromCell = "cell"
@@ -201,7 +269,10 @@ type OddsBoundary struct {
 
 // BoundaryAtLevel is the boundary at level from the points of one
 // baseline. The fitted curve's crossing stands when the trials fix a
-// rising curve and its crossing is finite; otherwise a cell the
+// rising curve and its crossing is finite; on separated trials (a search
+// whose cells were each decided one way, or one mixed cell between clean
+// and trapped ones) the penalized fit's crossing stands, its interval
+// from that fit's covariance; otherwise a cell the
 // sequential rule left undecided is the boundary's own estimate, bracketed
 // by the largest size below the level and the smallest above; otherwise
 // the boundary is the smallest size above, bracketed from the largest
@@ -227,10 +298,17 @@ func BoundaryAtLevel(points []OddsPoint, level float64) OddsBoundary {
 		}
 	}
 	fit, note := FitTipping(points)
+	source := BoundaryFromFit
+	if note == FitSeparated {
+		if pf, pnote := FitTippingPenalized(points); pnote == "" {
+			fit, note, source = pf, "", BoundaryFromPenalizedFit
+			out.FitNote = FitSeparated + "; the penalized fit stands in"
+		}
+	}
 	if note == "" {
-		out.Fit = &fit
 		if s, lo, hi := fit.Crossing(level); finite(s) && finite(lo) && finite(hi) {
-			out.Size, out.Lo, out.Hi, out.Source = s, lo, hi, BoundaryFromFit
+			out.Fit = &fit
+			out.Size, out.Lo, out.Hi, out.Source = s, lo, hi, source
 			return out
 		}
 		note = "the fitted curve's crossing of the level is not finite"

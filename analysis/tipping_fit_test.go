@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -85,7 +86,8 @@ func TestTippingFitOverlap(t *testing.T) {
 	}
 }
 
-// The boundary at a level: the fit's crossing when there is one; else an
+// The boundary at a level: the fit's crossing when there is one; on
+// separated trials the penalized fit's; else (no fit at all) an
 // undecided cell between the largest size below and the smallest above;
 // else the bracket.
 func TestBoundaryAtLevel(t *testing.T) {
@@ -93,17 +95,56 @@ func TestBoundaryAtLevel(t *testing.T) {
 	if fit.Source != BoundaryFromFit || fit.Fit == nil || !(fit.Lo < fit.Size && fit.Size < fit.Hi) {
 		t.Errorf("fit boundary %+v", fit)
 	}
-	cell := BoundaryAtLevel([]OddsPoint{{Size: 1.5, Trials: 2, Side: Below}, {Size: 3, Trapped: 2, Trials: 2, Side: Above}, {Size: 2.25, Trials: 2, Side: Below}, {Size: 2.625, Trapped: 1, Trials: 3}}, 0.5)
-	if cell.Source != BoundaryFromCell || cell.Size != 2.625 || cell.Lo != 2.25 || cell.Hi != 3 || cell.Fit != nil || cell.FitNote != FitSeparated {
+	// The bench's campaign (bench/campaign-trials): two trials a cell,
+	// clean up to ×2.75, trapped from ×2.875.
+	sep := BoundaryAtLevel([]OddsPoint{{Size: 2, Trials: 2, Side: Below}, {Size: 4, Trapped: 2, Trials: 2, Side: Above}, {Size: 3, Trapped: 2, Trials: 2, Side: Above},
+		{Size: 2.5, Trials: 2, Side: Below}, {Size: 2.75, Trials: 2, Side: Below}, {Size: 2.875, Trapped: 2, Trials: 2, Side: Above}}, 0.5)
+	if sep.Source != BoundaryFromPenalizedFit || sep.Fit == nil || math.Abs(sep.Size-2.8115) > 0.001 || math.Abs(sep.Lo-2.685) > 0.001 || math.Abs(sep.Hi-2.944) > 0.001 ||
+		!strings.HasPrefix(sep.FitNote, FitSeparated) {
+		t.Errorf("separated boundary %+v", sep)
+	}
+	// Three trials at two sizes: the penalized fit does not converge.
+	cell := BoundaryAtLevel([]OddsPoint{{Size: 2.5, Trials: 2, Side: Below}, {Size: 2.625, Trapped: 1, Trials: 1}}, 0.5)
+	if cell.Source != BoundaryFromCell || cell.Size != 2.625 || cell.Lo != 2.5 || !math.IsNaN(cell.Hi) || cell.Fit != nil || cell.FitNote != FitSeparated {
 		t.Errorf("cell boundary %+v", cell)
 	}
-	br := BoundaryAtLevel([]OddsPoint{{Size: 1.5, Trials: 2, Side: Below}, {Size: 3, Trapped: 2, Trials: 2, Side: Above}, {Size: 2.25, Trials: 2, Side: Below}}, 0.5)
-	if br.Source != BoundaryFromBracket || br.Size != 3 || br.Lo != 2.25 || br.Hi != 3 {
+	br := BoundaryAtLevel([]OddsPoint{{Size: 3, Trapped: 2, Trials: 2, Side: Above}, {Size: 4, Trapped: 2, Trials: 2, Side: Above}}, 0.5)
+	if br.Source != BoundaryFromBracket || br.Size != 3 || !math.IsNaN(br.Lo) || br.Hi != 3 || br.FitNote != FitAllTrapped {
 		t.Errorf("bracket boundary %+v", br)
 	}
 	none := BoundaryAtLevel([]OddsPoint{{Size: 1.5, Trials: 2, Side: Below}, {Size: 3, Trials: 2, Side: Below}}, 0.5)
 	if !math.IsNaN(none.Size) || none.Lo != 3 || !math.IsNaN(none.Hi) {
 		t.Errorf("no boundary %+v", none)
+	}
+}
+
+// Where the plain fit stands, the penalized one is close to it on many
+// trials; on separated trials it is finite and rises; where no fit can
+// place a crossing (no trap at all) it gives the reason too.
+func TestTippingFitPenalized(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	truth := TippingFit{Intercept: -10 * math.Log(2.8), Slope: 10}
+	var pts []OddsPoint
+	for i := range 7 {
+		p := OddsPoint{Size: 2.8 * math.Exp((float64(i)-3)*0.06), Trials: 400}
+		for range p.Trials {
+			if rng.Float64() < truth.P(p.Size) {
+				p.Trapped++
+			}
+		}
+		pts = append(pts, p)
+	}
+	ml, _ := FitTipping(pts)
+	pf, note := FitTippingPenalized(pts)
+	if note != "" || math.Abs(pf.Slope-ml.Slope) > 0.1*math.Sqrt(ml.VarSlope) {
+		t.Errorf("penalized %+v (%s); plain %+v", pf, note, ml)
+	}
+	sep, note := FitTippingPenalized([]OddsPoint{{Size: 2, Trials: 2}, {Size: 3, Trapped: 2, Trials: 2}})
+	if note != "" || !(sep.Slope > 0) {
+		t.Errorf("separated: %+v (%s)", sep, note)
+	}
+	if _, note := FitTippingPenalized([]OddsPoint{{Size: 2, Trials: 2}, {Size: 3, Trials: 2}}); note != FitNoTrap {
+		t.Errorf("no trap: %q", note)
 	}
 }
 

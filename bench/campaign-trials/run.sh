@@ -60,7 +60,7 @@ jq -r '
   "        trials \($o.trials) in \($o.cells) cells; the model took \($o.model_seconds) s",
   (if ($o.model_boundary != null and $o.boundary_lo != null and $o.boundary_hi != null) then
      (if ($o.model_boundary >= $o.boundary_lo and $o.model_boundary <= $o.boundary_hi)
-      then "        the interval HOLDS the model's boundary"
-      else "        the interval does NOT hold the model's boundary" end)
+      then "        the interval HOLDS the model boundary"
+      else "        the interval does NOT hold the model boundary" end)
    else "        cannot compare: an end is missing" end)
 ' "$OUT/campaign.json"

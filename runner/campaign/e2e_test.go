@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -310,14 +311,15 @@ func TestCampaignStopsOnAServiceThatDoesNotComeBack(t *testing.T) {
 }
 
 // A campaign with trials = 3 at level 0.5: both cells are far from the
-// boundary (×2.25 cannot trigger, ×4 traps), so two
-// agreeing trials decide each (twice the deterministic search's one
-// run), each trial in a folder of its own with its own seed. Every cell
-// records P(trap) with its interval and the model's P(trap) for its
-// scenario; the baseline records the boundary at the level with its
-// interval (the trials are separated, so the bracket (2.25, 4]) and the
-// model's boundary at the level, which that interval holds; the margin is the interval's lower end
-// over expected_spike, 2.25/1.2.
+// boundary (×2.25 cannot trigger, ×4 traps), so two agreeing trials
+// decide each (twice the deterministic search's one run), each trial in a
+// folder of its own with its own seed, each after the probe saw the
+// service back. Every cell records P(trap) with its interval and the
+// model's P(trap) for its scenario; the baseline records the boundary at
+// the level with its interval (the trials are separated, so the penalized
+// fit's: four trials leave it wider than (2.25, 4)) and the model's
+// boundary at the level, which that interval holds; the margin, judged by
+// the gate, is the interval's lower end over expected_spike.
 func TestCampaignWithTrials(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end campaign; skipped with -short")
@@ -340,7 +342,14 @@ func TestCampaignWithTrials(t *testing.T) {
 	test := loadCampaign(t, src)
 	dir := t.TempDir()
 	started := time.Now()
-	res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: t.Logf, QueryWarmup: 1500 * time.Millisecond}})
+	var probes atomic.Int32
+	logf := func(format string, args ...any) {
+		if strings.HasPrefix(format, "campaign: probing") {
+			probes.Add(1)
+		}
+		t.Logf(format, args...)
+	}
+	res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: logf, QueryWarmup: 1500 * time.Millisecond}})
 	t.Logf("campaign took %s", time.Since(started).Round(time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -372,19 +381,24 @@ func TestCampaignWithTrials(t *testing.T) {
 			t.Errorf("cell %d ×%g: side %q, trapped %v", c.Index, c.Size, c.Side, c.Trapped)
 		}
 	}
+	// The probe ran before every trial.
+	if n := probes.Load(); n != 4 {
+		t.Errorf("%d probes for 4 trials", n)
+	}
 	if fmt.Sprint(sizes) != "[2.25 4]" {
 		t.Fatalf("cells %v; want [2.25 4]", sizes)
 	}
 	b := d.Baselines[0]
 	o := b.Odds
-	if o == nil || o.Boundary == nil || o.BoundaryLo == nil || o.BoundaryHi == nil || *o.BoundaryLo != 2.25 || *o.BoundaryHi != 4 || o.Trials != 4 || o.Cells != 2 {
+	if o == nil || o.Boundary == nil || o.BoundaryLo == nil || o.BoundaryHi == nil || o.Source != analysis.BoundaryFromPenalizedFit || o.Fit == nil ||
+		!(*o.BoundaryLo < 2.25 && 2.25 < *o.Boundary && *o.Boundary < 4 && 4 < *o.BoundaryHi) || o.Trials != 4 || o.Cells != 2 {
 		t.Fatalf("odds %+v", o)
 	}
 	if o.ModelBoundary == nil || len(o.ModelCurve) < 2 || *o.ModelBoundary < *o.BoundaryLo || *o.ModelBoundary > *o.BoundaryHi {
 		t.Errorf("the model's boundary %v (%s), curve %+v", analysis.Value(o.ModelBoundary), o.ModelNote, o.ModelCurve)
 	}
 	t.Logf("boundary %g in (%g, %g) by %s; model %g (%.1f s)", *o.Boundary, *o.BoundaryLo, *o.BoundaryHi, o.Source, analysis.Value(o.ModelBoundary), o.ModelSeconds)
-	if m := analysis.Value(b.TriggerMargin); math.Abs(m-2.25/1.2) > 1e-9 || d.Gate == nil || !d.Gate.Passed {
+	if m := analysis.Value(b.TriggerMargin); math.Abs(m-*o.BoundaryLo/1.2) > 1e-9 || d.Gate == nil || d.Gate.Passed != (m >= 1.5) {
 		t.Errorf("margin %g, gate %+v", m, d.Gate)
 	}
 }

@@ -68,8 +68,11 @@ func WriteCampaignText(w io.Writer, d analysis.CampaignDocument) error {
 		}
 		if o := bl.Odds; o != nil {
 			fmt.Fprintf(&b, "\n    P(trap) = %g at %s over %d trials in %d cells; model %s", o.Level, oddsBoundary(o, unit), o.Trials, o.Cells, modelBoundary(o, unit))
-			if o.FitNote != "" {
+			switch {
+			case o.Fit == nil && o.FitNote != "":
 				fmt.Fprintf(&b, "\n    no tipping curve fitted: %s", o.FitNote)
+			case o.FitNote != "":
+				fmt.Fprintf(&b, "\n    tipping curve: %s", o.FitNote)
 			}
 		}
 		if bl.TriggerMargin != nil {
@@ -148,7 +151,7 @@ func oddsBoundary(o *analysis.CampaignOdds, unit string) string {
 		return fmt.Sprintf("not bracketed (above %s)", orDash(o.BoundaryLo, "%.4g"+unit))
 	}
 	what := "95 %"
-	if o.Source != analysis.BoundaryFromFit {
+	if o.Source == analysis.BoundaryFromCell || o.Source == analysis.BoundaryFromBracket {
 		what = "between"
 	}
 	return fmt.Sprintf("%.4g%s (%s: %s–%s, %s)", *o.Boundary, unit, what, orDash(o.BoundaryLo, "%.4g"), orDash(o.BoundaryHi, "%.4g"), o.Source)
