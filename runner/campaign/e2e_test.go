@@ -171,6 +171,11 @@ func TestCampaignBracketsTheSmallestTrap(t *testing.T) {
 	if onDisk := readCampaign(t, dir); len(onDisk.Cells) != 3 || onDisk.StoppedReason != ReasonFinished {
 		t.Errorf("campaign.json has %d cells, stopped %q", len(onDisk.Cells), onDisk.StoppedReason)
 	}
+	// One trial a cell, without --tipping, writes no odds (issue 37).
+	if raw, err := os.ReadFile(filepath.Join(dir, File)); err != nil || strings.Contains(string(raw), `"odds"`) ||
+		strings.Contains(string(raw), `"trap_probability"`) || strings.Contains(string(raw), `"trials"`) {
+		t.Errorf("campaign.json of one trial a cell has odds (%v)", err)
+	}
 }
 
 // A campaign stopped by its max_duration, an interrupt (the context a
@@ -319,7 +324,8 @@ func TestCampaignStopsOnAServiceThatDoesNotComeBack(t *testing.T) {
 // the level with its interval (the trials are separated, so the penalized
 // fit's: four trials leave it wider than (2.25, 4)) and the model's
 // boundary at the level, which that interval holds; the margin, judged by
-// the gate, is the interval's lower end over expected_spike.
+// the gate, is the interval's lower end over expected_spike. With
+// --tipping the model's odds are also taken on a grid over the range.
 func TestCampaignWithTrials(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end campaign; skipped with -short")
@@ -349,7 +355,7 @@ func TestCampaignWithTrials(t *testing.T) {
 		}
 		t.Logf(format, args...)
 	}
-	res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: logf, QueryWarmup: 1500 * time.Millisecond}})
+	res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: logf, QueryWarmup: 1500 * time.Millisecond}, Tipping: true})
 	t.Logf("campaign took %s", time.Since(started).Round(time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -393,6 +399,11 @@ func TestCampaignWithTrials(t *testing.T) {
 	if o == nil || o.Boundary == nil || o.BoundaryLo == nil || o.BoundaryHi == nil || o.Source != analysis.BoundaryFromPenalizedFit || o.Fit == nil ||
 		!(*o.BoundaryLo < 2.25 && 2.25 < *o.Boundary && *o.Boundary < 4 && 4 < *o.BoundaryHi) || o.Trials != 4 || o.Cells != 2 {
 		t.Fatalf("odds %+v", o)
+	}
+	// --tipping: the model's odds on a grid of 9 sizes over [2.25, 4]
+	// besides the bisection's.
+	if !d.Tipping || len(o.ModelCurve) < modelGrid+2 || o.ModelCurve[0].Size != 2.25 || o.ModelCurve[len(o.ModelCurve)-1].Size != 4 {
+		t.Errorf("tipping %v, the model's curve %+v", d.Tipping, o.ModelCurve)
 	}
 	if o.ModelBoundary == nil || len(o.ModelCurve) < 2 || *o.ModelBoundary < *o.BoundaryLo || *o.ModelBoundary > *o.BoundaryHi {
 		t.Errorf("the model's boundary %v (%s), curve %+v", analysis.Value(o.ModelBoundary), o.ModelNote, o.ModelCurve)
