@@ -156,8 +156,8 @@ type CampaignCell struct {
 	// sequential rule put the cell against the level ("above": the
 	// trapped side, "below", "undecided": its trials could not tell it
 	// from the level); ModelTrapProbability the request-level model's
-	// P(trap) for the cell's scenario (seeds 1 … 200, request.TrapOdds),
-	// ModelNote why it is missing.
+	// P(trap) for the cell's scenario (the trap_probability section its
+	// runs' documents carry), ModelNote why it is missing.
 	Trials               []CampaignTrial `json:"trials,omitempty"`
 	TrapProbability      *Proportion     `json:"trap_probability,omitempty"`
 	Side                 string          `json:"side,omitempty"`
@@ -207,8 +207,9 @@ type CampaignOdds struct {
 	Trials int `json:"trials"`
 	Cells  int `json:"cells"`
 	// ModelBoundary is where the request-level model's P(trap) crosses
-	// the level, by bisection of its odds (seeds 1 … 200 at every size)
-	// over the searched range to the campaign's precision; null with
+	// the level, by bisection of its odds (as ModelTrapProbability's, at
+	// every size) over the searched range to the campaign's precision or
+	// 1 %, whichever is narrower; null with
 	// ModelNote saying why. ModelCurve is every size the model's odds were
 	// taken at (the bisection's and, with --tipping, a grid over the
 	// range), by size; ModelSeconds the wall time they took.

@@ -79,9 +79,9 @@ type campaign struct {
 	doc      analysis.CampaignDocument
 	next     int // the next cell's index
 	runs     int // runs so far (a cell's trials each count)
-	// model holds the model's P(trap) by baseline ρ and size, each
-	// simulated once.
-	model   map[[2]float64]analysis.Proportion
+	// model holds the model's trap_probability section by baseline ρ
+	// and size of a trigger cell, each simulated once.
+	model   map[[2]float64]*analysis.TrapProbability
 	outcome Outcome
 	// outer is the caller's context: when it ends the campaign was
 	// interrupted; when only the campaign's own ends, max_duration passed.

@@ -156,6 +156,13 @@ func (cp *campaign) runCell(ctx context.Context, c cell) (analysis.CampaignCell,
 	opts.Test = test
 	opts.OutDir = filepath.Join(cp.opts.OutDir, rec.Folder)
 	opts.JudgeHeldDemand = c.kind == analysis.CellRecoveryDemand
+	if c.kind == analysis.CellTrigger {
+		// The model's odds, once for all the cell's trials (and the
+		// campaign's own records); on an error the run computes them.
+		if sec, err := cp.modelSection(ctx, c.rho, c.rate, c.size, test); err == nil {
+			opts.TrapProbability = sec
+		}
+	}
 	if c.trial > 0 {
 		opts.Seed = c.seed(opts.Seed)
 	}

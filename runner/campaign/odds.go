@@ -2,11 +2,11 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 
 	"github.com/trigger-test/trigger/analysis"
-	"github.com/trigger-test/trigger/analysis/request"
 	"github.com/trigger-test/trigger/convert"
 )
 
@@ -85,7 +85,7 @@ func (o *odds) placed(rec analysis.CampaignCell, trials int) *analysis.Side {
 
 // withOdds adds to a finished trigger cell of one trial its P(trap) (one
 // of one) and side, and to every cell the model's P(trap) for its
-// scenario.
+// scenario, the figure its runs' documents carry.
 func (cp *campaign) withOdds(ctx context.Context, c cell, rec analysis.CampaignCell, side *analysis.Side) analysis.CampaignCell {
 	if rec.Trials == nil && rec.Trapped != nil && side != nil {
 		k := 0
@@ -103,32 +103,48 @@ func (cp *campaign) withOdds(ctx context.Context, c cell, rec analysis.CampaignC
 	return rec
 }
 
-// modelOdds is the request-level model's P(trap) for the trigger cell of
-// size at baseline rho (rate first attempts per second): the cell's
-// scenario through request.TrapOdds, seeds 1 … request.DefaultOddsRuns,
-// as plan and the run's report take it. Each size is simulated once.
-func (cp *campaign) modelOdds(ctx context.Context, rho, rate, size float64) (analysis.Proportion, error) {
+// modelSection is the model's trap_probability section for the trigger
+// cell of size at baseline rho (rate first attempts per second): the
+// cell's scenario through convert.Test.TrapProbability, as plan and a
+// run take it (seeds 1 … 200 of the request model within its work budget
+// of simulated attempts). Each size is simulated once; the cell's trials
+// are handed the same section, so their documents carry the same figure.
+// test, when not nil, is the cell's scenario already converted.
+func (cp *campaign) modelSection(ctx context.Context, rho, rate, size float64, test *convert.Test) (*analysis.TrapProbability, error) {
 	key := [2]float64{rho, size}
-	if p, ok := cp.model[key]; ok {
-		return p, nil
+	if sec, ok := cp.model[key]; ok {
+		return sec, nil
 	}
-	cs, err := cp.cellScenario(cell{kind: analysis.CellTrigger, rho: rho, rate: rate, size: size})
-	if err != nil {
-		return analysis.Proportion{}, err
+	if test == nil {
+		cs, err := cp.cellScenario(cell{kind: analysis.CellTrigger, rho: rho, rate: rate, size: size})
+		if err != nil {
+			return nil, err
+		}
+		if test, err = convert.New(cs); err != nil {
+			return nil, err
+		}
 	}
-	test, err := convert.New(cs)
+	sec, err := test.TrapProbability(ctx)
 	if err != nil {
-		return analysis.Proportion{}, err
-	}
-	p, err := request.TrapOdds(ctx, test.RequestConfig(1), request.DefaultOddsRuns)
-	if err != nil {
-		return analysis.Proportion{}, err
+		return nil, err
 	}
 	if cp.model == nil {
-		cp.model = map[[2]float64]analysis.Proportion{}
+		cp.model = map[[2]float64]*analysis.TrapProbability{}
 	}
-	cp.model[key] = p
-	return p, nil
+	cp.model[key] = sec
+	return sec, nil
+}
+
+// modelOdds is modelSection's P(trap); an error says why there is none.
+func (cp *campaign) modelOdds(ctx context.Context, rho, rate, size float64) (analysis.Proportion, error) {
+	sec, err := cp.modelSection(ctx, rho, rate, size, nil)
+	switch {
+	case err != nil:
+		return analysis.Proportion{}, err
+	case sec.Trapped == nil:
+		return analysis.Proportion{}, errors.New(sec.ModelUnavailable)
+	}
+	return *sec.Trapped, nil
 }
 
 // oddsPoints are baseline i's trigger cells as the fit takes them.
