@@ -20,6 +20,14 @@ type CampaignDocument struct {
 	Precision float64 `json:"precision"`
 	// Hysteresis: the campaign also looks for the recovery demand λ_r.
 	Hysteresis bool `json:"hysteresis"`
+	// Trials is the most trials a trigger cell took and TrapProbability
+	// the level of P(trap) searched for (campaign trials and
+	// trap_probability); both absent for one trial a cell.
+	Trials          int     `json:"trials,omitempty"`
+	TrapProbability float64 `json:"trap_probability,omitempty"`
+	// Tipping: `trigger campaign --tipping` asked for the model's
+	// P(trap) curve over the searched range (CampaignOdds.ModelCurve).
+	Tipping bool `json:"tipping,omitempty"`
 	// ExpectedSpike is what production brings; nil when not given.
 	ExpectedSpike *ExpectedSpikeSection `json:"expected_spike,omitempty"`
 	StartedAt     string                `json:"started_at"`
@@ -140,6 +148,81 @@ type CampaignCell struct {
 	Folder string `json:"folder"`
 	// Note says why a cell could not tell, or what else happened.
 	Note string `json:"note,omitempty"`
+	// Odds, with campaign trials (or --tipping): the cell's trials, each
+	// a run folder of its own (the cell's verdict, recovery, folder and
+	// note are its last trial's, its A_fail the median of its trapped
+	// trials'); TrapProbability the share of the trials that could tell
+	// which trapped, with its Wilson 95 % interval; Side where the
+	// sequential rule put the cell against the level ("above": the
+	// trapped side, "below", "undecided": its trials could not tell it
+	// from the level); ModelTrapProbability the request-level model's
+	// P(trap) for the cell's scenario (the trap_probability section its
+	// runs' documents carry), ModelNote why it is missing.
+	Trials               []CampaignTrial `json:"trials,omitempty"`
+	TrapProbability      *Proportion     `json:"trap_probability,omitempty"`
+	Side                 string          `json:"side,omitempty"`
+	ModelTrapProbability *Proportion     `json:"model_trap_probability,omitempty"`
+	ModelNote            string          `json:"model_note,omitempty"`
+}
+
+// CampaignTrial is one trial of a repeated cell: its own run.
+type CampaignTrial struct {
+	// Trial counts from 1; Seed is its run's seed (the campaign's + trial − 1).
+	Trial   int     `json:"trial"`
+	Seed    uint64  `json:"seed"`
+	Verdict Verdict `json:"verdict"`
+	// Trapped: the run judged the service trapped; null when it could
+	// not tell.
+	Trapped   *bool    `json:"trapped"`
+	RecoveryS *float64 `json:"recovery_s"`
+	AFail     *float64 `json:"a_fail"`
+	Folder    string   `json:"folder"`
+	Note      string   `json:"note,omitempty"`
+}
+
+// CampaignOdds is a baseline's boundary at a level of P(trap)
+// (docs/model.md, "Mapping the boundary"): where the tipping curve
+// fitted to all its trigger trials crosses the level, with the interval
+// of that crossing (on separated trials the penalized fit's); or, when no
+// curve stands (FitNote), the cell its trials could not tell from the
+// level, or the smallest size above it, with the largest size below and
+// the smallest above as the interval.
+type CampaignOdds struct {
+	// Level is the P(trap) searched for.
+	Level float64 `json:"level"`
+	// Boundary is the size at the level and BoundaryLo/Hi its interval
+	// (null where unknown); Source is "fit", "penalized fit", "cell" or
+	// "bracket".
+	Boundary   *float64 `json:"boundary"`
+	BoundaryLo *float64 `json:"boundary_lo"`
+	BoundaryHi *float64 `json:"boundary_hi"`
+	Source     string   `json:"source"`
+	// Fit is the tipping curve in ln size (P = 1/(1 + e^−(a + b·ln size)));
+	// null with FitNote saying why (FitNote also says when the penalized
+	// fit stands in).
+	Fit     *TippingFit `json:"fit"`
+	FitNote string      `json:"fit_note,omitempty"`
+	// Trials and Cells are the trigger trials and cells run at this
+	// baseline.
+	Trials int `json:"trials"`
+	Cells  int `json:"cells"`
+	// ModelBoundary is where the request-level model's P(trap) crosses
+	// the level, by bisection of its odds (as ModelTrapProbability's, at
+	// every size) over the searched range to the campaign's precision or
+	// 1 %, whichever is narrower; null with
+	// ModelNote saying why. ModelCurve is every size the model's odds were
+	// taken at (the bisection's and, with --tipping, a grid over the
+	// range), by size; ModelSeconds the wall time they took.
+	ModelBoundary *float64         `json:"model_boundary"`
+	ModelNote     string           `json:"model_note,omitempty"`
+	ModelCurve    []ModelOddsPoint `json:"model_curve"`
+	ModelSeconds  float64          `json:"model_seconds"`
+}
+
+// ModelOddsPoint is the model's P(trap) at one size.
+type ModelOddsPoint struct {
+	Size            float64    `json:"size"`
+	TrapProbability Proportion `json:"trap_probability"`
 }
 
 // CampaignBaseline is what the campaign found at one baseline.
@@ -176,8 +259,14 @@ type CampaignBaseline struct {
 	// trigger at) over expected_spike's size: how many times production's
 	// spike the service was seen to survive; null without an
 	// expected_spike or such a cell. A metastable cell does not count.
+	// With trials it is the boundary's lower interval end at the level
+	// (Odds.BoundaryLo), or, while that is unknown, the largest size whose
+	// cell was below the level, over expected_spike's size.
 	TriggerMargin *float64 `json:"trigger_margin"`
 	Note          string   `json:"note,omitempty"`
+	// Odds is the boundary at the level of P(trap), with campaign trials
+	// or --tipping; absent otherwise.
+	Odds *CampaignOdds `json:"odds,omitempty"`
 }
 
 // CampaignGate is min_trigger_margin's verdict.

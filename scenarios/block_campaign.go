@@ -42,6 +42,12 @@ type Campaign struct {
 	MaxDuration time.Duration
 	// Rest is the pause without load before each cell after the first.
 	Rest time.Duration
+	// Trials is the most trials a trigger cell takes (1: one run decides
+	// it); TrapProbability the level of P(trap) searched for, 0 < level
+	// < 1 (docs/model.md, "Trap probability"). With Trials > 1 a cell is
+	// repeated until the sequential rule tells it from the level.
+	Trials          int
+	TrapProbability float64
 }
 
 // ExpectedSpike is what production brings (block "expected_spike"): the
@@ -61,13 +67,19 @@ const (
 	// MinCampaignPrecision is the narrowest bracket a campaign asks for:
 	// no run measures a boundary to a millionth.
 	MinCampaignPrecision = 1e-6
+	// DefaultCampaignTrapProbability is the level of P(trap) a campaign
+	// with trials searches for: the boundary where a spike traps half the
+	// time.
+	DefaultCampaignTrapProbability = 0.5
+	// MaxCampaignTrials bounds the trials of one cell.
+	MaxCampaignTrials = 100
 )
 
 // campaignSchema and expectedSpikeSchema: attribute names are the
 // snake_case of Campaign's and ExpectedSpike's fields.
 var (
 	campaignSchema = &hcl.BodySchema{Attributes: attrs("baselines", "rates", "search", "from", "to", "precision",
-		"hysteresis", "max_duration", "rest", "capacity_variable")}
+		"hysteresis", "max_duration", "rest", "capacity_variable", "trials", "trap_probability")}
 	expectedSpikeSchema = &hcl.BodySchema{Attributes: attrs("multiplier", "duration")}
 )
 
@@ -87,6 +99,8 @@ func (d *decoder) decodeCampaign(blk *hcl.Block) *Campaign {
 		MaxDuration:      b.duration("max_duration", DefaultCampaignMaxDuration),
 		Rest:             b.duration("rest", DefaultCampaignRest),
 		CapacityVariable: b.str("capacity_variable", ""),
+		Trials:           b.integer("trials", 1),
+		TrapProbability:  b.num("trap_probability", DefaultCampaignTrapProbability),
 	}
 	if c.Search == vocab.SearchDuration {
 		c.From = b.duration("from", 0).Seconds()
@@ -194,6 +208,10 @@ func (v *validator) campaign() {
 		"precision is how narrow the bracket must get, relative to its upper end, from %g to below 1 (0.1: 10 %%). Got %g.", MinCampaignPrecision, c.Precision)
 	v.positiveDur(c.MaxDuration, "campaign.max_duration", "max_duration", "the hard limit on the whole campaign's wall time")
 	v.nonNegDur(c.Rest, "campaign.rest", "rest", "the pause without load before each cell")
+	v.errorf(c.Trials < 1 || c.Trials > MaxCampaignTrials, "campaign.trials", "Value out of range",
+		"trials is the most trials a cell takes, from 1 (one run decides it) to %d. Got %d.", MaxCampaignTrials, c.Trials)
+	v.errorf(!(c.TrapProbability > 0 && c.TrapProbability < 1), "campaign.trap_probability", "Value out of range",
+		"trap_probability is the level of P(trap) searched for, above 0 and below 1 (0.5: the boundary; 0.05: a safety margin). Got %g.", c.TrapProbability)
 	v.fillRates(c, hasB, hasR)
 }
 

@@ -172,6 +172,8 @@ func TestReferenceDocDefaults(t *testing.T) {
 		"campaign.hysteresis":                      s.Campaign.Hysteresis,
 		"campaign.max_duration":                    s.Campaign.MaxDuration,
 		"campaign.rest":                            s.Campaign.Rest,
+		"campaign.trials":                          s.Campaign.Trials,
+		"campaign.trap_probability":                s.Campaign.TrapProbability,
 	}
 	// Defaults the resolved scenario does not keep: a variable's
 	// description and sensitivity are read and dropped, the scrape list

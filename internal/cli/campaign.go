@@ -24,12 +24,12 @@ import (
 
 func newCampaignCommand(stdout, stderr io.Writer) *cobra.Command {
 	var sf scenarioFlags
-	var asJSON, yes, overwrite, force, dryRun bool
+	var asJSON, yes, overwrite, force, dryRun, tipping bool
 	var out, abortFile, metricsAddr string
 	var seed uint64
 	var cf consentFlags
 	cmd := &cobra.Command{
-		Use:   "campaign [--dry-run] [--yes] [--out DIR] [--var NAME=VALUE] SCENARIO.hcl",
+		Use:   "campaign [--dry-run] [--yes] [--tipping] [--out DIR] [--var NAME=VALUE] SCENARIO.hcl",
 		Short: "Map the smallest trigger that traps the service, and the demand it comes back at",
 		Long: `campaign runs whole trigger tests (cells) to map the scenario's campaign
 block: at each baseline it brackets the smallest spike (multiplier or
@@ -50,8 +50,19 @@ cell, what each baseline showed (the bracket, the model's boundary from the
 scenario's A and from the measured A_fail, λ_r) and why the campaign
 stopped; campaign.html draws the map.
 
+With campaign { trials = N } each trigger cell is repeated (a run folder
+per trial, the probe before each) until a sequential test tells its
+P(trap) from trap_probability (default 0.5) or N trials are spent, and the
+search is for the size where P(trap) crosses that level: each cell records
+its P(trap) with its Wilson 95 % interval beside the request-level model's
+for the same scenario, and each baseline the boundary at the level with
+its interval (a tipping curve fitted to every trial) beside the model's.
+--tipping also draws the model's P(trap) over the searched range on the
+campaign's tipping chart (with one trial a cell too).
+
 gate { min_trigger_margin = 2 } with an expected_spike block passes when
-every baseline is known to survive twice production's spike.
+every baseline is known to survive twice production's spike (with trials:
+the boundary's lower interval end at the level).
 
 --dry-run prints the baselines, the first cell and the most cells each
 search can take, the longest the campaign can take, and what its cells do
@@ -91,9 +102,10 @@ at the campaign's max_duration).`,
 			vars := sf.resolved
 			pp := newProgressPrinter(stderr)
 			res, err := campaign.Run(cmd.Context(), campaign.Options{
-				Test:   test,
-				OutDir: out,
-				Vars:   vars,
+				Test:    test,
+				OutDir:  out,
+				Vars:    vars,
+				Tipping: tipping,
 				Run: runner.Options{
 					Seed:       seed,
 					Progress:   pp.update,
@@ -140,6 +152,7 @@ at the campaign's max_duration).`,
 	sf.register(cmd)
 	cf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print campaign.json instead of the table")
+	cmd.Flags().BoolVar(&tipping, "tipping", false, "also record the model's P(trap) at every cell and over the searched range, and draw it on the tipping chart")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the cells planned and the longest the campaign can take; send nothing")
 	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation (required without a terminal)")
 	cmd.Flags().StringVar(&out, "out", "", "the campaign's folder (default out/NAME-campaign-TIMESTAMP)")
@@ -180,6 +193,9 @@ func printCampaignPlan(w io.Writer, test *convert.Test) error {
 	p := campaign.Plan(s, plan.Amplification.Predicted, plan.Scenario.PatienceS, campaign.DeclaredLaw(plan))
 	c := s.Campaign
 	fmt.Fprintf(w, "Campaign  %s: %s from %g to %g, precision %g %%; nothing is sent\n", s.Name, c.Search, c.From, c.To, 100*c.Precision)
+	if c.Trials > 1 {
+		fmt.Fprintf(w, "Odds      up to %d trials a cell, until a sequential test tells its P(trap) from %g; the boundary is where P(trap) crosses %g\n", c.Trials, c.TrapProbability, c.TrapProbability)
+	}
 	trapRule, noTrap := fmt.Sprintf("a trigger traps where A·ρ ≥ 1 (ρ ≥ %.3g)", 1/plan.Amplification.Predicted), ": no spike traps (A·ρ < 1)"
 	if l := campaign.DeclaredLaw(plan); l != nil && !l.Queue() {
 		cTau := l.CapacityAtTimeout(plan.Scenario.PatienceS)
@@ -195,6 +211,9 @@ func printCampaignPlan(w io.Writer, test *convert.Test) error {
 			model = fmt.Sprintf("'s smallest trap %.4g", b.ModelSmallestTrap)
 		}
 		fmt.Fprintf(w, "ρ = %.3g (%.4g/s): first cell %g, at most %d trigger cells", b.Rho, b.DemandPerS, b.First, b.MaxTriggerCells)
+		if c.Trials > 1 {
+			fmt.Fprintf(w, " of up to %d trials each (%d runs)", c.Trials, b.MaxTriggerRuns)
+		}
 		if c.Hysteresis {
 			fmt.Fprintf(w, " and %d recovery-demand cells", b.MaxRecoveryCells)
 		}
@@ -205,7 +224,11 @@ func printCampaignPlan(w io.Writer, test *convert.Test) error {
 	if p.Bounded {
 		bound = " (max_duration)"
 	}
-	if _, err := fmt.Fprintf(w, "At most %d cells; the campaign takes at most %s%s\n", p.MaxCells, p.Longest.Round(time.Second), bound); err != nil {
+	runs := "cells"
+	if c.Trials > 1 {
+		runs = "runs"
+	}
+	if _, err := fmt.Fprintf(w, "At most %d %s; the campaign takes at most %s%s\n", p.MaxCells, runs, p.Longest.Round(time.Second), bound); err != nil {
 		return err
 	}
 	return printCampaignTouches(w, test, plan.Scenario.Touches)

@@ -37,6 +37,9 @@ type Options struct {
 	Vars map[string]string
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// Tipping records the model's P(trap) for every trigger cell and over
+	// the searched range (`trigger campaign --tipping`), for the chart.
+	Tipping bool
 }
 
 // Reasons a campaign stops, in StoppedReason.
@@ -75,7 +78,11 @@ type campaign struct {
 	scenario *scenarios.Scenario
 	doc      analysis.CampaignDocument
 	next     int // the next cell's index
-	outcome  Outcome
+	runs     int // runs so far (a cell's trials each count)
+	// model holds the model's trap_probability section by baseline ρ
+	// and size of a trigger cell, each simulated once.
+	model   map[[2]float64]*analysis.TrapProbability
+	outcome Outcome
 	// outer is the caller's context: when it ends the campaign was
 	// interrupted; when only the campaign's own ends, max_duration passed.
 	outer context.Context
@@ -97,6 +104,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		opts.Now = time.Now
 	}
 	cp := &campaign{opts: opts, scenario: s, doc: newDocument(opts.Test, opts.Now()), outer: ctx}
+	if cp.oddsMode() {
+		cp.doc.TrapProbability, cp.doc.Tipping = s.Campaign.TrapProbability, opts.Tipping
+		if s.Campaign.Trials > 1 {
+			cp.doc.Trials = s.Campaign.Trials
+		}
+	}
 	// Every cell's scenario is checked against what the operator was
 	// shown before the folder is made or anything sent.
 	if err := cp.checkCells(); err != nil {
@@ -140,35 +153,42 @@ func (cp *campaign) run(ctx context.Context) error {
 	return nil
 }
 
-// search brackets the smallest trap at baseline i, then λ_r.
+// search brackets the smallest trap at baseline i, then λ_r. With
+// trials, each cell is repeated until the sequential rule places it
+// against the level, and the search stops at a cell it cannot
+// (analysis.OddsBracket); one trial a cell places it by its one run.
 func (cp *campaign) search(ctx context.Context, i int) error {
 	c := cp.scenario.Campaign
 	b := &cp.doc.Baselines[i]
-	br := analysis.NewBracket(c.From, c.To, c.Precision)
+	br := analysis.NewOddsBracket(c.From, c.To, c.Precision, c.TrapProbability)
 	for {
 		size, end := br.Next()
 		if end != "" {
 			b.SearchEnd = string(end)
 			break
 		}
-		rec, err := cp.cell(ctx, cell{kind: analysis.CellTrigger, rho: b.Rho, rate: b.DemandPerS, size: size})
+		rec, side, err := cp.cell(ctx, cell{kind: analysis.CellTrigger, rho: b.Rho, rate: b.DemandPerS, size: size})
 		if err != nil {
 			b.SearchEnd = "stopped: " + err.Error()
-			cp.summarize(i, br)
+			cp.summarize(i, br.Bracket)
 			return err
 		}
-		if rec.Trapped == nil {
+		if side == nil {
 			b.SearchEnd = fmt.Sprintf("cell %d could not tell (%s): %s", rec.Index, rec.Verdict, rec.Note)
 			cp.outcome = max(cp.outcome, Incomplete)
 			break
 		}
-		br.Record(size, *rec.Trapped)
-		cp.summarize(i, br)
+		br.RecordSide(size, *side)
+		cp.summarize(i, br.Bracket)
 		if err := cp.write(); err != nil {
 			return &runner.Error{Kind: runner.KindHarness, Err: err}
 		}
 	}
-	cp.summarize(i, br)
+	cp.summarize(i, br.Bracket)
+	cp.modelAtLevel(ctx, i)
+	if err := cp.write(); err != nil {
+		return &runner.Error{Kind: runner.KindHarness, Err: err}
+	}
 	if c.Hysteresis && !math.IsNaN(br.Above) {
 		return cp.recoveryDemand(ctx, i, br.Above)
 	}
@@ -189,7 +209,7 @@ func (cp *campaign) recoveryDemand(ctx context.Context, i int, trapSize float64)
 		if end != "" {
 			break
 		}
-		rec, err := cp.cell(ctx, cell{kind: analysis.CellRecoveryDemand, rho: b.Rho, rate: b.DemandPerS, size: trapSize, hold: hold})
+		rec, _, err := cp.cell(ctx, cell{kind: analysis.CellRecoveryDemand, rho: b.Rho, rate: b.DemandPerS, size: trapSize, hold: hold})
 		if err != nil {
 			cp.summarizeRecovery(i, br)
 			return err
@@ -209,29 +229,59 @@ func (cp *campaign) recoveryDemand(ctx context.Context, i int, trapSize float64)
 	return nil
 }
 
-// cell waits for a recovered service, runs one cell and records it.
-func (cp *campaign) cell(ctx context.Context, c cell) (analysis.CampaignCell, error) {
+// cell runs one cell and records it: one trial, or with campaign trials
+// (trigger cells only) trial after trial until the sequential rule
+// places the cell against the level or the trials are spent. Each trial
+// waits for a recovered service first. side is where the cell stands (a
+// single trial: above when trapped, below otherwise); nil when no trial
+// could tell.
+func (cp *campaign) cell(ctx context.Context, c cell) (analysis.CampaignCell, *analysis.Side, error) {
 	c.index = cp.next
 	cp.next++
-	if err := cp.ready(ctx, c); err != nil {
-		return analysis.CampaignCell{}, err
+	trials, level := cp.trials(c), cp.scenario.Campaign.TrapProbability
+	var rec analysis.CampaignCell
+	var tally odds
+	at := len(cp.doc.Cells)
+	for t := 1; t <= trials; t++ {
+		if trials > 1 {
+			c.trial = t
+		}
+		if err := cp.ready(ctx, c); err != nil {
+			return rec, nil, err
+		}
+		cp.logf("campaign: cell %d%s, ρ = %.3g (%g/s), %s", c.index, c.trialWord(trials), c.rho, c.rate, describe(cp.scenario, c))
+		tr, res, err := cp.runCell(ctx, c)
+		cp.runs++
+		// A run that could not judge is a cell that could not tell, not the
+		// campaign's end.
+		if re := (*runner.Error)(nil); errors.As(err, &re) && re.Kind == runner.KindInconclusive && res != nil {
+			err = nil
+		}
+		rec = tr
+		if trials > 1 {
+			rec = tally.add(tr, c.seed(cp.opts.Run.Seed), level)
+		}
+		if len(cp.doc.Cells) == at {
+			cp.doc.Cells = append(cp.doc.Cells, rec)
+		}
+		cp.doc.Cells[at] = rec
+		if werr := cp.write(); werr != nil && err == nil {
+			err = &runner.Error{Kind: runner.KindHarness, Err: werr}
+		}
+		if err != nil {
+			return rec, nil, cp.stopped(ctx, fmt.Errorf("cell %d: %w", c.index, err))
+		}
+		cp.logf("campaign: cell %d%s %s (%s)", c.index, c.trialWord(trials), tr.Verdict, trappedWord(tr.Trapped))
+		if trials > 1 && tally.side != analysis.Undecided {
+			break
+		}
 	}
-	cp.logf("campaign: cell %d, ρ = %.3g (%g/s), %s", c.index, c.rho, c.rate, describe(cp.scenario, c))
-	rec, res, err := cp.runCell(ctx, c)
-	// A run that could not judge is a cell that could not tell, not the
-	// campaign's end.
-	if re := (*runner.Error)(nil); errors.As(err, &re) && re.Kind == runner.KindInconclusive && res != nil {
-		err = nil
+	side := tally.placed(rec, trials)
+	if cp.oddsMode() && c.kind == analysis.CellTrigger {
+		rec = cp.withOdds(ctx, c, rec, side)
+		cp.doc.Cells[at] = rec
 	}
-	cp.doc.Cells = append(cp.doc.Cells, rec)
-	if werr := cp.write(); werr != nil && err == nil {
-		err = &runner.Error{Kind: runner.KindHarness, Err: werr}
-	}
-	if err != nil {
-		return rec, cp.stopped(ctx, fmt.Errorf("cell %d: %w", c.index, err))
-	}
-	cp.logf("campaign: cell %d %s (%s)", c.index, rec.Verdict, trappedWord(rec.Trapped))
-	return rec, nil
+	return rec, side, nil
 }
 
 // ready rests (after the first cell), then probes until the service is
@@ -241,7 +291,7 @@ func (cp *campaign) ready(ctx context.Context, c cell) error {
 	if err := cp.aborted(); err != nil {
 		return cp.stopped(ctx, err)
 	}
-	if c.index > 0 {
+	if cp.runs > 0 {
 		if err := runner.Rest(ctx, cp.scenario.Campaign.Rest, cp.aborted); err != nil {
 			return cp.stopped(ctx, err)
 		}
@@ -255,7 +305,7 @@ func (cp *campaign) ready(ctx context.Context, c cell) error {
 		}
 		cp.outcome = max(cp.outcome, GateFailed)
 		cp.doc.StoppedReason = "the service did not come back before cell " + fmt.Sprint(c.index) + ": " + err.Error()
-		if c.index == 0 {
+		if cp.runs == 0 {
 			cp.doc.StoppedReason = "the service was not healthy before the first cell: " + err.Error()
 		}
 		return &runner.Error{Kind: runner.KindInconclusive, Err: errors.New(cp.doc.StoppedReason)}

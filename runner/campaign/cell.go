@@ -23,6 +23,22 @@ type cell struct {
 	size  float64 // the searched size: a multiplier or seconds
 	hold  float64 // recovery_demand: first attempts per second after the trap
 	index int
+	// trial counts a repeated cell's trials from 1; 0 for a cell of one.
+	trial int
+}
+
+// seed is the cell's run's seed: the campaign's (0 means 1), and for
+// trial t the campaign's + t − 1.
+func (c cell) seed(base uint64) uint64 {
+	return max(base, 1) + uint64(max(c.trial-1, 0))
+}
+
+// trialWord is " (trial t of n)" for a repeated cell, "" otherwise.
+func (c cell) trialWord(n int) string {
+	if c.trial == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (trial %d of at most %d)", c.trial, n)
 }
 
 // spike is the cell's spike: the searched size in place of the
@@ -49,6 +65,9 @@ func (c cell) folder(search vocab.SearchKind) string {
 		size = fmt.Sprintf("d%.4gs", c.size)
 	case search == vocab.SearchCapacity:
 		size = fmt.Sprintf("loss%.4g", c.size)
+	}
+	if c.trial > 0 {
+		size += fmt.Sprintf("-t%d", c.trial)
 	}
 	return fmt.Sprintf("cell-%02d-rho%.3g-%s", c.index, c.rho, size)
 }
@@ -137,6 +156,16 @@ func (cp *campaign) runCell(ctx context.Context, c cell) (analysis.CampaignCell,
 	opts.Test = test
 	opts.OutDir = filepath.Join(cp.opts.OutDir, rec.Folder)
 	opts.JudgeHeldDemand = c.kind == analysis.CellRecoveryDemand
+	if c.kind == analysis.CellTrigger {
+		// The model's odds, once for all the cell's trials (and the
+		// campaign's own records); on an error the run computes them.
+		if sec, err := cp.modelSection(ctx, c.rho, c.rate, c.size, test); err == nil {
+			opts.TrapProbability = sec
+		}
+	}
+	if c.trial > 0 {
+		opts.Seed = c.seed(opts.Seed)
+	}
 	res, err := runner.Run(ctx, opts)
 	if res == nil {
 		rec.Verdict = analysis.VerdictInconclusive

@@ -63,6 +63,7 @@ func (cp *campaign) summarize(i int, br analysis.Bracket) {
 			b.TriggerMargin = analysis.Num(known / expected)
 		}
 	}
+	cp.summarizeOdds(i)
 }
 
 // largestRecovered is the largest size a trigger cell at rho was seen to

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/examples/specimen/specimen"
 	"github.com/trigger-test/trigger/runner"
+	"github.com/trigger-test/trigger/runner/report"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
@@ -170,6 +172,11 @@ func TestCampaignBracketsTheSmallestTrap(t *testing.T) {
 	if onDisk := readCampaign(t, dir); len(onDisk.Cells) != 3 || onDisk.StoppedReason != ReasonFinished {
 		t.Errorf("campaign.json has %d cells, stopped %q", len(onDisk.Cells), onDisk.StoppedReason)
 	}
+	// One trial a cell, without --tipping, writes no odds (issue 37).
+	if raw, err := os.ReadFile(filepath.Join(dir, File)); err != nil || strings.Contains(string(raw), `"odds"`) ||
+		strings.Contains(string(raw), `"trap_probability"`) || strings.Contains(string(raw), `"trials"`) {
+		t.Errorf("campaign.json of one trial a cell has odds (%v)", err)
+	}
 }
 
 // A campaign stopped by its max_duration, an interrupt (the context a
@@ -306,5 +313,114 @@ func TestCampaignStopsOnAServiceThatDoesNotComeBack(t *testing.T) {
 	d := readCampaign(t, dir)
 	if !strings.Contains(d.StoppedReason, "not healthy before the first cell") || len(d.Cells) != 0 || d.Gate == nil || d.Gate.Passed {
 		t.Errorf("stopped %q, %d cells, gate %+v", d.StoppedReason, len(d.Cells), d.Gate)
+	}
+}
+
+// A campaign with trials = 3 at level 0.5: both cells are far from the
+// boundary (×2.25 cannot trigger, ×4 traps), so two agreeing trials
+// decide each (twice the deterministic search's one run), each trial in a
+// folder of its own with its own seed, each after the probe saw the
+// service back. Every cell records P(trap) with its interval and the
+// model's P(trap) for its scenario; the baseline records the boundary at
+// the level with its interval (the trials are separated, so the penalized
+// fit's: four trials leave it wider than (2.25, 4)) and the model's
+// boundary at the level, which that interval holds; the margin, judged by
+// the gate, is the interval's lower end over expected_spike. With
+// --tipping the model's odds are also taken on a grid over the range.
+func TestCampaignWithTrials(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end campaign; skipped with -short")
+	}
+	url := startSpecimen(t)
+	// Shorter than the others: a 4 s spike (the model's k* = 2.81), a
+	// 2 s hold, no rest, 15 s for the way back after a trap.
+	src := campaignScenario(url, `
+  baselines        = [0.4]
+  from             = 2.25
+  to               = 4
+  precision        = 0.5
+  rest             = "0s"
+  trials           = 3
+  trap_probability = 0.5
+`)
+	src = strings.Replace(src, `duration   = "6s"`, `duration   = "4s"`, 1)
+	src = strings.Replace(src, `recovery { hold = "3s" }`, `recovery { hold = "2s" }`, 1)
+	src = strings.Replace(src, `observe = "40s"`, `observe = "15s"`, 1)
+	test := loadCampaign(t, src)
+	dir := t.TempDir()
+	started := time.Now()
+	var probes atomic.Int32
+	logf := func(format string, args ...any) {
+		if strings.HasPrefix(format, "campaign: probing") {
+			probes.Add(1)
+		}
+		t.Logf(format, args...)
+	}
+	res, err := Run(context.Background(), Options{Test: test, OutDir: dir, Run: runner.Options{Logf: logf, QueryWarmup: 1500 * time.Millisecond}, Tipping: true})
+	t.Logf("campaign took %s", time.Since(started).Round(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := readCampaign(t, dir)
+	if res.Outcome != Finished || d.Trials != 3 || d.TrapProbability != 0.5 {
+		t.Errorf("outcome %d, trials %d, level %g", res.Outcome, d.Trials, d.TrapProbability)
+	}
+	var sizes []float64
+	for _, c := range d.Cells {
+		sizes = append(sizes, c.Size)
+		t.Logf("cell %d ×%g: %s, P(trap) %+v, model %+v", c.Index, c.Size, c.Side, c.TrapProbability, c.ModelTrapProbability)
+		if len(c.Trials) != 2 {
+			t.Errorf("cell %d took %d trials; want 2", c.Index, len(c.Trials))
+		}
+		for j, tr := range c.Trials {
+			if tr.Seed != uint64(1+j) {
+				t.Errorf("cell %d trial %d seed %d", c.Index, tr.Trial, tr.Seed)
+			}
+			if _, err := os.Stat(filepath.Join(dir, tr.Folder, runner.ResultFile)); err != nil {
+				t.Errorf("cell %d trial %d: %v", c.Index, tr.Trial, err)
+			}
+		}
+		p, m := c.TrapProbability, c.ModelTrapProbability
+		if p == nil || p.Of != 2 || !(p.Lo <= p.P && p.P <= p.Hi) || m == nil || m.Of < 1 {
+			t.Errorf("cell %d: P(trap) %+v, model %+v", c.Index, p, m)
+		}
+		// The model's figure is the one its trials' documents carry.
+		for _, tr := range c.Trials {
+			doc, _, err := report.ReadRunResult(filepath.Join(dir, tr.Folder))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.TrapProbability == nil || doc.TrapProbability.Trapped == nil || m == nil || *doc.TrapProbability.Trapped != *m {
+				t.Errorf("cell %d trial %d: its document's odds %+v, the campaign's %+v", c.Index, tr.Trial, doc.TrapProbability, m)
+			}
+		}
+		if want := c.Size > 2.5; c.Trapped == nil || *c.Trapped != want || (c.Side == "above") != want {
+			t.Errorf("cell %d ×%g: side %q, trapped %v", c.Index, c.Size, c.Side, c.Trapped)
+		}
+	}
+	// The probe ran before every trial.
+	if n := probes.Load(); n != 4 {
+		t.Errorf("%d probes for 4 trials", n)
+	}
+	if fmt.Sprint(sizes) != "[2.25 4]" {
+		t.Fatalf("cells %v; want [2.25 4]", sizes)
+	}
+	b := d.Baselines[0]
+	o := b.Odds
+	if o == nil || o.Boundary == nil || o.BoundaryLo == nil || o.BoundaryHi == nil || o.Source != analysis.BoundaryFromPenalizedFit || o.Fit == nil ||
+		!(*o.BoundaryLo < 2.25 && 2.25 < *o.Boundary && *o.Boundary < 4 && 4 < *o.BoundaryHi) || o.Trials != 4 || o.Cells != 2 {
+		t.Fatalf("odds %+v", o)
+	}
+	// --tipping: the model's odds on a grid of 9 sizes over [2.25, 4]
+	// besides the bisection's.
+	if !d.Tipping || len(o.ModelCurve) < modelGrid+2 || o.ModelCurve[0].Size != 2.25 || o.ModelCurve[len(o.ModelCurve)-1].Size != 4 {
+		t.Errorf("tipping %v, the model's curve %+v", d.Tipping, o.ModelCurve)
+	}
+	if o.ModelBoundary == nil || len(o.ModelCurve) < 2 || *o.ModelBoundary < *o.BoundaryLo || *o.ModelBoundary > *o.BoundaryHi {
+		t.Errorf("the model's boundary %v (%s), curve %+v", analysis.Value(o.ModelBoundary), o.ModelNote, o.ModelCurve)
+	}
+	t.Logf("boundary %g in (%g, %g) by %s; model %g (%.1f s)", *o.Boundary, *o.BoundaryLo, *o.BoundaryHi, o.Source, analysis.Value(o.ModelBoundary), o.ModelSeconds)
+	if m := analysis.Value(b.TriggerMargin); math.Abs(m-*o.BoundaryLo/1.2) > 1e-9 || d.Gate == nil || d.Gate.Passed != (m >= 1.5) {
+		t.Errorf("margin %g, gate %+v", m, d.Gate)
 	}
 }

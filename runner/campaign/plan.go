@@ -14,8 +14,9 @@ type PlannedBaseline struct {
 	Rho, DemandPerS float64
 	First           float64
 	// MaxTriggerCells bounds the smallest-trap search; MaxRecoveryCells
-	// the λ_r search (0 without hysteresis).
-	MaxTriggerCells, MaxRecoveryCells int
+	// the λ_r search (0 without hysteresis). MaxTriggerRuns is the
+	// trigger cells' runs: each cell's trials at most.
+	MaxTriggerCells, MaxRecoveryCells, MaxTriggerRuns int
 	// ModelSmallestTrap is the model's boundary from the scenario's A
 	// (+Inf: no size traps).
 	ModelSmallestTrap float64
@@ -29,7 +30,8 @@ type Planned struct {
 	// on_trap's observation); ProbeLimit the longest the probe before it
 	// waits; Rest the pause before each cell after the first.
 	CellLength, ProbeLimit, Rest time.Duration
-	MaxCells                     int
+	// MaxCells counts runs: a trigger cell's trials each count.
+	MaxCells int
 	// Longest is the most the campaign can take: every cell at its
 	// longest, with its rest and probe, bounded by max_duration.
 	Longest time.Duration
@@ -50,7 +52,8 @@ func Plan(s *scenarios.Scenario, plannedA, patienceS float64, law *analysis.Late
 		}
 		sc := analysis.CampaignScenario{Multiplier: s.Load.Spike.Multiplier, SpikeS: s.Load.Spike.Duration.Seconds(), TimeoutS: patienceS, Law: law}
 		b.ModelSmallestTrap = sc.SmallestTrap(c.Search.String(), plannedA, rho)
-		p.MaxCells += b.MaxTriggerCells + b.MaxRecoveryCells
+		b.MaxTriggerRuns = b.MaxTriggerCells * max(c.Trials, 1)
+		p.MaxCells += b.MaxTriggerRuns + b.MaxRecoveryCells
 		p.Baselines = append(p.Baselines, b)
 	}
 	p.Longest = time.Duration(p.MaxCells) * (p.CellLength + p.ProbeLimit + p.Rest)

@@ -21,12 +21,14 @@ var campaignPage = template.Must(template.Must(template.New("campaign").Parse(ca
 
 type campaignHTMLBaseline struct {
 	Rho, Rate, Trap, Model, Measured, Recovery, ModelRecovery, Margin, End string
+	Boundary, ModelBoundary                                                string
 }
 
 type campaignHTMLCell struct {
 	Index                                               int
 	Kind, Rho, Rate, Spike, Held, Verdict, VerdictClass string
 	Side, Recovery, AFail, Folder                       string
+	Odds, Model                                         string
 }
 
 // WriteCampaignHTML writes the campaign as one self-contained page (no
@@ -45,13 +47,15 @@ func WriteCampaignHTML(w io.Writer, d analysis.CampaignDocument) error {
 		Margin, GateFailures                                                            string
 		Baselines                                                                       []campaignHTMLBaseline
 		Cells                                                                           []campaignHTMLCell
-		Map, Recovery                                                                   template.HTML
+		Map, Recovery, Tipping                                                          template.HTML
 		MapError                                                                        string
+		Odds                                                                            bool
 	}{
 		Title: "trigger campaign “" + d.Scenario.Name + "”", Name: d.Scenario.Name, Search: d.Search,
 		From: fmt.Sprintf("%g", d.From), To: fmt.Sprintf("%g", d.To), Precision: fmt.Sprintf("%g %%", 100*d.Precision),
 		Capacity: fmt.Sprintf("%g", d.Scenario.CapacityPerS), Patience: shortSeconds(d.Scenario.TimeoutS), A: fmt.Sprintf("%.3g", d.Scenario.AmplificationPlanned),
 		Started: d.StartedAt, Ended: d.EndedAt, Finished: d.StoppedReason == "finished", Stopped: d.StoppedReason,
+		Odds: d.TrapProbability > 0,
 	}
 	if g := d.Gate; g != nil {
 		data.Gate, data.GatePassed, data.Margin, data.GateFailures = true, g.Passed, fmt.Sprintf("%g", g.MinTriggerMargin), strings.Join(g.Failures, "; ")
@@ -78,18 +82,23 @@ func WriteCampaignHTML(w io.Writer, d analysis.CampaignDocument) error {
 			Rho: fmt.Sprintf("%.3g", b.Rho), Rate: fmt.Sprintf("%.4g/s", b.DemandPerS), Trap: trap, Model: model,
 			Measured: orDash(b.MeasuredModelSmallestTrap, "%.4g"+unit), Recovery: rec, ModelRecovery: orDash(b.ModelRecoveryDemandPerS, "%.4g/s"),
 			Margin: orDash(b.TriggerMargin, "%.3g×"), End: b.SearchEnd + noteSuffix(b.Note),
+			Boundary: oddsBoundary(b.Odds, unit), ModelBoundary: modelBoundary(b.Odds, unit),
 		})
 	}
 	for _, c := range d.Cells {
 		data.Cells = append(data.Cells, campaignHTMLCell{Index: c.Index, Kind: c.Kind, Rho: fmt.Sprintf("%.3g", c.Rho), Rate: fmt.Sprintf("%.4g/s", c.DemandPerS),
 			Spike: fmt.Sprintf("×%.4g for %gs", c.Multiplier, c.SpikeS), Held: orDash(c.HoldDemandPerS, "%.4g/s"),
 			Verdict: string(c.Verdict), VerdictClass: verdictClass(c.Verdict), Side: sideWord(c.Trapped),
-			Recovery: cellRecovery(c), AFail: orDash(c.AFail, "%.2f"), Folder: c.Folder})
+			Recovery: cellRecovery(c), AFail: orDash(c.AFail, "%.2f"), Folder: c.Folder,
+			Odds: proportionText(c.TrapProbability), Model: proportionText(c.ModelTrapProbability)})
 	}
 	if svg, err := CampaignMapSVG(d); err != nil {
 		data.MapError = err.Error()
 	} else {
 		data.Map = template.HTML(inlineSVG(svg)) // trusted: gonum escapes the SVG's text, the title is escaped
+	}
+	if svg, ok, err := CampaignTippingSVG(d); err == nil && ok {
+		data.Tipping = template.HTML(inlineSVG(svg))
 	}
 	if svg, ok, err := CampaignRecoverySVG(d); err == nil && ok {
 		data.Recovery = template.HTML(inlineSVG(svg))

@@ -34,4 +34,6 @@ campaign {
   from      = 4
   to        = 3
   precision = 10
+  trials    = 0
+  trap_probability = 1
 }

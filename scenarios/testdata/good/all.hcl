@@ -159,6 +159,8 @@ campaign {
   hysteresis   = true
   max_duration = "3h"
   rest         = "30s"
+  trials       = 5
+  trap_probability = 0.05
 }
 
 expected_spike {
