@@ -99,7 +99,7 @@ e2e-specimen:
 # A three-cell campaign, one that finds λ_r, a capacity campaign, stopped
 # campaigns, and simulate --from on two recorded runs (about 7 minutes,
 # little CPU: the specimen at 50 to 80 first attempts/s), the fifth
-# stream beside the others; then the short tipping benchmark (about 20 s:
+# stream beside the others; then the short tipping benchmark (about 30 s:
 # the collapse law's server collapses in every trial above λ_c, in none
 # far below it).
 e2e-campaign:

@@ -3,16 +3,20 @@
 // (docs/model.md, "The collapse law": one M/M/1 queue, timed-out work
 // served, retries after a backoff, no cancellation) and driven by
 // trigger's own driver, beside the request model's curve for the same
-// setup and the published points (bench/tipping/README.md): with patient
-// timeouts (θ = 10) every trial collapses at the ceiling λ_c; with tight
-// ones (θ = 2) half of them at two thirds of it.
+// setup and the points the issue quotes from the published work
+// (bench/tipping/README.md): with patient timeouts (θ = 10) every trial
+// collapses at the ceiling λ_c; with tight ones (θ = 2) half of them at
+// two thirds of it.
 //
-//	go run ./bench/tipping [-trials 10] [-mu 500]
+//	go run ./bench/tipping [-trials 10] [-model-runs 200] [-mu-tight 250] [-mu-patient 500]
 //
 // Every trial is a fresh specimen on loopback, bounded by its horizon
-// (2,000 service times at θ = 2, 4,000 at θ = 10: 4 s and 8 s at μ =
-// 500/s) and stopped at its collapse. About 6 minutes at the defaults. It
-// exits 1 when a published point lies outside its measured interval.
+// (2,000 service times at θ = 2, 4,000 at θ = 10: 8 s each at the default
+// rates) and stopped at its collapse. The clients' timeout is T plus the
+// loopback path's own latency L₀, measured at each load; a trial in which
+// the driver stalled is void and run again. About 8 minutes at the
+// defaults. It exits 1 when a published point lies outside its measured
+// interval.
 package main
 
 import (

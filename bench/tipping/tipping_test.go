@@ -14,7 +14,7 @@ import (
 // below it (patient timeouts, 0.3 λ_c), as the request model does for the
 // same setup. It fails if the specimen dropped timed-out work, if the
 // driver did not retry, or if the trial did not see the queue grow.
-// About 20 s of real time.
+// About 30 s of real time.
 func TestShortTippingCurve(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-time trials against the specimen (make test runs them in test-e2e)")
