@@ -22,15 +22,22 @@ func (c curve) header() string {
 func (p point) row() string {
 	pub, in := "—", "—"
 	if !math.IsNaN(p.Published) {
-		pub = fmt.Sprintf("%.2f", p.Published)
-		in = map[bool]string{true: "yes", false: "NO"}[p.Holds()]
+		pub, in = fmt.Sprintf("%.2f", p.Published), yesNo(p.Holds())
 	}
 	at := "—"
 	if !math.IsNaN(p.MedianAtS) {
 		at = fmt.Sprintf("%.2f s", p.MedianAtS)
 	}
-	min := map[bool]string{true: "yes", false: "NO"}[p.ModelHolds()]
-	return fmt.Sprintf("%8.2f  %-27s  %-27s  %8s  %9s  %11s  %15s  %4d  %.2f ms", p.Fraction, prop(p.Measured), prop(p.Model), min, pub, in, at, p.Void, float64(p.Floor)/1e6)
+	return fmt.Sprintf("%8.2f  %-27s  %-27s  %8s  %9s  %11s  %15s  %4d  %.2f ms",
+		p.Fraction, prop(p.Measured), prop(p.Model), yesNo(p.ModelHolds()), pub, in, at, p.Void, float64(p.Floor)/1e6)
+}
+
+// yesNo says whether a point lies in the measured interval.
+func yesNo(in bool) string {
+	if in {
+		return "yes"
+	}
+	return "NO"
 }
 
 // prop prints k/n, the estimate and its Wilson interval.
