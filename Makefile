@@ -139,7 +139,7 @@ bench-brakes:
 # specimen configured as the collapse law's server and driven by trigger's
 # driver, beside the request model's and the published points (θ = 10:
 # every trial collapses at λ_c; θ = 2: half of them at two thirds of it),
-# ten trials per load (about 8 minutes; bench/tipping/README.md).
+# ten trials per load (about 9 minutes; bench/tipping/README.md).
 bench-tipping:
 	$(GO) run ./bench/tipping
 

@@ -14,7 +14,7 @@
 // (2,000 service times at θ = 2, 4,000 at θ = 10: 8 s each at the default
 // rates) and stopped at its collapse. The clients' timeout is T plus the
 // loopback path's own latency L₀, measured at each load; a trial in which
-// the driver stalled is void and run again. About 8 minutes at the
+// the driver stalled is void and run again. About 9 minutes at the
 // defaults. It exits 1 when a published point lies outside its measured
 // interval.
 package main
