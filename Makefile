@@ -38,7 +38,7 @@ RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|T
 # The runner's end-to-end tests in two streams of about four minutes each.
 E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain|TestE2ECapacityDrop|TestE2ECompareFindsASlowerRelease|TestE2EMixIsJudgedByItsCapacity
 
-.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-field-laws e2e-campaign bench bench-staging bench-brakes bench-fleet bench-charts bench-compare bench-campaign bench-report bench-grpc demo clean
+.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-field-laws e2e-campaign bench bench-staging bench-brakes bench-fleet bench-charts bench-compare bench-campaign bench-report bench-grpc bench-tipping demo clean
 
 # The shipped binary is stripped (no symbol table or DWARF) and holds no
 # build machine's paths; docs/design.md, "Dependencies", says what makes
@@ -99,10 +99,13 @@ e2e-specimen:
 # A three-cell campaign, one that finds λ_r, a capacity campaign, stopped
 # campaigns, and simulate --from on two recorded runs (about 7 minutes,
 # little CPU: the specimen at 50 to 80 first attempts/s), the fifth
-# stream beside the others.
+# stream beside the others; then the short tipping benchmark (about 30 s:
+# the collapse law's server collapses in every trial above λ_c, in none
+# far below it).
 e2e-campaign:
 	$(GO) test -timeout 15m ./runner/campaign
 	$(GO) test -timeout 15m -run '^TestSimulateFromARecordedRun$$' ./internal/cli
+	$(GO) test -count=1 -timeout 5m ./bench/tipping
 
 # The field test but its field laws' cases (about 6 min 30 s), and those
 # (about 2 min 20 s: five cases side by side, the longest 2 min) at the
@@ -131,6 +134,14 @@ bench-staging:
 # while Prometheus hangs, is slow or dies (about 3 minutes).
 bench-brakes:
 	$(GO) run ./bench/brakes
+
+# The tipping curve, the probability of collapse against load, of the
+# specimen configured as the collapse law's server and driven by trigger's
+# driver, beside the request model's and the published points (θ = 10:
+# every trial collapses at λ_c; θ = 2: half of them at two thirds of it),
+# ten trials per load (about 9 minutes; bench/tipping/README.md).
+bench-tipping:
+	$(GO) run ./bench/tipping
 
 # How long both charts take for timelines of 1,000 to 10,000 rows, and
 # with absurd values in them (well under a minute).

@@ -31,6 +31,10 @@ type TippingConfig struct {
 	// storm then feeds itself for good; with R attempts it may still come
 	// back when λ < λ_r = μ/R. Zero means 20.
 	CollapseWait float64
+	// BackoffS is the delay from a timeout to its retry, in service times
+	// (a constant backoff without jitter); zero means at once, the collapse
+	// law's instant re-offer.
+	BackoffS float64
 	// Seed is the first run's seed; run i of every load uses Seed + i.
 	Seed uint64
 }
@@ -55,7 +59,10 @@ type TippingResult struct {
 	Horizon float64 `json:"horizon_service_times"`
 	// CollapseWait is the wait that counts as collapse, in service times.
 	CollapseWait float64 `json:"collapse_wait_service_times"`
-	Runs         int     `json:"runs"`
+	// Backoff is the delay from a timeout to its retry, in service times
+	// (absent: at once).
+	Backoff float64 `json:"backoff_service_times,omitempty"`
+	Runs    int     `json:"runs"`
 	// LambdaC is λ_c/μ and RhoStar ρ* (CollapseCeiling); LambdaCAsymptote is
 	// the large-θ form 1 − (ln θ + 1)/θ.
 	LambdaC          float64 `json:"lambda_c"`
@@ -86,9 +93,10 @@ func defaultTippingLoads(lambdaC float64) []float64 {
 // (docs/model.md, "The collapse law"). Above λ_c every run should fall;
 // with unlimited retries nothing brings it back.
 func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error) {
-	if !(cfg.Theta > 0) || math.IsInf(cfg.Theta, 0) || cfg.Attempts < 0 || cfg.Runs < 0 || cfg.HorizonS < 0 || cfg.CollapseWait < 0 {
-		return TippingResult{}, fmt.Errorf("%w: tipping: θ %v must be positive, attempts %d, runs %d, horizon %v and collapse wait %v not negative",
-			ErrConfig, cfg.Theta, cfg.Attempts, cfg.Runs, cfg.HorizonS, cfg.CollapseWait)
+	if !(cfg.Theta > 0) || math.IsInf(cfg.Theta, 0) || cfg.Attempts < 0 || cfg.Runs < 0 || cfg.HorizonS < 0 || cfg.CollapseWait < 0 ||
+		!(cfg.BackoffS >= 0) || math.IsInf(cfg.BackoffS, 0) {
+		return TippingResult{}, fmt.Errorf("%w: tipping: θ %v must be positive, attempts %d, runs %d, horizon %v, collapse wait %v and backoff %v not negative",
+			ErrConfig, cfg.Theta, cfg.Attempts, cfg.Runs, cfg.HorizonS, cfg.CollapseWait, cfg.BackoffS)
 	}
 	if cfg.Runs == 0 {
 		cfg.Runs = 20
@@ -101,7 +109,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 	}
 	lc, rhoStar := analysis.CollapseCeiling(1, cfg.Theta)
 	res := TippingResult{
-		Theta: cfg.Theta, Attempts: cfg.Attempts, Horizon: cfg.HorizonS, CollapseWait: cfg.CollapseWait * cfg.Theta, Runs: cfg.Runs,
+		Theta: cfg.Theta, Attempts: cfg.Attempts, Horizon: cfg.HorizonS, CollapseWait: cfg.CollapseWait * cfg.Theta, Backoff: cfg.BackoffS, Runs: cfg.Runs,
 		LambdaC: lc, RhoStar: rhoStar, LambdaCAsymptote: analysis.CollapseCeilingAsymptote(1, cfg.Theta),
 		RecoveryThreshold: analysis.RecoveryThreshold(1, cfg.Attempts), Hysteresis: analysis.HasHysteresis(cfg.Attempts, cfg.Theta),
 	}
@@ -122,7 +130,7 @@ func TippingSweep(ctx context.Context, cfg TippingConfig) (TippingResult, error)
 				PodRatePerS:   1,
 				ServiceTime:   vocab.ServiceExponential,
 				TimeoutS:      cfg.Theta,
-				Retry:         capRetries(retries, 0),
+				Retry:         capRetries(retries, cfg.BackoffS),
 				Seed:          cfg.Seed + uint64(i),
 				SampleS:       cfg.HorizonS / 100,
 				CollapseWaitS: res.CollapseWait,

@@ -83,12 +83,48 @@ func TestTippingPointInterpolation(t *testing.T) {
 
 func TestTippingConfigErrors(t *testing.T) {
 	for name, cfg := range map[string]TippingConfig{
-		"no theta":      {},
-		"negative runs": {Theta: 1, Runs: -1},
-		"zero load":     {Theta: 1, Loads: []float64{0}},
+		"no theta":         {},
+		"negative runs":    {Theta: 1, Runs: -1},
+		"zero load":        {Theta: 1, Loads: []float64{0}},
+		"negative backoff": {Theta: 1, BackoffS: -1},
+		"NaN backoff":      {Theta: 1, BackoffS: math.NaN()},
+		"endless backoff":  {Theta: 1, BackoffS: math.Inf(1)},
 	} {
 		if _, err := TippingSweep(context.Background(), cfg); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// A backoff between a timeout and its retry lets the queue drain before
+// the retry comes: at θ = 2 and two thirds of λ_c, with ten attempts and a
+// 2,000-service-time horizon, instant retries collapse every run, retries
+// 10 service times later only about half of them (bench/tipping's tight
+// curve), and every run still collapses above λ_c. The result says the
+// backoff it ran with.
+func TestTippingSweepBackoff(t *testing.T) {
+	lc, _ := analysis.CollapseCeiling(1, 2)
+	sweep := func(backoff float64) TippingResult {
+		res, err := TippingSweep(context.Background(), TippingConfig{Theta: 2, Attempts: 10, BackoffS: backoff,
+			HorizonS: 2000, Runs: 40, Seed: 1, Loads: []float64{2 * lc / 3, 1.3 * lc}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	instant, backoff := sweep(0), sweep(10)
+	if instant.Backoff != 0 || backoff.Backoff != 10 {
+		t.Errorf("backoff reported %v and %v, want 0 and 10", instant.Backoff, backoff.Backoff)
+	}
+	if got := instant.Points[0].Fraction; got < 0.9 {
+		t.Errorf("instant retries at 2/3 λ_c: %v of runs collapsed, want nearly all", got)
+	}
+	if got := backoff.Points[0].Fraction; got < 0.25 || got > 0.75 {
+		t.Errorf("retries after 10 service times at 2/3 λ_c: %v of runs collapsed, want about half", got)
+	}
+	for _, res := range []TippingResult{instant, backoff} {
+		if p := res.Points[1]; p.Collapsed != p.Runs {
+			t.Errorf("backoff %v at 1.3 λ_c: %d of %d runs collapsed, want all", res.Backoff, p.Collapsed, p.Runs)
 		}
 	}
 }
