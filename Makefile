@@ -38,7 +38,7 @@ RACE_WHOLE := TestE2ETrappedStopsEarly|TestInterruptWinsOverAHangingPrometheus|T
 # The runner's end-to-end tests in two streams of about four minutes each.
 E2E_RUNNER_A := TestE2EFleetRecovers|TestE2ERecovers|TestE2ERealPrometheusAgreesWithEmbedded|TestE2EOnTrapDropTimesTheDrain|TestE2ECapacityDrop|TestE2ECompareFindsASlowerRelease|TestE2EMixIsJudgedByItsCapacity
 
-.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-field-laws e2e-campaign bench bench-staging bench-brakes bench-fleet bench-charts bench-compare bench-campaign bench-report bench-grpc bench-tipping demo clean
+.PHONY: build test test-pure test-fuzz test-race test-e2e e2e-runner-a e2e-runner-b e2e-specimen e2e-field e2e-field-laws e2e-campaign bench bench-staging bench-brakes bench-fleet bench-charts bench-compare bench-campaign bench-report bench-grpc bench-tipping bench-trials bench-campaign-trials demo clean
 
 # The shipped binary is stripped (no symbol table or DWARF) and holds no
 # build machine's paths; docs/design.md, "Dependencies", says what makes
@@ -101,11 +101,13 @@ e2e-specimen:
 # little CPU: the specimen at 50 to 80 first attempts/s), the fifth
 # stream beside the others; then the short tipping benchmark (about 30 s:
 # the collapse law's server collapses in every trial above λ_c, in none
-# far below it).
+# far below it) and the repeated trials' (about 1 minute: trigger run
+# --trials stops after the two trials the sequential rule needs).
 e2e-campaign:
 	$(GO) test -timeout 15m ./runner/campaign
 	$(GO) test -timeout 15m -run '^TestSimulateFromARecordedRun$$' ./internal/cli
 	$(GO) test -count=1 -timeout 5m ./bench/tipping
+	$(GO) test -timeout 10m ./runner/trials
 
 # The field test but its field laws' cases (about 6 min 30 s), and those
 # (about 2 min 20 s: five cases side by side, the longest 2 min) at the
@@ -142,6 +144,18 @@ bench-brakes:
 # ten trials per load (about 9 minutes; bench/tipping/README.md).
 bench-tipping:
 	$(GO) run ./bench/tipping
+
+# trigger run --trials 10 --all-trials on the specimen at a spike the
+# request model traps in about 28 % of its runs: the measured P(trap) with
+# its interval beside the model's (about 6 minutes; bench/trials/README.md).
+bench-trials:
+	bash bench/trials/run.sh
+
+# A campaign with trials = 6 at level 0.5 on the specimen: the boundary
+# with its interval beside the model's boundary (about 5 minutes;
+# bench/campaign-trials/README.md).
+bench-campaign-trials:
+	bash bench/campaign-trials/run.sh
 
 # How long both charts take for timelines of 1,000 to 10,000 rows, and
 # with absurd values in them (well under a minute).
