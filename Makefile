@@ -96,18 +96,20 @@ e2e-specimen:
 	$(GO) test -count=1 -timeout 15m ./cmd/trigger
 	$(MAKE) --no-print-directory e2e-field-laws
 
-# A three-cell campaign, one that finds λ_r, a capacity campaign, stopped
-# campaigns, and simulate --from on two recorded runs (about 7 minutes,
-# little CPU: the specimen at 50 to 80 first attempts/s), the fifth
-# stream beside the others; then the short tipping benchmark (about 30 s:
-# the collapse law's server collapses in every trial above λ_c, in none
-# far below it) and the repeated trials' (about 1 minute: trigger run
-# --trials stops after the two trials the sequential rule needs).
+# The short tipping benchmark (about 30 s, busy: the collapse law's server
+# collapses in every trial above λ_c, in none far below it) and repeated
+# trials (about 1 minute: trigger run --trials stops after the two trials
+# the sequential rule needs) first, before the field laws' cases start in
+# the specimen's stream (a busy machine then once put a slope figure of
+# theirs off); then a three-cell campaign, one that finds λ_r, a capacity
+# campaign, stopped campaigns, campaigns with trials, and simulate --from
+# on two recorded runs (about 8 minutes, little CPU: the specimen at 50 to
+# 80 first attempts/s), the fifth stream beside the others.
 e2e-campaign:
-	$(GO) test -timeout 15m ./runner/campaign
-	$(GO) test -timeout 15m -run '^TestSimulateFromARecordedRun$$' ./internal/cli
 	$(GO) test -count=1 -timeout 5m ./bench/tipping
 	$(GO) test -timeout 10m ./runner/trials
+	$(GO) test -timeout 15m ./runner/campaign
+	$(GO) test -timeout 15m -run '^TestSimulateFromARecordedRun$$' ./internal/cli
 
 # The field test but its field laws' cases (about 6 min 30 s), and those
 # (about 2 min 20 s: five cases side by side, the longest 2 min) at the

@@ -29,6 +29,7 @@ type simulateFlags struct {
 	attempts     int
 	horizon      float64
 	collapseWait float64
+	backoff      float64
 	loads        []float64
 	// Calibrated from a run.
 	from string
@@ -39,7 +40,7 @@ func newSimulateCommand(stdout, stderr io.Writer) *cobra.Command {
 	var sf scenarioFlags
 	var f simulateFlags
 	cmd := &cobra.Command{
-		Use:   "simulate [--model fluid|request] [--seed N] [--runs N] [--json] SCENARIO.hcl\n  simulate --tipping [--theta θ] [--attempts R] [--runs N] [--json] [SCENARIO.hcl]\n  simulate --from RUN_DIR [--set PATH=VALUE ...] [SCENARIO.hcl]",
+		Use:   "simulate [--model fluid|request] [--seed N] [--runs N] [--json] SCENARIO.hcl\n  simulate --tipping [--theta θ] [--attempts R] [--backoff B] [--runs N] [--json] [SCENARIO.hcl]\n  simulate --from RUN_DIR [--set PATH=VALUE ...] [SCENARIO.hcl]",
 		Short: "Run the scenario through a model of the service, second by second; sends nothing",
 		Long: `simulate runs the scenario's warmup, spike and observation through a model
 of the service and prints what the model shows: the verdict, the recovery
@@ -113,6 +114,7 @@ Exit codes as for plan: 0 the gate passes, 1 it fails, 3 no trigger
 	fl.Float64Var(&f.collapseWait, "collapse-wait", 0, "tipping: the wait, in timeouts, that counts as collapse (default 20)")
 	fl.StringVar(&f.from, "from", "", "calibrate the fluid model from a recorded run (its folder or result.json): its measured C, λ, hidden retries and patience; the scenario is the run's copy unless given")
 	fl.StringArrayVar(&f.sets, "set", nil, "with --from: a what-if, PATH=VALUE of any scenario attribute (client.retry.budget=0.1, service.admission_bound=500ms); repeatable")
+	fl.Float64Var(&f.backoff, "backoff", 0, "tipping: service times from a timeout to its retry (default 0: at once; make bench-tipping uses 10)")
 	fl.Float64SliceVar(&f.loads, "loads", nil, "tipping: the loads λ/μ to sweep, comma-separated (default λ_c × 0.1 … 1.5)")
 	return cmd
 }
@@ -197,7 +199,7 @@ func printSpread(w io.Writer, sp *analysis.RunSpread) error {
 func runTipping(cmd *cobra.Command, sf *scenarioFlags, f *simulateFlags, args []string, stdout, stderr io.Writer) error {
 	fl := cmd.Flags()
 	cfg := request.TippingConfig{Theta: f.theta, Attempts: f.attempts, Loads: f.loads, Runs: f.runs,
-		HorizonS: f.horizon, CollapseWait: f.collapseWait}
+		HorizonS: f.horizon, CollapseWait: f.collapseWait, BackoffS: f.backoff}
 	if f.seed < 0 {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--seed %d: want a seed ≥ 0", f.seed)}
 	}
@@ -249,7 +251,11 @@ func printTipping(w io.Writer, res request.TippingResult, source string) error {
 	if res.Attempts > 0 {
 		retries = fmt.Sprintf("R = %d attempts per request", res.Attempts)
 	}
-	t.raw("Tipping sweep of the collapse law's service (M/M/1, timed-out work served, retry when the timeout fires)\n")
+	when := "retry when the timeout fires"
+	if res.Backoff > 0 {
+		when = fmt.Sprintf("retry %s service times after the timeout", num(res.Backoff))
+	}
+	t.raw("Tipping sweep of the collapse law's service (M/M/1, timed-out work served, %s)\n", when)
 	if source != "" {
 		t.raw("%s\n", source)
 	}

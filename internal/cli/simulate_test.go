@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,5 +162,37 @@ func TestSimulateUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, tc.want)
 			}
 		})
+	}
+}
+
+// --backoff retries a fixed number of service times after the timeout, as
+// make bench-tipping's clients do: at θ = 2 with ten attempts ten service
+// times apart and a horizon of 2,000 service times, two thirds of λ_c is
+// near the published 50 % and λ_c collapses every run; the header says so,
+// and a negative backoff is a usage error.
+func TestSimulateTippingBackoff(t *testing.T) {
+	lc, _ := analysis.CollapseCeiling(1, 2)
+	loads := fmt.Sprintf("%.4f,%.4f", 2*lc/3, lc)
+	code, stdout, stderr := runSub(t, "simulate", "--tipping", "--theta", "2", "--attempts", "10", "--backoff", "10", "--horizon", "2000",
+		"--runs", "40", "--loads", loads, "--json")
+	res := decode[request.TippingResult](t, code, stdout, stderr)
+	if res.Backoff != 10 || len(res.Points) != 2 || res.Points[1].Collapsed != 40 {
+		t.Fatalf("result %+v", res)
+	}
+	if f := res.Points[0].Fraction; f < 0.2 || f > 0.8 {
+		t.Errorf("at 2/3 λ_c %.2f collapsed, want near a half", f)
+	}
+	// Retried at once instead, two thirds of λ_c collapses nearly always.
+	code, stdout, stderr = runSub(t, "simulate", "--tipping", "--theta", "2", "--attempts", "10", "--horizon", "2000",
+		"--runs", "40", "--loads", loads, "--json")
+	if res := decode[request.TippingResult](t, code, stdout, stderr); res.Points[0].Fraction <= 0.8 {
+		t.Errorf("retried at once, %.2f collapsed at 2/3 λ_c, want nearly all", res.Points[0].Fraction)
+	}
+	code, stdout, _ = run(t, "simulate", "--tipping", "--theta", "2", "--backoff", "10", "--runs", "2", "--loads", "0.1")
+	if code != ExitPassed || !strings.Contains(stdout, "retry 10 service times after the timeout") {
+		t.Errorf("exit %d:\n%s", code, stdout)
+	}
+	if code, _, stderr := run(t, "simulate", "--tipping", "--theta", "2", "--backoff", "-1"); code != ExitUsage {
+		t.Errorf("--backoff -1: exit %d, %s", code, stderr)
 	}
 }
