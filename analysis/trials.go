@@ -90,9 +90,12 @@ type TrialOutcome struct {
 
 // TrialSummary is the odds over repeated trials of one test: the share
 // of trials trapped, metastable and recovered with their intervals, and
-// the recovery time's spread over those that recovered. Trials that could
-// not tell (no trigger, inconclusive) count in Of and in none of the
-// three, so an interval is over the trials that ran.
+// the recovery time's spread over those that recovered. The shares are
+// over the draws: every trial but an inconclusive one, which claims
+// nothing. A no-trigger trial is a draw that did not trap (the spike did
+// not trip the trap this time), counted in Of and in none of the three,
+// as the model's odds count its runs (request.TrapOdds), so the two
+// compare.
 type TrialSummary struct {
 	Trials     int        `json:"trials"`
 	Trapped    Proportion `json:"trapped"`
@@ -131,7 +134,7 @@ func SummarizeTrials(trials []TrialOutcome) TrialSummary {
 			s.Inconclusive++
 		}
 	}
-	n := len(trials)
+	n := len(trials) - s.Inconclusive // the draws
 	s.Trapped, s.Metastable, s.Recovered = NewProportion(trapped, n), NewProportion(meta, n), NewProportion(rec, n)
 	if len(times) > 0 {
 		slices.Sort(times)
@@ -142,15 +145,6 @@ func SummarizeTrials(trials []TrialOutcome) TrialSummary {
 		s.RecoveryMedianS, s.RecoveryMinS, s.RecoveryMaxS = Num(med), Num(times[0]), Num(times[len(times)-1])
 	}
 	return s
-}
-
-// TrapProbabilityGate says whether a gate `max_trap_probability = max`
-// passes on the trials: only when the Wilson upper bound of P(trapped) is
-// at most max (a single trial can never pass it at 0.05). Metastable
-// trials count as trapped here: neither came back within the budget.
-func TrapProbabilityGate(s TrialSummary, max float64) (passed bool, upper float64) {
-	p := NewProportion(s.Trapped.Count+s.Metastable.Count, s.Trials)
-	return p.Hi <= max, p.Hi
 }
 
 // Side is where a repeated cell stands against a chosen level of P(trap).

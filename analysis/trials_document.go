@@ -106,8 +106,9 @@ type TrialsGate struct {
 	// the bound, trials that could not tell); not passed, not failed.
 	Inconclusive bool `json:"inconclusive"`
 	// TrapProbability is P(trapped or metastable) over the trials that
-	// told (inconclusive ones left out; no-trigger ones clean), its upper
-	// end UpperBound; null without the gate or before a trial told.
+	// triggered (a no-trigger trial says nothing about the trap and is no
+	// clean trial; an inconclusive one claims nothing), its upper end
+	// UpperBound; null without the gate or before a trial triggered.
 	TrapProbability *Proportion `json:"trap_probability"`
 	UpperBound      *float64    `json:"upper_bound"`
 	// CleanTrialsNeeded is how many trials, none trapped, it takes to pass
@@ -146,9 +147,9 @@ func TrialOutcomes(rows []TrialRow) []TrialOutcome {
 
 // seriesCriteria are a trial's gate criteria that max_trap_probability
 // judges over the series instead: trap and recovery (a trapped or
-// metastable trial is a draw of P(trap)), trigger and evidence (a
-// no-trigger trial is a clean draw, an inconclusive one no draw), and the
-// criterion itself, which no single trial judges.
+// metastable trial counts against the bound, a recovered one for it),
+// trigger and evidence (a no-trigger or inconclusive trial counts neither
+// way), and the criterion itself, which no single trial judges.
 var seriesCriteria = map[string]bool{"trap": true, "recovery": true, "trigger": true, "evidence": true, CriterionTrapProbability: true}
 
 // trialFailures are the trial's gate criteria that failed and that the
@@ -170,14 +171,24 @@ func trialFailures(r TrialRow, withProbability bool) []string {
 }
 
 // told says whether a trial's verdict is a draw of P(trap): any but
-// inconclusive (a no-trigger trial was not trapped).
+// inconclusive (a no-trigger trial was not trapped), as SummarizeTrials
+// and the model's odds count.
 func told(v Verdict) bool { return v != VerdictInconclusive && v != "" }
 
-// trapDraws counts the trials that told and those of them trapped or
-// metastable (TrapProbabilityGate's count).
+// triggered says whether a trial pushed the wait past the timeout, and so
+// tested the trap: trapped, metastable or recovered. A no-trigger trial
+// is no clean trial for max_trap_probability, as a no-trigger run never
+// passes a gate: the spike said nothing about the trap.
+func triggered(v Verdict) bool {
+	return v == VerdictTrapped || v == VerdictMetastable || v == VerdictRecovered
+}
+
+// trapDraws counts the trials that triggered and those of them trapped or
+// metastable: max_trap_probability's count (metastable trials did not
+// come back within the budget either).
 func trapDraws(rows []TrialRow) (k, m int) {
 	for _, r := range rows {
-		if !told(r.Verdict) {
+		if !triggered(r.Verdict) {
 			continue
 		}
 		m++
@@ -190,8 +201,8 @@ func trapDraws(rows []TrialRow) (k, m int) {
 
 // JudgeTrials is the series' gate over the trials run. With
 // max_trap_probability = p it passes when the Wilson upper end of
-// P(trapped or metastable) over the trials that told is at most p
-// (TrapProbabilityGate) and no trial failed another criterion of its gate
+// P(trapped or metastable) over the trials that triggered is at most p
+// (trapDraws) and no trial failed another criterion of its gate
 // (max_amplification, a baseline); it fails on such a trial, or when the
 // bound is over p with a trap seen; it is inconclusive when no trap was
 // seen but too few trials told to bring the bound under p. Without p every
@@ -231,7 +242,7 @@ func JudgeTrials(spec TrialsSpec, rows []TrialRow) TrialsGate {
 	switch {
 	case len(g.Failures) > 0:
 	case m == 0:
-		g.Reasons = append(g.Reasons, "no trial told whether the service was trapped")
+		g.Reasons = append(g.Reasons, "no trial triggered: a spike that never pushed the wait past the timeout says nothing about the trap")
 	case g.TrapProbability.Hi <= p:
 		g.Passed = true
 	case k > 0:
@@ -239,8 +250,22 @@ func JudgeTrials(spec TrialsSpec, rows []TrialRow) TrialsGate {
 	default:
 		g.Reasons = append(g.Reasons, fmt.Sprintf("%d clean trials bound P(trap) by %.1f %%, over %g: it takes %d", m, 100*g.TrapProbability.Hi, p, need))
 	}
+	if nt := countVerdict(rows, VerdictNoTrigger); nt > 0 && !g.Passed {
+		g.Reasons = append(g.Reasons, fmt.Sprintf("%d trials did not trigger and count neither way: a larger spike tests the trap", nt))
+	}
 	g.Inconclusive = !g.Passed && len(g.Failures) == 0
 	return g
+}
+
+// countVerdict is how many rows have verdict v.
+func countVerdict(rows []TrialRow, v Verdict) int {
+	n := 0
+	for _, r := range rows {
+		if r.Verdict == v {
+			n++
+		}
+	}
+	return n
 }
 
 // wilsonHi is the Wilson 95 % upper end of k of n.

@@ -122,6 +122,21 @@ func TestJudgeTrials(t *testing.T) {
 	if !g.Passed {
 		t.Errorf("1 of 9 at 0.5: %+v", g)
 	}
+	// A no-trigger trial is no clean trial: 73 of them pass nothing (a
+	// spike that never triggered says nothing about the trap), beside 73
+	// clean trials they change nothing.
+	g = JudgeTrials(TrialsSpec{Asked: 73, MaxTrapProbability: 0.05}, rows(repeat(VerdictNoTrigger, 73)...))
+	if g.Passed || !g.Inconclusive || g.TrapProbability != nil || !strings.Contains(strings.Join(g.Reasons, "; "), "no trial triggered") {
+		t.Errorf("73 no-trigger at 0.05: %+v", g)
+	}
+	g = JudgeTrials(TrialsSpec{Asked: 83, MaxTrapProbability: 0.05}, rows(append(repeat(VerdictNoTrigger, 10), repeat(VerdictRecovered, 73)...)...))
+	if !g.Passed || g.TrapProbability.Of != 73 {
+		t.Errorf("73 clean and 10 no-trigger at 0.05: %+v", g)
+	}
+	g = JudgeTrials(TrialsSpec{Asked: 80, MaxTrapProbability: 0.05}, rows(append(repeat(VerdictNoTrigger, 10), repeat(VerdictRecovered, 70)...)...))
+	if g.Passed || !g.Inconclusive || !strings.Contains(strings.Join(g.Reasons, "; "), "10 trials did not trigger") {
+		t.Errorf("70 clean and 10 no-trigger at 0.05: %+v", g)
+	}
 	// An inconclusive trial is no draw.
 	g = JudgeTrials(TrialsSpec{Asked: 9, MaxTrapProbability: 0.5}, rows(VerdictInconclusive))
 	if g.Passed || !g.Inconclusive || g.TrapProbability != nil {

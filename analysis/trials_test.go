@@ -63,32 +63,18 @@ func TestCleanTrialsFor(t *testing.T) {
 			t.Errorf("p %v: %d trials were enough", p, n-1)
 		}
 	}
-	one := SummarizeTrials([]TrialOutcome{{VerdictRecovered, 3}})
-	if passed, _ := TrapProbabilityGate(one, 0.05); passed {
-		t.Error("one clean trial passes max_trap_probability = 0.05")
-	}
-	var many []TrialOutcome
-	for range 73 {
-		many = append(many, TrialOutcome{VerdictRecovered, 3})
-	}
-	if passed, hi := TrapProbabilityGate(SummarizeTrials(many), 0.05); !passed {
-		t.Errorf("73 clean trials: upper bound %v", hi)
-	}
-	many[0].Verdict = VerdictTrapped
-	if passed, _ := TrapProbabilityGate(SummarizeTrials(many), 0.05); passed {
-		t.Error("a trap among 73 trials still passes")
-	}
 }
 
-// The summary counts verdicts over every trial and spreads the recovered
-// trials' times.
+// The summary counts verdicts over the draws (every trial but an
+// inconclusive one; a no-trigger trial is a draw that did not trap) and
+// spreads the recovered trials' times.
 func TestSummarizeTrials(t *testing.T) {
 	s := SummarizeTrials([]TrialOutcome{
 		{VerdictTrapped, math.NaN()}, {VerdictRecovered, 4}, {VerdictRecovered, 10}, {VerdictRecovered, 6},
-		{VerdictMetastable, math.NaN()}, {VerdictInconclusive, math.NaN()},
+		{VerdictMetastable, math.NaN()}, {VerdictInconclusive, math.NaN()}, {VerdictNoTrigger, math.NaN()},
 	})
-	if s.Trials != 6 || s.Trapped.Count != 1 || s.Recovered.Count != 3 || s.Metastable.Count != 1 || s.Inconclusive != 1 ||
-		s.Recovered.P != 0.5 || *s.RecoveryMedianS != 6 || *s.RecoveryMinS != 4 || *s.RecoveryMaxS != 10 {
+	if s.Trials != 7 || s.Trapped.Count != 1 || s.Recovered.Count != 3 || s.Metastable.Count != 1 || s.Inconclusive != 1 || s.NoTrigger != 1 ||
+		s.Trapped.Of != 6 || s.Recovered.P != 0.5 || *s.RecoveryMedianS != 6 || *s.RecoveryMinS != 4 || *s.RecoveryMaxS != 10 {
 		t.Errorf("summary %+v", s)
 	}
 	if s := SummarizeTrials(nil); s.RecoveryMedianS != nil || !math.IsNaN(s.Trapped.P) || s.Trapped.Hi != 1 {

@@ -26,7 +26,8 @@ would make the test or the service better.
 It exits as a run would if the model is right: 0 the gate would pass, 1 it
 would fail, 3 the run would be inconclusive (the spike cannot trigger, or
 observe ends before a trap can show and the model does not see the service
-back within it), 2 the scenario is invalid.
+back within it, or the gate's max_trap_probability, which one run never
+judges, is all that stands), 2 the scenario is invalid.
 
 A scenario "-" is read from standard input (named <stdin> in diagnostics;
 its relative paths are taken from the working directory).`,

@@ -67,15 +67,19 @@ still in progress holds is refused, --overwrite or not.
 service a light probe saw back (as campaign's cells), and reports the
 share of trials trapped, metastable and recovered with Wilson 95 %
 intervals beside the model's P(trap), the recovery time's median and
-spread, in OUT/trials.json and OUT/trials.md. It stops as soon as the
-outcome is known: without gate.max_trap_probability by the sequential rule
-(two agreeing trials far from the boundary), with it as soon as the gate can
-no longer pass (by the sequential rule too when N is fewer than the clean
-trials the gate takes); --all-trials runs all N. With max_trap_probability = p the
-series passes when the interval's upper end (metastable counted as trapped)
-is at most p and no trial failed another criterion of its gate; it fails on
-a trap that keeps the bound over p; it is inconclusive (3) when too few
-clean trials told. Without it every trial must pass its own gate. A service
+spread, in OUT/trials.json and OUT/trials.md. It stops early: without
+gate.max_trap_probability once the sequential rule has placed P(trapped)
+above or below 50 % (two agreeing trials far from the boundary; the
+odds, not every trial's gate, decide when), with it as soon as the gate
+can no longer pass (by the sequential rule too when N is fewer than the
+clean trials the gate takes); --all-trials runs all N. With
+max_trap_probability = p the series passes when the interval's upper end
+over the trials that triggered (metastable counted as trapped; a trial
+that did not trigger counts neither way) is at most p and no trial failed
+another criterion of its gate; it fails on a trap that keeps the bound
+over p; it is inconclusive (3) when too few clean trials told. Without it
+every trial must pass its own gate. No trial posts the scenario's
+webhook. A service
 that does not come back before a trial fails the series. One run without
 --trials reports max_trap_probability as not judged (exit 3 when nothing
 else fails).

@@ -27,7 +27,7 @@ type trialsFlags struct {
 }
 
 func (tf *trialsFlags) register(cmd *cobra.Command) {
-	cmd.Flags().IntVar(&tf.n, "trials", 0, fmt.Sprintf("run the test N times (%d to %d) with seeds --seed, --seed+1, … and report P(trap) with its interval (trials.json); stops early once the outcome is known", trials.MinTrials, trials.MaxTrials))
+	cmd.Flags().IntVar(&tf.n, "trials", 0, fmt.Sprintf("run the test N times (%d to %d) with seeds --seed, --seed+1, … and report P(trap) with its interval (trials.json); stops early by the sequential rule, or once the gate can no longer pass (--all-trials: never)", trials.MinTrials, trials.MaxTrials))
 	cmd.Flags().BoolVar(&tf.all, "all-trials", false, "with --trials: run all N trials, no early stop")
 	cmd.Flags().DurationVar(&tf.rest, "rest", trials.DefaultRest, "with --trials: the pause without load before every trial but the first")
 }

@@ -94,7 +94,7 @@ func trialsOdds(d analysis.TrialsDocument) []string {
 	}
 	out := []string{trapped, "metastable " + share(s.Metastable), "recovered " + share(s.Recovered)}
 	if s.NoTrigger > 0 || s.Inconclusive > 0 {
-		out = append(out, fmt.Sprintf("no trigger in %d, inconclusive in %d (in none of the three)", s.NoTrigger, s.Inconclusive))
+		out = append(out, fmt.Sprintf("no trigger in %d (draws that did not trap), inconclusive in %d (no draws: left out)", s.NoTrigger, s.Inconclusive))
 	}
 	if s.RecoveryMedianS != nil {
 		out = append(out, fmt.Sprintf("recovery median %s (from %s to %s over %d recovered)", analysis.FormatSeconds(*s.RecoveryMedianS),

@@ -206,12 +206,12 @@ var errNotBack = errors.New("the service did not come back")
 // trial runs trial i in its folder, records it and judges the series.
 func (sr *series) trial(ctx context.Context, i int) error {
 	seed := sr.opts.Run.Seed + uint64(i-1)
-	folder := fmt.Sprintf("trial-%02d-seed%d", i, seed)
+	folder := trialFolder(i, sr.opts.Trials, seed)
 	if sr.opts.OnTrial != nil {
 		sr.opts.OnTrial(i, sr.opts.Trials, seed)
 	}
 	ro := sr.opts.Run
-	ro.Test, ro.OutDir, ro.Seed, ro.Overwrite = sr.opts.Test, filepath.Join(sr.opts.OutDir, folder), seed, false
+	ro.Test, ro.OutDir, ro.Seed, ro.Overwrite = withoutWebhook(sr.opts.Test), filepath.Join(sr.opts.OutDir, folder), seed, false
 	res, err := runner.Run(ctx, ro)
 	// A run that could not judge is a trial that could not tell, not the
 	// series' end.
@@ -277,4 +277,25 @@ func (sr *series) logf(format string, args ...any) {
 	if sr.opts.Run.Logf != nil {
 		sr.opts.Run.Logf(format, args...)
 	}
+}
+
+// trialFolder is trial i's folder of n: its number padded to the width of
+// n (at least two digits), so that the folders sort in trial order, and
+// its seed: trial-07-seed7, trial-007-seed7 of 100 or more.
+func trialFolder(i, n int, seed uint64) string {
+	width := max(2, len(fmt.Sprint(n)))
+	return fmt.Sprintf("trial-%0*d-seed%d", width, i, seed)
+}
+
+// withoutWebhook is test without its notify block: a trial's run posts no
+// message (one per trial, each saying max_trap_probability was not
+// judged, would be wrong about the series), as a campaign's cell posts
+// none.
+func withoutWebhook(t *convert.Test) *convert.Test {
+	if t.Run.Notify == nil {
+		return t
+	}
+	c := *t
+	c.Run.Notify = nil
+	return &c
 }
