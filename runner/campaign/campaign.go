@@ -288,27 +288,19 @@ func (cp *campaign) cell(ctx context.Context, c cell) (analysis.CampaignCell, *a
 // back; the abort file is looked at first and every quarter second of
 // both (the cells' runs hold every brake themselves).
 func (cp *campaign) ready(ctx context.Context, c cell) error {
-	if err := cp.aborted(); err != nil {
-		return cp.stopped(ctx, err)
-	}
-	if cp.runs > 0 {
-		if err := runner.Rest(ctx, cp.scenario.Campaign.Rest, cp.aborted); err != nil {
-			return cp.stopped(ctx, err)
-		}
-	}
-	pr := runner.NewHealthProbe(cp.opts.Test, cp.scenario.Service.Capacity, c.rate, convert.ProbeLimit(cp.scenario))
-	cp.logf("campaign: probing at %g/s until the first-attempt success ratio holds at %.3g for %s", pr.Rate(), pr.SuccessRatio, pr.Hold)
-	if err := pr.Wait(ctx, cp.opts.Run.Transport, cp.aborted); err != nil {
-		var re *runner.Error
-		if ctx.Err() != nil || errors.As(err, &re) {
-			return cp.stopped(ctx, err)
-		}
+	err := runner.Ready{Test: cp.opts.Test, Baseline: c.rate, Rest: cp.scenario.Campaign.Rest, First: cp.runs == 0,
+		Transport: cp.opts.Run.Transport, AbortFile: cp.opts.Run.AbortFile, Logf: cp.opts.Run.Logf, Who: "campaign"}.Wait(ctx)
+	var nb *runner.NotBackError
+	switch {
+	case errors.As(err, &nb):
 		cp.outcome = max(cp.outcome, GateFailed)
-		cp.doc.StoppedReason = "the service did not come back before cell " + fmt.Sprint(c.index) + ": " + err.Error()
+		cp.doc.StoppedReason = "the service did not come back before cell " + fmt.Sprint(c.index) + ": " + nb.Error()
 		if cp.runs == 0 {
-			cp.doc.StoppedReason = "the service was not healthy before the first cell: " + err.Error()
+			cp.doc.StoppedReason = "the service was not healthy before the first cell: " + nb.Error()
 		}
 		return &runner.Error{Kind: runner.KindInconclusive, Err: errors.New(cp.doc.StoppedReason)}
+	case err != nil:
+		return cp.stopped(ctx, err)
 	}
 	return nil
 }

@@ -169,25 +169,15 @@ func (sr *series) model(ctx context.Context) error {
 // before a cell. A service that does not come back ends the series,
 // failed.
 func (sr *series) ready(ctx context.Context, i int) error {
-	if err := sr.aborted(); err != nil {
-		return sr.stopped(ctx, err)
-	}
-	if i > 1 {
-		if err := runner.Rest(ctx, sr.opts.Rest, sr.aborted); err != nil {
-			return sr.stopped(ctx, err)
-		}
-	}
 	s := sr.opts.Test.Scenario
-	pr := runner.NewHealthProbe(sr.opts.Test, s.Service.Capacity, s.Load.Baseline, convert.ProbeLimit(s))
-	sr.logf("trials: probing at %g/s until the first-attempt success ratio holds at %.3g for %s", pr.Rate(), pr.SuccessRatio, pr.Hold)
-	if err := pr.Wait(ctx, sr.opts.Run.Transport, sr.aborted); err != nil {
-		var re *runner.Error
-		if ctx.Err() != nil || errors.As(err, &re) {
-			return sr.stopped(ctx, err)
-		}
-		reason := fmt.Sprintf("the service did not come back before trial %d: %v", i, err)
+	err := runner.Ready{Test: sr.opts.Test, Baseline: s.Load.Baseline, Rest: sr.opts.Rest, First: i == 1,
+		Transport: sr.opts.Run.Transport, AbortFile: sr.opts.Run.AbortFile, Logf: sr.opts.Run.Logf, Who: "trials"}.Wait(ctx)
+	var nb *runner.NotBackError
+	switch {
+	case errors.As(err, &nb):
+		reason := fmt.Sprintf("the service did not come back before trial %d: %v", i, nb)
 		if i == 1 {
-			reason = "the service was not healthy before the first trial: " + err.Error()
+			reason = "the service was not healthy before the first trial: " + nb.Error()
 		}
 		sr.doc.StoppedReason = reason
 		sr.doc.Gate.Passed, sr.doc.Gate.Inconclusive = false, false
@@ -195,6 +185,8 @@ func (sr *series) ready(ctx context.Context, i int) error {
 		sr.doc.Outcome = analysis.TrialsFailed
 		sr.logf("trials: %s", reason)
 		return errNotBack
+	case err != nil:
+		return sr.stopped(ctx, err)
 	}
 	return nil
 }
