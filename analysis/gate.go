@@ -180,8 +180,27 @@ const CriterionTrapProbability = "trap_probability"
 // bounds P(trap) no lower than 79 % (Wilson, 0 of 1); it names the clean
 // trials `trigger run --trials N` needs (CleanTrialsFor).
 func TrapProbabilityCriterion(p float64) GateCriterion {
-	return GateCriterion{Name: CriterionTrapProbability, NotJudged: true,
-		Detail: fmt.Sprintf("max_trap_probability %g not judged: one run cannot bound P(trap); it takes trigger run --trials N with N ≥ %d, every trial clean", p, CleanTrialsFor(p))}
+	need := CleanTrialsFor(p)
+	detail := fmt.Sprintf("max_trap_probability %g not judged: one run cannot bound P(trap); it takes trigger run --trials N with N ≥ %d, every trial clean", p, need)
+	if need > MaxTrials {
+		detail = fmt.Sprintf("max_trap_probability %g can never pass: bounding P(trap) under it takes %d clean trials, more than the %d a series runs; %g needs %d",
+			p, need, MaxTrials, lowestPassable(), CleanTrialsFor(lowestPassable()))
+	}
+	return GateCriterion{Name: CriterionTrapProbability, NotJudged: true, Detail: detail}
+}
+
+// Bounds of a series of repeated trials (trigger run --trials N).
+const (
+	MinTrials = 2
+	MaxTrials = 1000
+)
+
+// lowestPassable is the lowest max_trap_probability, to three significant
+// digits rounded up, that MaxTrials clean trials can pass: z²/(n + z²).
+func lowestPassable() float64 {
+	x := z95 * z95 / (MaxTrials + z95*z95)
+	scale := math.Pow(10, 2-math.Floor(math.Log10(x)))
+	return math.Ceil(x*scale) / scale
 }
 
 // OnlyNotJudged says whether every criterion a gate did not pass is one

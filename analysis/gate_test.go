@@ -112,3 +112,15 @@ func TestGateTrapProbabilityNotJudged(t *testing.T) {
 		t.Errorf("no max_trap_probability: gate = %+v", g)
 	}
 }
+
+// A max_trap_probability no series can pass says so, and names the lowest
+// one that can (0.00383: 1,000 clean trials bound P(trap) by 0.38 %).
+func TestTrapProbabilityCriterionCannotPass(t *testing.T) {
+	c := TrapProbabilityCriterion(0.001)
+	if !c.NotJudged || !strings.Contains(c.Detail, "can never pass") || !strings.Contains(c.Detail, "3838 clean trials") || !strings.Contains(c.Detail, "0.00383 needs 1000") {
+		t.Errorf("0.001: %+v", c)
+	}
+	if c := TrapProbabilityCriterion(0.05); !strings.Contains(c.Detail, "N ≥ 73") {
+		t.Errorf("0.05: %+v", c)
+	}
+}

@@ -51,7 +51,11 @@ func (tf *trialsFlags) check(cmd *cobra.Command) error {
 // is not judged by it.
 func (tf *trialsFlags) warnSingle(test *convert.Test, stderr io.Writer) {
 	if p := test.Scenario.Gate.MaxTrapProbability; p > 0 {
-		fmt.Fprintf(stderr, "trigger: gate.max_trap_probability %g is not judged by one run: it takes --trials N with N ≥ %d, every trial clean\n", p, analysis.CleanTrialsFor(p))
+		if need := analysis.CleanTrialsFor(p); need <= trials.MaxTrials {
+			fmt.Fprintf(stderr, "trigger: gate.max_trap_probability %g is not judged by one run: it takes --trials N with N ≥ %d, every trial clean\n", p, need)
+			return
+		}
+		fmt.Fprintf(stderr, "trigger: gate.%s\n", analysis.TrapProbabilityCriterion(p).Detail)
 	}
 }
 

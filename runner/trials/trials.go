@@ -18,10 +18,10 @@ const (
 	MarkdownFile = "trials.md"
 )
 
-// Bounds of --trials N.
+// Bounds of --trials N: analysis's, which the gate's texts name.
 const (
-	MinTrials = 2
-	MaxTrials = 1000
+	MinTrials = analysis.MinTrials
+	MaxTrials = analysis.MaxTrials
 )
 
 // DefaultRest is the pause without load before every trial but the
