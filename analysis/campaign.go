@@ -20,9 +20,11 @@ type CampaignDocument struct {
 	Precision float64 `json:"precision"`
 	// Hysteresis: the campaign also looks for the recovery demand λ_r.
 	Hysteresis bool `json:"hysteresis"`
-	// Trials is the most trials a trigger cell took and TrapProbability
-	// the level of P(trap) searched for (campaign trials and
-	// trap_probability); both absent for one trial a cell.
+	// Trials is the campaign's `trials`, the most trials a trigger cell
+	// may take (a cell decided sooner took fewer: its own Trials say how
+	// many); absent for one trial a cell. TrapProbability is the level of
+	// P(trap) searched for (trap_probability), absent without trials or
+	// --tipping.
 	Trials          int     `json:"trials,omitempty"`
 	TrapProbability float64 `json:"trap_probability,omitempty"`
 	// Tipping: `trigger campaign --tipping` asked for the model's

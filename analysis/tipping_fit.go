@@ -57,6 +57,9 @@ const (
 	FitSeparated  = "every trial at or below one size recovered and every one at or above it trapped (separation): the curve's slope has no finite estimate"
 	FitReversed   = "the traps are at the smaller sizes: no rising curve fits"
 	FitNoConverge = "the fit did not converge"
+	// FitNotRising: the penalized fit is flat or falls (a trap or two at
+	// the largest size among as many clean trials as at the smaller).
+	FitNotRising = "the penalized fit's curve does not rise with size"
 )
 
 // FitTipping fits a tipping curve to the points by Newton's method on the
@@ -137,8 +140,11 @@ func FitTippingPenalized(points []OddsPoint) (TippingFit, string) {
 		sizes[p.Size] = true
 	}
 	f, ok := newtonFit(pts, k, n, true)
-	if !ok || f.Slope <= 0 {
+	switch {
+	case !ok:
 		return TippingFit{}, FitNoConverge
+	case f.Slope <= 0:
+		return TippingFit{}, FitNotRising
 	}
 	f.Sizes = len(sizes)
 	return f, ""
@@ -147,8 +153,17 @@ func FitTippingPenalized(points []OddsPoint) (TippingFit, string) {
 // newtonFit maximizes the binomial log likelihood of the curve (a, b) in
 // ln size by Newton's method with step halving, or with firth its
 // penalized form (the score's terms h_i·(½ − p_i), h_i the hat matrix's
-// diagonal w_i·x_iᵀI⁻¹x_i); the covariance is I⁻¹ at the estimate. ok is
-// false when it does not converge in 200 steps.
+// diagonal w_i·x_iᵀI⁻¹x_i); the covariance is I⁻¹ at the estimate.
+//
+// It has converged when the score (the objective's gradient) is at most
+// fitScoreTol per trial in each of its two terms, or a step moves (a, b)
+// by less than 1e-10 of their size. A step is halved until the objective
+// rises, and on while it rises further (the penalized fit's step, with I
+// for its Hessian, can overshoot the optimum to nearly as far the other
+// side); one that still does not after 40 halvings is not taken and the
+// search stops there, converged only when the Newton decrement
+// √(gᵀI⁻¹g) (how far the optimum is, in standard errors) is under
+// fitStallTol. ok is false when it does not converge in 200 steps.
 func newtonFit(pts []OddsPoint, k, n int, firth bool) (TippingFit, bool) {
 	f := TippingFit{Trials: n}
 	// Start flat at the overall rate (an even one for the penalized fit).
@@ -163,6 +178,13 @@ func newtonFit(pts []OddsPoint, k, n int, firth bool) (TippingFit, bool) {
 		_, _, _, det := information(pts, a, b)
 		return logLikelihood(pts, a, b) + 0.5*math.Log(det)
 	}
+	done := func(a, b float64) (TippingFit, bool) {
+		i00, i01, i11, det := information(pts, a, b)
+		f.Intercept, f.Slope = a, b
+		f.VarIntercept, f.VarSlope, f.CovInterceptSlope = i11/det, i00/det, -i01/det
+		return f, finite(a) && finite(b) && finite(f.VarSlope) && det > 0
+	}
+	scoreTol := fitScoreTol * float64(max(n, 1))
 	ll := objective(a, b)
 	for range 200 {
 		i00, i01, i11, det := information(pts, a, b)
@@ -181,26 +203,51 @@ func newtonFit(pts []OddsPoint, k, n int, firth bool) (TippingFit, bool) {
 			}
 			g0, g1 = g0+r, g1+r*x
 		}
+		if math.Abs(g0) <= scoreTol && math.Abs(g1) <= scoreTol {
+			return done(a, b)
+		}
 		da, db := v00*g0+v01*g1, v01*g0+v11*g1
-		// Halve the step until the objective does not fall.
+		// Halve the step until the objective rises.
 		step := 1.0
 		na, nb := a+da, b+db
 		nll := objective(na, nb)
-		for h := 0; !(nll >= ll-1e-12) && h < 40; h++ {
+		for h := 0; !(nll > ll) && h < 40; h++ {
 			step /= 2
 			na, nb = a+step*da, b+step*db
 			nll = objective(na, nb)
 		}
+		if !(nll > ll) {
+			// No step along the direction helps: (a, b) is as good as
+			// the objective's precision can tell.
+			f, ok := done(a, b)
+			return f, ok && math.Sqrt(math.Max(g0*da+g1*db, 0)) < fitStallTol
+		}
+		// The penalized fit's step (I⁻¹ for its Hessian) can overshoot
+		// the optimum to nearly as far the other side, over and over:
+		// halve on while that rises further.
+		for range 40 {
+			ha, hb := a+step/2*da, b+step/2*db
+			hll := objective(ha, hb)
+			if !(hll > nll) {
+				break
+			}
+			step, na, nb, nll = step/2, ha, hb, hll
+		}
 		a, b, ll = na, nb, nll
 		if math.Abs(step*da) < 1e-10*(1+math.Abs(a)) && math.Abs(step*db) < 1e-10*(1+math.Abs(b)) {
-			i00, i01, i11, det = information(pts, a, b)
-			f.Intercept, f.Slope = a, b
-			f.VarIntercept, f.VarSlope, f.CovInterceptSlope = i11/det, i00/det, -i01/det
-			return f, finite(a) && finite(b) && finite(f.VarSlope) && det > 0
+			return done(a, b)
 		}
 	}
 	return f, false
 }
+
+// Tolerances of newtonFit: the score per trial at which it has converged,
+// and the Newton decrement (standard errors) under which a search that
+// can no longer improve the objective has.
+const (
+	fitScoreTol = 1e-8
+	fitStallTol = 1e-4
+)
 
 // information is the Fisher information of (a, b) at the curve, and its
 // determinant.
@@ -271,8 +318,9 @@ type OddsBoundary struct {
 // baseline. The fitted curve's crossing stands when the trials fix a
 // rising curve and its crossing is finite; on separated trials (a search
 // whose cells were each decided one way, or one mixed cell between clean
-// and trapped ones) the penalized fit's crossing stands, its interval
-// from that fit's covariance; otherwise a cell the
+// and trapped ones) or a plain fit that did not converge the penalized
+// fit's crossing stands, its interval from that fit's covariance (FitNote
+// says so, or why the penalized fit failed too); otherwise a cell the
 // sequential rule left undecided is the boundary's own estimate, bracketed
 // by the largest size below the level and the smallest above; otherwise
 // the boundary is the smallest size above, bracketed from the largest
@@ -299,10 +347,13 @@ func BoundaryAtLevel(points []OddsPoint, level float64) OddsBoundary {
 	}
 	fit, note := FitTipping(points)
 	source := BoundaryFromFit
-	if note == FitSeparated {
-		if pf, pnote := FitTippingPenalized(points); pnote == "" {
-			fit, note, source = pf, "", BoundaryFromPenalizedFit
-			out.FitNote = FitSeparated + "; the penalized fit stands in"
+	if note == FitSeparated || note == FitNoConverge {
+		pf, pnote := FitTippingPenalized(points)
+		if pnote == "" {
+			fit, source = pf, BoundaryFromPenalizedFit
+			out.FitNote, note = note+"; the penalized fit stands in", ""
+		} else {
+			note += "; the penalized fit failed too: " + pnote
 		}
 	}
 	if note == "" {

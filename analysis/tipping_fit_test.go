@@ -103,10 +103,26 @@ func TestBoundaryAtLevel(t *testing.T) {
 		!strings.HasPrefix(sep.FitNote, FitSeparated) {
 		t.Errorf("separated boundary %+v", sep)
 	}
-	// Three trials at two sizes: the penalized fit does not converge.
+	// Three trials at two sizes: the penalized fit is saturated, P = 1/6
+	// at 2.5 and 3/4 at 2.625 ((k + h/2)/(n + h), h = 1 at each), and it
+	// crosses ½ where the logit line between them does.
+	x0, x1 := math.Log(2.5), math.Log(2.625)
+	l0, l1 := math.Log(1.0/5), math.Log(3)
+	want := math.Exp(x0 - l0*(x1-x0)/(l1-l0))
 	cell := BoundaryAtLevel([]OddsPoint{{Size: 2.5, Trials: 2, Side: Below}, {Size: 2.625, Trapped: 1, Trials: 1}}, 0.5)
-	if cell.Source != BoundaryFromCell || cell.Size != 2.625 || cell.Lo != 2.5 || !math.IsNaN(cell.Hi) || cell.Fit != nil || cell.FitNote != FitSeparated {
-		t.Errorf("cell boundary %+v", cell)
+	if cell.Source != BoundaryFromPenalizedFit || math.Abs(cell.Size-want) > 1e-6 || !(cell.Lo < cell.Size && cell.Size < cell.Hi) {
+		t.Errorf("saturated boundary %+v; want %g", cell, want)
+	}
+	// Sizes no float can tell apart: the penalized fit fails too, the
+	// note says so, and the bracket stands.
+	near := BoundaryAtLevel([]OddsPoint{{Size: 2, Trials: 2, Side: Below}, {Size: 2 + 1e-14, Trapped: 2, Trials: 2, Side: Above}}, 0.5)
+	if near.Source != BoundaryFromBracket || near.Fit != nil || near.FitNote != FitSeparated+"; the penalized fit failed too: "+FitNoConverge {
+		t.Errorf("near boundary %+v", near)
+	}
+	// An undecided cell with no fit at all is the boundary's estimate.
+	und := BoundaryAtLevel([]OddsPoint{{Size: 2.5, Trapped: 1, Trials: 1}, {Size: 2.5, Trapped: 0, Trials: 1}}, 0.5)
+	if und.Source != BoundaryFromCell || und.Size != 2.5 || und.FitNote != FitOneSize {
+		t.Errorf("cell boundary %+v", und)
 	}
 	br := BoundaryAtLevel([]OddsPoint{{Size: 3, Trapped: 2, Trials: 2, Side: Above}, {Size: 4, Trapped: 2, Trials: 2, Side: Above}}, 0.5)
 	if br.Source != BoundaryFromBracket || br.Size != 3 || !math.IsNaN(br.Lo) || br.Hi != 3 || br.FitNote != FitAllTrapped {
@@ -146,6 +162,79 @@ func TestTippingFitPenalized(t *testing.T) {
 	if _, note := FitTippingPenalized([]OddsPoint{{Size: 2, Trials: 2}, {Size: 3, Trials: 2}}); note != FitNoTrap {
 		t.Errorf("no trap: %q", note)
 	}
+	// One trap in five at the largest size, none in one at the smaller:
+	// the penalized odds are ¼ at both ((k + ½)/(n + 1)), a flat curve.
+	if f, note := FitTippingPenalized([]OddsPoint{{Size: 1.5, Trials: 1}, {Size: 2, Trials: 2}, {Size: 2, Trapped: 1, Trials: 3}}); note != FitNotRising {
+		t.Errorf("flat: %+v, %q", f, note)
+	}
+}
+
+// Two sizes with one trial each, clean then trapped: the penalized fit is
+// saturated, P = ¼ and ¾ ((k + ½)/2), so (a, b) = (−3 ln 3, 2 ln 3/ln 2)
+// exactly; the search reaches it though its steps there are of the
+// order of the floats' noise, and the boundary is the fit's.
+func TestTippingFitPenalizedTwoTrials(t *testing.T) {
+	pts := []OddsPoint{{Size: 2, Trials: 1, Side: Undecided}, {Size: 4, Trapped: 1, Trials: 1, Side: Undecided}}
+	f, note := FitTippingPenalized(pts)
+	// logit ¼ = −ln 3 at ln 2, ln 3 at ln 4: b = 2 ln 3/ln 2, a = −3 ln 3.
+	a, b := -3*math.Log(3), 2*math.Log(3)/math.Log(2)
+	if note != "" || math.Abs(f.Intercept-a) > 1e-6 || math.Abs(f.Slope-b) > 1e-6 {
+		t.Fatalf("fit %+v (%q); want (%g, %g)", f, note, a, b)
+	}
+	bd := BoundaryAtLevel(pts, 0.5)
+	if bd.Source != BoundaryFromPenalizedFit || math.Abs(bd.Size-2*math.Sqrt2) > 1e-6 {
+		t.Errorf("boundary %+v", bd)
+	}
+}
+
+// On any few trials at a few sizes that the plain fit cannot fix (or does
+// not converge on), the penalized fit converges where its score vanishes,
+// and a plain fit that stands has a vanishing score too.
+func TestPropertyTippingFitConverges(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := rapid.IntRange(2, 5).Draw(t, "sizes")
+		var pts []OddsPoint
+		for i := range m {
+			n := rapid.IntRange(1, 4).Draw(t, "trials")
+			size := 1.5 + 0.125*float64(i) + 0.125*float64(rapid.IntRange(0, 3).Draw(t, "gap"))*float64(i)
+			pts = append(pts, OddsPoint{Size: size, Trials: n, Trapped: rapid.IntRange(0, n).Draw(t, "trapped")})
+		}
+		plain, pnote := FitTipping(pts)
+		if pnote == "" {
+			if g0, g1 := fitScore(pts, plain, false); math.Abs(g0) > 1e-6 || math.Abs(g1) > 1e-6 {
+				t.Fatalf("plain fit %+v: score (%g, %g)", plain, g0, g1)
+			}
+		}
+		if pnote != FitSeparated && pnote != FitNoConverge {
+			return
+		}
+		f, note := FitTippingPenalized(pts)
+		if note == FitNotRising {
+			return
+		}
+		if note != "" {
+			t.Fatalf("penalized fit: %s (plain: %s)", note, pnote)
+		}
+		if g0, g1 := fitScore(pts, f, true); math.Abs(g0) > 1e-6 || math.Abs(g1) > 1e-6 {
+			t.Fatalf("penalized fit %+v: score (%g, %g)", f, g0, g1)
+		}
+	})
+}
+
+// fitScore is the (penalized) log likelihood's gradient at the fit.
+func fitScore(pts []OddsPoint, f TippingFit, firth bool) (g0, g1 float64) {
+	i00, i01, i11, det := information(pts, f.Intercept, f.Slope)
+	v00, v01, v11 := i11/det, -i01/det, i00/det
+	for _, p := range pts {
+		x := math.Log(p.Size)
+		q := sigmoid(f.Intercept + f.Slope*x)
+		r := float64(p.Trapped) - float64(p.Trials)*q
+		if firth {
+			r += float64(p.Trials) * q * (1 - q) * (v00 + 2*x*v01 + x*x*v11) * (0.5 - q)
+		}
+		g0, g1 = g0+r, g1+r*x
+	}
+	return g0, g1
 }
 
 // A curve sampled for a chart spans the range log-evenly.

@@ -188,5 +188,37 @@ func SequentialSide(k, n int, level float64) Side {
 	return Undecided
 }
 
+// MinTrialsToDecide is the fewest trials SequentialSide takes to place a
+// cell against level (0 < level < 1): below, every trial clean; above,
+// every trial trapped. A cell of fewer trials than below can never be
+// called below the level: at 0.05 that is 42, at 0.5 two (above: two at
+// either). The closed form n·ln((1 − p₀)/(1 − p₁)) ≥ ln 9 (and
+// n·ln(p₁/p₀) ≥ ln 9) is settled on SequentialSide itself. 0, 0 for a
+// level outside (0, 1).
+func MinTrialsToDecide(level float64) (below, above int) {
+	if !(level > 0 && level < 1) {
+		return 0, 0
+	}
+	d := math.Min(level, 1-level) / 2
+	p0, p1 := level-d, level+d
+	bound := math.Log((1 - sprtError) / sprtError)
+	settle := func(x float64, side func(n int) bool) int {
+		if !(x < 1e9) {
+			return int(math.Min(x, 1e18)) // a level no campaign can afford
+		}
+		n := max(int(math.Ceil(x)), 1)
+		for n > 1 && side(n-1) {
+			n--
+		}
+		for !side(n) {
+			n++
+		}
+		return n
+	}
+	below = settle(bound/math.Log((1-p0)/(1-p1)), func(n int) bool { return SequentialSide(0, n, level) == Below })
+	above = settle(bound/math.Log(p1/p0), func(n int) bool { return SequentialSide(n, n, level) == Above })
+	return below, above
+}
+
 // sprtError is the sequential test's error each way (α = β).
 const sprtError = 0.1

@@ -106,3 +106,25 @@ func TestSequentialSide(t *testing.T) {
 		}
 	}
 }
+
+// The fewest trials that decide a cell: 42 clean ones below 0.05 and two
+// traps above it, two either way at 0.5, 42 traps above 0.95; each is
+// the first count SequentialSide decides at, for many levels.
+func TestMinTrialsToDecide(t *testing.T) {
+	for _, c := range []struct {
+		level        float64
+		below, above int
+	}{{0.05, 42, 2}, {0.5, 2, 2}, {0.95, 2, 42}, {0, 0, 0}, {1, 0, 0}} {
+		if b, a := MinTrialsToDecide(c.level); b != c.below || a != c.above {
+			t.Errorf("level %g: %d below, %d above; want %d, %d", c.level, b, a, c.below, c.above)
+		}
+	}
+	for i := 1; i < 1000; i++ {
+		level := float64(i) / 1000
+		b, a := MinTrialsToDecide(level)
+		if SequentialSide(0, b, level) != Below || SequentialSide(0, b-1, level) == Below ||
+			SequentialSide(a, a, level) != Above || SequentialSide(a-1, a-1, level) == Above {
+			t.Errorf("level %g: %d below, %d above", level, b, a)
+		}
+	}
+}

@@ -212,7 +212,36 @@ func (v *validator) campaign() {
 		"trials is the most trials a cell takes, from 1 (one run decides it) to %d. Got %d.", MaxCampaignTrials, c.Trials)
 	v.errorf(!(c.TrapProbability > 0 && c.TrapProbability < 1), "campaign.trap_probability", "Value out of range",
 		"trap_probability is the level of P(trap) searched for, above 0 and below 1 (0.5: the boundary; 0.05: a safety margin). Got %g.", c.TrapProbability)
+	if below, above := TrialsToDecide(c.TrapProbability); c.Trials > 1 && (c.Trials < below || c.Trials < above) {
+		side, outcome := "below", "clean"
+		if c.Trials >= below {
+			side, outcome = "above", "trapped"
+		}
+		v.warnf(true, "campaign.trials", "Too few trials to decide",
+			"At trap_probability = %g the sequential test calls a cell below the level only after %d clean trials, and above it after %d trapped ones: with trials = %d no cell can be called %s it. A cell whose trials all come out %s stays undecided, and the search stops there with no interval. Set trials to at least %d, or choose a level nearer 0.5.",
+			c.TrapProbability, below, above, c.Trials, side, outcome, max(below, above))
+	}
 	v.fillRates(c, hasB, hasR)
+}
+
+// TrialsToDecide is the fewest trials the campaign's sequential rule
+// (analysis.SequentialSide: Wald's test between p₀ = level − δ and
+// p₁ = level + δ, δ = min(level, 1 − level)/2, errors of 10 % each way)
+// takes to call a cell below level, every trial clean, and above it,
+// every trial trapped: ⌈ln 9/ln((1 − p₀)/(1 − p₁))⌉ and ⌈ln 9/ln(p₁/p₀)⌉
+// (42 and 2 at 0.05, 2 and 2 at 0.5). It is analysis.MinTrialsToDecide in
+// closed form, which scenarios cannot import; a test holds them equal.
+// 0, 0 for a level outside (0, 1).
+func TrialsToDecide(level float64) (below, above int) {
+	if !(level > 0 && level < 1) {
+		return 0, 0
+	}
+	d := math.Min(level, 1-level) / 2
+	p0, p1 := level-d, level+d
+	// SequentialSide decides at ln 9 less 1e-12.
+	bound := math.Log(9) - 1e-12
+	n := func(x float64) int { return int(math.Min(math.Ceil(x), 1e18)) }
+	return n(bound / math.Log((1-p0)/(1-p1))), n(bound / math.Log(p1/p0))
 }
 
 // fillRates gives the campaign both forms of its baselines once C is known.

@@ -209,7 +209,7 @@ func TestDecodeEveryAttribute(t *testing.T) {
 		Gate: Gate{MaxRecovery: 90 * time.Second, AllowTrap: true, MaxAmplification: 6, Baseline: "out/main/result.json",
 			MaxRecoveryRegression: 0.25, MaxAmplificationRegression: 0.15, MinTriggerMargin: 2},
 		Campaign: &Campaign{Baselines: []float64{0.25, 0.5}, Rates: []float64{25.5, 51}, Search: vocab.SearchDuration, From: 2, To: 60,
-			Precision: 0.2, Hysteresis: true, MaxDuration: 3 * time.Hour, Rest: 30 * time.Second, Trials: 5, TrapProbability: 0.05},
+			Precision: 0.2, Hysteresis: true, MaxDuration: 3 * time.Hour, Rest: 30 * time.Second, Trials: 50, TrapProbability: 0.05},
 		ExpectedSpike: &ExpectedSpike{Multiplier: 2, Duration: 30 * time.Second},
 		Notify:        &Notify{Webhook: "https://hooks.example.internal/services/T0/B0/xyz", Timeout: 3 * time.Second},
 		StopWhen: []StopCondition{

@@ -207,6 +207,10 @@ func TestWarnings(t *testing.T) {
 		{"nothing retried", `on          = ["timeout", "5xx"]`, "on = []", "Nothing is retried"},
 		// A gate only repeated trials judge.
 		{"max_trap_probability", "action = \"drop\"\n}", "action = \"drop\"\n}\ngate {\n  max_trap_probability = 0.05\n}", "Judged over repeated trials"},
+		// Campaign trials too few for the sequential rule ever to call a
+		// cell below 0.05 (42 clean trials) or above 0.95 (42 traps).
+		{"trials below 0.05", "action = \"drop\"\n}", "action = \"drop\"\n}\ncampaign {\n  baselines = [0.5]\n  from = 1.5\n  to = 4\n  trials = 5\n  trap_probability = 0.05\n}", "Too few trials to decide"},
+		{"trials above 0.95", "action = \"drop\"\n}", "action = \"drop\"\n}\ncampaign {\n  baselines = [0.5]\n  from = 1.5\n  to = 4\n  trials = 41\n  trap_probability = 0.95\n}", "Too few trials to decide"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,6 +225,13 @@ func TestWarnings(t *testing.T) {
 			eq(t, "severity", d.Severity, hcl.DiagWarning)
 			eq(t, "summary", d.Summary, tt.summary)
 		})
+	}
+	// Enough trials, or one (a run decides the cell): no warning.
+	for _, trials := range []string{"42", "1"} {
+		src := strings.Replace(base, "action = \"drop\"\n}", "action = \"drop\"\n}\ncampaign {\n  baselines = [0.5]\n  from = 1.5\n  to = 4\n  trials = "+trials+"\n  trap_probability = 0.05\n}", 1)
+		if s, err := Parse("w.hcl", []byte(src), nil); err != nil || s.Warnings != nil {
+			t.Errorf("trials = %s at 0.05: %v, warnings %v", trials, err, s.Warnings)
+		}
 	}
 }
 

@@ -27,8 +27,9 @@ type PlannedBaseline struct {
 type Planned struct {
 	Baselines []PlannedBaseline
 	// CellLength is the longest one cell can take (warmup, spike, observe,
-	// on_trap's observation); ProbeLimit the longest the probe before it
-	// waits; Rest the pause before each cell after the first.
+	// on_trap's observation, and a fault's commands' bounds: cellLength);
+	// ProbeLimit the longest the probe before it waits; Rest the pause
+	// before each cell after the first.
 	CellLength, ProbeLimit, Rest time.Duration
 	// MaxCells counts runs: a trigger cell's trials each count.
 	MaxCells int

@@ -17,12 +17,15 @@ import (
 )
 
 // The campaign map's colours: recovered cells in Okabe–Ito bluish green,
-// trapped ones in vermillion, cells that could not tell in grey; the
-// model's lines in black (planned A) and blue (measured A_fail).
+// trapped ones in vermillion, cells that could not tell in grey, cells
+// whose trials could not tell P(trap) from the level (undecided) in
+// reddish purple; the model's lines in black (planned A) and blue
+// (measured A_fail).
 var (
 	colCellRecovered = rgb(0x00, 0x9E, 0x73)
 	colCellTrapped   = rgb(0xD5, 0x5E, 0x00)
 	colCellUnknown   = rgb(0x99, 0x99, 0x99)
+	colCellUndecided = rgb(0xCC, 0x79, 0xA7)
 	colModelPlanned  = rgb(0x33, 0x33, 0x33)
 	colModelMeasured = rgb(0x00, 0x72, 0xB2)
 )
@@ -48,15 +51,18 @@ func CampaignMapSVG(d analysis.CampaignDocument) (out []byte, err error) {
 		name  string
 		col   color.RGBA
 		shape draw.GlyphDrawer
-		want  func(*bool) bool
+		want  func(analysis.CampaignCell) bool
 	}{
-		{"recovered", colCellRecovered, draw.CircleGlyph{}, func(t *bool) bool { return t != nil && !*t }},
-		{"trapped", colCellTrapped, draw.PyramidGlyph{}, func(t *bool) bool { return t != nil && *t }},
-		{"could not tell", colCellUnknown, draw.CrossGlyph{}, func(t *bool) bool { return t == nil }},
+		{"recovered", colCellRecovered, draw.CircleGlyph{}, func(c analysis.CampaignCell) bool { return c.Trapped != nil && !*c.Trapped }},
+		{"trapped", colCellTrapped, draw.PyramidGlyph{}, func(c analysis.CampaignCell) bool { return c.Trapped != nil && *c.Trapped }},
+		// Trials spent without telling P(trap) from the level: not a
+		// cell that failed to run.
+		{"undecided", colCellUndecided, draw.BoxGlyph{}, func(c analysis.CampaignCell) bool { return c.Trapped == nil && undecided(c) }},
+		{"could not tell", colCellUnknown, draw.CrossGlyph{}, func(c analysis.CampaignCell) bool { return c.Trapped == nil && !undecided(c) }},
 	} {
 		var pts plotter.XYs
 		for _, c := range d.Cells {
-			if c.Kind == analysis.CellTrigger && side.want(c.Trapped) && finite(c.Size) && finite(c.Rho) {
+			if c.Kind == analysis.CellTrigger && side.want(c) && finite(c.Size) && finite(c.Rho) {
 				pts = append(pts, plotter.XY{X: c.Rho, Y: c.Size})
 				maxSize = math.Max(maxSize, c.Size)
 			}
@@ -125,6 +131,12 @@ func CampaignMapSVG(d analysis.CampaignDocument) (out []byte, err error) {
 	p.X.Min, p.X.Max = 0, 1.03
 	p.Y.Min, p.Y.Max = 0, ymax
 	return campaignSVG(p, "campaign map: "+d.Scenario.Name)
+}
+
+// undecided says a cell with odds spent its trials without telling its
+// P(trap) from the level (side "undecided").
+func undecided(c analysis.CampaignCell) bool {
+	return c.Side == analysis.Undecided.String()
 }
 
 // boundaryCurve is the trigger condition at amplification a, where it

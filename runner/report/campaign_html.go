@@ -35,8 +35,8 @@ type campaignHTMLCell struct {
 // network, no script): how it ended and its gate, what each baseline
 // showed, the map of the cells with the model's boundary
 // (CampaignMapSVG), λ_r against the baseline (CampaignRecoverySVG) and
-// every cell with a link to its run's report. A chart that cannot be drawn
-// leaves a note in its place.
+// every cell with a link to its run's report. The map or the tipping
+// chart that cannot be drawn leaves a note in its place.
 func WriteCampaignHTML(w io.Writer, d analysis.CampaignDocument) error {
 	unit := searchUnit(d.Search)
 	data := struct {
@@ -48,7 +48,7 @@ func WriteCampaignHTML(w io.Writer, d analysis.CampaignDocument) error {
 		Baselines                                                                       []campaignHTMLBaseline
 		Cells                                                                           []campaignHTMLCell
 		Map, Recovery, Tipping                                                          template.HTML
-		MapError                                                                        string
+		MapError, TippingError                                                          string
 		Odds                                                                            bool
 	}{
 		Title: "trigger campaign “" + d.Scenario.Name + "”", Name: d.Scenario.Name, Search: d.Search,
@@ -86,9 +86,15 @@ func WriteCampaignHTML(w io.Writer, d analysis.CampaignDocument) error {
 		})
 	}
 	for _, c := range d.Cells {
+		// With odds the side is the sequential rule's, as in the text:
+		// an undecided cell spent its trials, it did not fail to run.
+		side := sideWord(c.Trapped)
+		if data.Odds && c.Side != "" {
+			side = c.Side
+		}
 		data.Cells = append(data.Cells, campaignHTMLCell{Index: c.Index, Kind: c.Kind, Rho: fmt.Sprintf("%.3g", c.Rho), Rate: fmt.Sprintf("%.4g/s", c.DemandPerS),
 			Spike: fmt.Sprintf("×%.4g for %gs", c.Multiplier, c.SpikeS), Held: orDash(c.HoldDemandPerS, "%.4g/s"),
-			Verdict: string(c.Verdict), VerdictClass: verdictClass(c.Verdict), Side: sideWord(c.Trapped),
+			Verdict: string(c.Verdict), VerdictClass: verdictClass(c.Verdict), Side: side,
 			Recovery: cellRecovery(c), AFail: orDash(c.AFail, "%.2f"), Folder: c.Folder,
 			Odds: proportionText(c.TrapProbability), Model: proportionText(c.ModelTrapProbability)})
 	}
@@ -97,7 +103,9 @@ func WriteCampaignHTML(w io.Writer, d analysis.CampaignDocument) error {
 	} else {
 		data.Map = template.HTML(inlineSVG(svg)) // trusted: gonum escapes the SVG's text, the title is escaped
 	}
-	if svg, ok, err := CampaignTippingSVG(d); err == nil && ok {
+	if svg, ok, err := CampaignTippingSVG(d); err != nil {
+		data.TippingError = err.Error()
+	} else if ok {
 		data.Tipping = template.HTML(inlineSVG(svg))
 	}
 	if svg, ok, err := CampaignRecoverySVG(d); err == nil && ok {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -87,5 +88,52 @@ func TestCampaignOddsReports(t *testing.T) {
 	// A campaign without odds has no tipping chart and the old columns.
 	if _, ok, _ := CampaignTippingSVG(campaignFixture()); ok {
 		t.Error("a tipping chart without odds")
+	}
+}
+
+// A cell whose trials could not tell P(trap) from the level is shown
+// undecided on the page, as in the text, and drawn on the map with its
+// own mark, not as a cell that could not tell; a cell whose trials could
+// not tell at all stays a grey cross.
+func TestCampaignHTMLUndecidedCell(t *testing.T) {
+	d := oddsFixture()
+	var page bytes.Buffer
+	if err := WriteCampaignHTML(&page, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "<td>undecided</td>") || strings.Contains(page.String(), "<td>could not tell</td>") {
+		t.Errorf("campaign.html does not show the undecided cell as undecided:\n%s", page.String())
+	}
+	svg, err := CampaignMapSVG(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One glyph and its legend entry each.
+	if got := strings.Count(string(svg), "fill:"+svgColour(colCellUndecided)); got != 2 {
+		t.Errorf("%d glyphs filled %s; want 2", got, svgColour(colCellUndecided))
+	}
+	if !strings.Contains(string(svg), "cell: undecided") || strings.Contains(string(svg), "cell: could not tell") {
+		t.Error("the map's legend does not name the undecided cell")
+	}
+	// A cell none of whose trials could tell has no side: a grey cross.
+	d.Cells[5].Side, d.Cells[5].TrapProbability = "", nil
+	if svg, _ = CampaignMapSVG(d); !strings.Contains(string(svg), "cell: could not tell") || strings.Contains(string(svg), "cell: undecided") {
+		t.Error("a cell that could not tell is not a grey cross")
+	}
+}
+
+// A tipping chart that cannot be drawn leaves a notice, as the map does.
+func TestCampaignHTMLTippingChartError(t *testing.T) {
+	d := oddsFixture()
+	d.Baselines[0].Odds.Level = math.NaN()
+	if _, _, err := CampaignTippingSVG(d); err == nil {
+		t.Fatal("a level of NaN drew a chart")
+	}
+	var page bytes.Buffer
+	if err := WriteCampaignHTML(&page, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "The tipping chart could not be drawn: ") {
+		t.Error("campaign.html says nothing of the tipping chart it could not draw")
 	}
 }

@@ -159,7 +159,7 @@ campaign {
   hysteresis   = true
   max_duration = "3h"
   rest         = "30s"
-  trials       = 5
+  trials       = 50
   trap_probability = 0.05
 }
 
