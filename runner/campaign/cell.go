@@ -100,35 +100,6 @@ func scenarioFor(s *scenarios.Scenario, c cell) *scenarios.Scenario {
 	return &cs
 }
 
-// cellLength is the longest a cell can take: warmup, spike, observe and
-// on_trap's observation, or the scenario's max_duration when shorter. A
-// fault's Δ is counted once, as the spike's duration (scenarios puts it
-// in the spike's place); but its hold starts when its start command ends,
-// so that command's bound (fault.timeout) is added, within the run's own
-// bound (max_duration, or the horizon and convert.ScheduleSlack when
-// none), and its stop command's after it: a run waits for the fault to be
-// put back.
-func cellLength(s *scenarios.Scenario) time.Duration {
-	d := s.Load.Warmup + s.Load.Spike.Duration + s.Load.Observe
-	if s.OnTrap != nil {
-		d += s.OnTrap.Observe
-	}
-	bound := s.MaxDuration
-	if f := s.Fault; f != nil {
-		if bound <= 0 {
-			bound = d + convert.ScheduleSlack
-		}
-		d += f.Timeout
-	}
-	if bound > 0 && bound < d {
-		d = bound
-	}
-	if s.Fault != nil {
-		d += s.Fault.Timeout
-	}
-	return d
-}
-
 // cellScenario is the scenario a cell runs. For a capacity search the
 // scenario is read again with the campaign's capacity variable set to the
 // capacity the cell leaves, C′/C, so that the fault's capacity and its

@@ -27,7 +27,7 @@ type PlannedBaseline struct {
 type Planned struct {
 	Baselines []PlannedBaseline
 	// CellLength is the longest one cell can take (warmup, spike, observe,
-	// on_trap's observation, and a fault's commands' bounds: cellLength);
+	// on_trap's observation, and a fault's commands' bounds: convert.RunLength);
 	// ProbeLimit the longest the probe before it waits; Rest the pause
 	// before each cell after the first.
 	CellLength, ProbeLimit, Rest time.Duration
@@ -45,7 +45,7 @@ func Plan(s *scenarios.Scenario, plannedA, patienceS float64, law *analysis.Late
 	c := s.Campaign
 	p := Planned{ProbeLimit: convert.ProbeLimit(s), Rest: c.Rest}
 	// The longest cell is one with the largest size, as a cell runs it.
-	p.CellLength = cellLength(scenarioFor(s, cell{kind: analysis.CellTrigger, size: c.To}))
+	p.CellLength = convert.RunLength(scenarioFor(s, cell{kind: analysis.CellTrigger, size: c.To}))
 	for i, rho := range c.Baselines {
 		b := PlannedBaseline{Rho: rho, DemandPerS: c.Rates[i], First: c.From, MaxTriggerCells: analysis.MaxSteps(c.From, c.To, c.Precision)}
 		if c.Hysteresis {

@@ -57,22 +57,13 @@ func (sr *series) write() error {
 }
 
 // Longest is the most a series of n trials of test can take: every trial
-// at its longest (warmup, spike, observe and on_trap's observation, or
-// max_duration when shorter), with the probe before it and the rest
-// before all but the first; the model's odds aside.
+// at its longest (convert.RunLength: warmup, spike or fault, observe and
+// on_trap's observation, a fault's commands' bounds, or max_duration when
+// shorter), with the probe before it and the rest before all but the
+// first; the model's odds aside.
 func Longest(test *convert.Test, n int, rest time.Duration) time.Duration {
 	s := test.Scenario
-	d := s.Load.Warmup + s.Load.Spike.Duration + s.Load.Observe
-	if s.OnTrap != nil {
-		d += s.OnTrap.Observe
-	}
-	if s.Fault != nil {
-		d += s.Fault.Duration
-	}
-	if s.MaxDuration > 0 && s.MaxDuration < d {
-		d = s.MaxDuration
-	}
-	return time.Duration(n)*(d+convert.ProbeLimit(s)) + time.Duration(max(n-1, 0))*max(rest, 0)
+	return time.Duration(n)*(convert.RunLength(s)+convert.ProbeLimit(s)) + time.Duration(max(n-1, 0))*max(rest, 0)
 }
 
 // prepare creates the series' folder and takes its lock (runner.LockDir:

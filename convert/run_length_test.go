@@ -1,19 +1,18 @@
-package campaign
+package convert
 
 import (
 	"testing"
 	"time"
 
-	"github.com/trigger-test/trigger/convert"
 	"github.com/trigger-test/trigger/scenarios"
 )
 
-// A cell's longest: warmup, spike, observe and on_trap's observation
+// A run's longest (a campaign's cell, a repeated trial): warmup, spike, observe and on_trap's observation
 // within max_duration; for a fault, its Δ once (the spike's place), its
 // start command's bound before the hold (within the run's bound: its
 // max_duration or the horizon and the schedule's slack) and its stop
 // command's after.
-func TestCellLength(t *testing.T) {
+func TestRunLength(t *testing.T) {
 	s := func(maxDur time.Duration, fault bool) *scenarios.Scenario {
 		sc := &scenarios.Scenario{MaxDuration: maxDur,
 			Load:   scenarios.LoadProfile{Warmup: 3 * time.Second, Observe: 60 * time.Second, Spike: scenarios.Spike{Multiplier: 3, Duration: 5 * time.Second}},
@@ -35,7 +34,7 @@ func TestCellLength(t *testing.T) {
 		{"fault within max_duration", s(2*time.Minute, true), (108 + 7 + 7) * time.Second},
 		{"fault's start cut by max_duration", s(110*time.Second, true), (110 + 7) * time.Second},
 	} {
-		if got := cellLength(c.s); got != c.want {
+		if got := RunLength(c.s); got != c.want {
 			t.Errorf("%s: %s; want %s", c.name, got, c.want)
 		}
 	}
@@ -43,7 +42,7 @@ func TestCellLength(t *testing.T) {
 	// schedule's slack.
 	long := s(0, true)
 	long.Fault.Timeout = 5 * time.Minute
-	if got, want := cellLength(long), 108*time.Second+convert.ScheduleSlack+5*time.Minute; got != want {
+	if got, want := RunLength(long), 108*time.Second+ScheduleSlack+5*time.Minute; got != want {
 		t.Errorf("slow fault: %s; want %s", got, want)
 	}
 }
