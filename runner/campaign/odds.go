@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -185,22 +186,14 @@ func (cp *campaign) summarizeOdds(i int) {
 	o.Boundary, o.BoundaryLo, o.BoundaryHi = analysis.Num(bd.Size), analysis.Num(bd.Lo), analysis.Num(bd.Hi)
 	o.Source, o.Fit, o.FitNote = bd.Source, bd.Fit, bd.FitNote
 	o.Trials, o.Cells = 0, len(pts)
-	below := math.NaN()
 	for _, p := range pts {
 		o.Trials += p.Trials
-		if p.Side == analysis.Below && !(p.Size <= below) {
-			below = p.Size
-		}
 	}
 	if cp.scenario.Campaign.Trials <= 1 {
 		return
 	}
 	b.TriggerMargin = nil
-	known := bd.Lo
-	if math.IsNaN(known) {
-		known = below
-	}
-	if expected := cp.expectedSize(); expected > 0 && !math.IsNaN(known) {
+	if known, expected := analysis.SurvivedAtLevel(bd, pts), cp.expectedSize(); expected > 0 && !math.IsNaN(known) {
 		b.TriggerMargin = analysis.Num(known / expected)
 	}
 }
@@ -245,7 +238,7 @@ func (cp *campaign) modelAtLevel(ctx context.Context, i int) {
 		for size, odds := range curve {
 			o.ModelCurve = append(o.ModelCurve, analysis.ModelOddsPoint{Size: size, TrapProbability: odds})
 		}
-		slices.SortFunc(o.ModelCurve, func(x, y analysis.ModelOddsPoint) int { return cmpFloat(x.Size, y.Size) })
+		slices.SortFunc(o.ModelCurve, func(x, y analysis.ModelOddsPoint) int { return cmp.Compare(x.Size, y.Size) })
 		o.ModelSeconds = cp.opts.Now().Sub(started).Seconds()
 	}()
 	if cp.opts.Tipping {
@@ -258,7 +251,7 @@ func (cp *campaign) modelAtLevel(ctx context.Context, i int) {
 		}
 	}
 	o.ModelBoundary, o.ModelNote = nil, ""
-	size, note, err := bisectLevel(p, c.From, c.To, math.Min(c.Precision, modelPrecision), c.TrapProbability)
+	size, note, err := analysis.BisectLevel(p, c.From, c.To, math.Min(c.Precision, modelPrecision), c.TrapProbability, maxModelSteps)
 	switch {
 	case err != nil:
 		o.ModelNote = "the model's P(trap) not computed: " + err.Error()
@@ -267,51 +260,4 @@ func (cp *campaign) modelAtLevel(ctx context.Context, i int) {
 	default:
 		o.ModelBoundary = analysis.Num(size)
 	}
-}
-
-// bisectLevel is where p(size) crosses level between from and to: the
-// bracket (lo, hi) with p(lo) < level ≤ p(hi) is halved until
-// (hi − lo)/hi ≤ precision (at most maxModelSteps sizes in all), then the
-// crossing is interpolated linearly between its ends. note says why there
-// is none.
-func bisectLevel(p func(float64) (float64, error), from, to, precision, level float64) (size float64, note string, err error) {
-	lo, hi := from, to
-	plo, err := p(lo)
-	if err != nil {
-		return math.NaN(), "", err
-	}
-	if plo >= level {
-		return math.NaN(), "the model's P(trap) is at or above the level already at the first size", nil
-	}
-	phi, err := p(hi)
-	if err != nil {
-		return math.NaN(), "", err
-	}
-	if phi < level {
-		return math.NaN(), "the model's P(trap) stays below the level up to the largest size", nil
-	}
-	for step := 2; step < maxModelSteps && (hi-lo) > precision*hi; step++ {
-		mid := (lo + hi) / 2
-		pm, err := p(mid)
-		if err != nil {
-			return math.NaN(), "", err
-		}
-		if pm >= level {
-			hi, phi = mid, pm
-		} else {
-			lo, plo = mid, pm
-		}
-	}
-	return lo + (level-plo)/(phi-plo)*(hi-lo), "", nil
-}
-
-// cmpFloat orders two sizes.
-func cmpFloat(x, y float64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }

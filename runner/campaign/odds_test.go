@@ -1,34 +1,10 @@
 package campaign
 
 import (
-	"errors"
-	"math"
 	"testing"
 
 	"github.com/trigger-test/trigger/analysis"
 )
-
-// The model's boundary: bisection between from and to until the bracket
-// is precision narrow, interpolated between its ends; none when the odds
-// are past the level at from or short of it at to; an error passes up.
-func TestBisectLevel(t *testing.T) {
-	calls := 0
-	ramp := func(s float64) (float64, error) { calls++; return math.Min(1, math.Max(0, (s-2.7)/0.2)), nil } // 0.5 at 2.8
-	size, note, err := bisectLevel(ramp, 1.5, 10, 0.01, 0.5)
-	if err != nil || note != "" || math.Abs(size-2.8) > 0.03 || calls > maxModelSteps {
-		t.Errorf("size %g, note %q, err %v, %d calls", size, note, err, calls)
-	}
-	if _, note, _ := bisectLevel(ramp, 3, 10, 0.01, 0.5); note == "" {
-		t.Error("no note when the first size is past the level")
-	}
-	if _, note, _ := bisectLevel(ramp, 1, 2, 0.01, 0.5); note == "" {
-		t.Error("no note when the largest size is short of the level")
-	}
-	boom := errors.New("boom")
-	if _, _, err := bisectLevel(func(float64) (float64, error) { return 0, boom }, 1, 2, 0.01, 0.5); !errors.Is(err, boom) {
-		t.Errorf("err %v", err)
-	}
-}
 
 // A repeated cell's tally: trials that could not tell are kept but not
 // counted; two agreeing trials at 0.5 place the cell; the record carries
