@@ -351,7 +351,7 @@ func TestCampaignWithTrials(t *testing.T) {
 	started := time.Now()
 	var probes atomic.Int32
 	logf := func(format string, args ...any) {
-		if strings.HasPrefix(format, "campaign: probing") {
+		if strings.HasPrefix(fmt.Sprintf(format, args...), "campaign: probing") {
 			probes.Add(1)
 		}
 		t.Logf(format, args...)
