@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/trigger-test/trigger/analysis"
@@ -248,6 +249,9 @@ func Infer(rows []analysis.TimelineRow, f RunFacts) Inference {
 			in.AFromSlopeNote = "not reported: C is " + capacityUnmeasured + ", and A = ((slope + 1)·C − tracers)/λ would carry its error"
 		default:
 			in.AFromSlope = slopeAmplification(rows, f, j, in)
+			if note := noAmplification(in.AFromSlope); note != "" {
+				in.AFromSlope, in.AFromSlopeNote = unknownInterval(), note
+			}
 		}
 	}
 
@@ -673,4 +677,15 @@ func hasColumn(rows []analysis.TimelineRow, col func(analysis.TimelineRow) float
 		}
 	}
 	return false
+}
+
+// noAmplification says why an A from the slope at or below zero is no
+// amplification (work arriving at no rate at all, or less: the wait fell
+// faster than the capacity drains it, so the queue's law, the wait
+// changing at (A·λ − C)/C, did not hold); "" for any other.
+func noAmplification(iv Interval) string {
+	if !iv.Known() || iv.Value > 0 {
+		return ""
+	}
+	return fmt.Sprintf("not reported: the slope gives A = %.2f, no amplification: the wait fell faster than the service's capacity drains it, so the queue's law did not hold", iv.Value)
 }

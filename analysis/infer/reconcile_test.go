@@ -231,3 +231,18 @@ func TestFirstAttemptSeriesThatMissesAttemptsIsNoMeasurement(t *testing.T) {
 		t.Errorf("a real hidden layer: A_fail %v, hidden %v; want 6 and 2", in.AFail.Value, in.Hidden.Value)
 	}
 }
+
+// An A from the slope at or below zero is no amplification: withheld with
+// the reason (a field run read −0.32 on a service losing capacity); a
+// positive one stands.
+func TestNoAmplificationFromANegativeSlope(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want bool
+	}{{-0.32, true}, {0, true}, {0.05, false}, {3, false}, {math.NaN(), false}} {
+		iv := Interval{Value: c.v, Lo: c.v - 0.1, Hi: c.v + 0.1, N: 3}
+		if got := noAmplification(iv) != ""; got != c.want {
+			t.Errorf("A = %v: withheld %v, want %v", c.v, got, c.want)
+		}
+	}
+}

@@ -114,6 +114,7 @@ func (r *Referee) Fill(doc *analysis.Document) {
 	}
 	obs.Findings = findings(*doc, r.rows, in, r.recoveryS, r.layerNote(in))
 	obs.SustainedBy = r.sustaining(doc.Verdict, in, law)
+	withholdSlopeA(obs)
 	if why := r.planContradicted(doc); why != "" {
 		obs.Findings = append(obs.Findings, why)
 	}
@@ -281,4 +282,23 @@ func (r *Referee) requestResults() []analysis.RequestResult {
 		}
 	}
 	return out
+}
+
+// withholdSlopeA withholds A from the wait's slope when the run found
+// lost capacity holding the service down: the slope's law, the wait
+// changing at (A·λ − C)/C with C fixed, does not hold where the service
+// serves less the fuller it is, so the slope measures the capacity lost,
+// not A (a figure whose model's preconditions did not hold is null with
+// the reason). The estimate's row says why.
+func withholdSlopeA(obs *analysis.Observation) {
+	if obs.SustainedBy == nil || obs.SustainedBy.Effect != analysis.SustainedByLostCapacity || obs.AmplificationFromSlope == nil {
+		return
+	}
+	obs.AmplificationFromSlope = nil
+	for i := range obs.Estimates {
+		if e := &obs.Estimates[i]; e.Name == "amplification_from_slope" {
+			e.Measured, e.MeasuredLo, e.MeasuredHi = nil, nil, nil
+			e.Note = "not reported: lost capacity holds this service down, so the wait's slope measures the capacity lost under the backlog, not A·ρ − 1"
+		}
+	}
 }
