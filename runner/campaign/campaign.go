@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -115,7 +113,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := cp.checkCells(); err != nil {
 		return nil, err
 	}
-	lock, err := prepare(opts.OutDir, opts.Run.Overwrite)
+	lock, err := campaignDir.Prepare(opts.OutDir, opts.Run.Overwrite)
 	if err != nil {
 		return nil, err
 	}
@@ -365,62 +363,15 @@ func trappedWord(t *bool) string {
 	return "recovered side"
 }
 
-// prepare creates the campaign's folder and takes its lock
-// (runner.LockDir: a folder a campaign or a run still in progress holds is
-// refused, runner.ErrOutLocked, and nothing in it is touched); one that
-// holds anything is refused unless overwrite, and then only a previous
-// campaign is removed (campaign.json, campaign.html, cell-* folders): a
-// folder holding anything else is refused whole. The caller holds the
-// returned lock for the campaign's life.
-func prepare(dir string, overwrite bool) (*runner.DirLock, error) {
-	lock, err := runner.LockDir(dir)
-	switch {
-	case errors.Is(err, runner.ErrOutLocked):
-		return nil, &runner.Error{Kind: runner.KindUsage, Err: err}
-	case err != nil:
-		return nil, &runner.Error{Kind: runner.KindHarness, Err: err}
-	}
-	if err := prepareLocked(dir, overwrite); err != nil {
-		lock.Unlock()
-		return nil, err
-	}
-	return lock, nil
-}
+// campaignDir is a campaign's folder: campaign.json, campaign.html and
+// cell-* run folders.
+var campaignDir = runner.SeriesDir{What: "campaign", Owns: campaignEntry, RunPrefix: "cell-"}
 
-// prepareLocked is prepare once dir exists and its lock is held.
-func prepareLocked(dir string, overwrite bool) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return &runner.Error{Kind: runner.KindHarness, Err: err}
-	}
-	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return e.Name() == runner.LockFile })
-	switch {
-	case len(entries) > 0 && !overwrite:
-		return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %d entries (pass --overwrite to replace a previous campaign there)", runner.ErrOutExists, dir, len(entries))}
-	case len(entries) > 0:
-		for _, e := range entries {
-			if !campaignEntry(e) {
-				return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %s, which no campaign wrote; nothing was removed", runner.ErrOutExists, dir, e.Name())}
-			}
-		}
-		// A cell's run in progress (a campaign's own folder locked by
-		// another process is refused above) still holds its folder.
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), "cell-") {
-				cl, err := runner.LockDir(filepath.Join(dir, e.Name()))
-				if err != nil {
-					return &runner.Error{Kind: runner.KindUsage, Err: err}
-				}
-				defer cl.Unlock()
-			}
-		}
-		for _, e := range entries {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				return &runner.Error{Kind: runner.KindHarness, Err: err}
-			}
-		}
-	}
-	return nil
+// prepare creates the campaign's folder and takes its lock
+// (runner.SeriesDir.Prepare); the caller holds the lock for the
+// campaign's life.
+func prepare(dir string, overwrite bool) (*runner.DirLock, error) {
+	return campaignDir.Prepare(dir, overwrite)
 }
 
 // campaignEntry says whether a folder entry is one a campaign writes.

@@ -2,12 +2,8 @@ package trials
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -66,62 +62,9 @@ func Longest(test *convert.Test, n int, rest time.Duration) time.Duration {
 	return time.Duration(n)*(convert.RunLength(s)+convert.ProbeLimit(s)) + time.Duration(max(n-1, 0))*max(rest, 0)
 }
 
-// prepare creates the series' folder and takes its lock (runner.LockDir:
-// a folder a series or a run in progress holds is refused, and nothing in
-// it touched); one that holds anything is refused unless overwrite, and
-// then only a previous series is removed (trials.json, trials.md,
-// trial-* folders): a folder holding anything else is refused whole. The
-// caller holds the returned lock for the series' life.
-func prepare(dir string, overwrite bool) (*runner.DirLock, error) {
-	lock, err := runner.LockDir(dir)
-	switch {
-	case errors.Is(err, runner.ErrOutLocked):
-		return nil, &runner.Error{Kind: runner.KindUsage, Err: err}
-	case err != nil:
-		return nil, &runner.Error{Kind: runner.KindHarness, Err: err}
-	}
-	if err := prepareLocked(dir, overwrite); err != nil {
-		lock.Unlock()
-		return nil, err
-	}
-	return lock, nil
-}
-
-// prepareLocked is prepare once dir exists and its lock is held.
-func prepareLocked(dir string, overwrite bool) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return &runner.Error{Kind: runner.KindHarness, Err: err}
-	}
-	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return e.Name() == runner.LockFile })
-	if len(entries) == 0 {
-		return nil
-	}
-	if !overwrite {
-		return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %d entries (pass --overwrite to replace a previous series of trials there)", runner.ErrOutExists, dir, len(entries))}
-	}
-	for _, e := range entries {
-		if !seriesEntry(e) {
-			return &runner.Error{Kind: runner.KindUsage, Err: fmt.Errorf("%w: %s holds %s, which no series of trials wrote; nothing was removed", runner.ErrOutExists, dir, e.Name())}
-		}
-	}
-	// A trial's run in progress still holds its folder.
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "trial-") {
-			tl, err := runner.LockDir(filepath.Join(dir, e.Name()))
-			if err != nil {
-				return &runner.Error{Kind: runner.KindUsage, Err: err}
-			}
-			defer tl.Unlock()
-		}
-	}
-	for _, e := range entries {
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return &runner.Error{Kind: runner.KindHarness, Err: err}
-		}
-	}
-	return nil
-}
+// seriesDir is a series' folder: trials.json, trials.md and trial-*
+// run folders (runner.SeriesDir.Prepare).
+var seriesDir = runner.SeriesDir{What: "series of trials", Owns: seriesEntry, RunPrefix: "trial-"}
 
 // seriesEntry says whether a folder entry is one a series writes.
 func seriesEntry(e os.DirEntry) bool {

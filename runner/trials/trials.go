@@ -90,7 +90,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Run.Seed == 0 {
 		opts.Run.Seed = 1
 	}
-	lock, err := prepare(opts.OutDir, opts.Run.Overwrite)
+	lock, err := seriesDir.Prepare(opts.OutDir, opts.Run.Overwrite)
 	if err != nil {
 		return nil, err
 	}
